@@ -1,0 +1,35 @@
+"""The ``errkb`` command line: one Typer app, commands registered by feature."""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from bot.cli import common, graph, kb, triage
+from bot.errors import ErrkbError, ImportFailed
+
+app = typer.Typer(
+    name="errkb",
+    help="errkb: answers pasted errors from your team's error knowledge base.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+for module in (kb, triage, graph):
+    module.register(app)
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app()
+    except ImportFailed as exc:
+        for problem in exc.problems:
+            common.err_console.print(str(problem), highlight=False, markup=False)
+        common.err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise SystemExit(1) from None
+    except ErrkbError as exc:
+        common.err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise SystemExit(1) from None

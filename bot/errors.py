@@ -1,0 +1,64 @@
+"""errkb's exceptions, one tree::
+
+    ErrkbError                 base; ``key`` names the i18n message for users
+    ├── ConfigError            missing or malformed settings
+    ├── StorageUnavailable     the database cannot be reached
+    ├── RecordNotFound         no record with that id
+    ├── ImportFailed           invalid input; carries every :class:`Problem`
+    └── SlackUnavailable       the Slack Web API failed after retries
+
+Adapters translate foreign errors (``OperationalError``, ``SlackApiError``)
+into these; user-facing messages come from the catalogs by ``key``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ErrkbError(Exception):
+    key = "error.generic"
+
+
+class ConfigError(ErrkbError):
+    key = "error.config"
+
+
+class StorageUnavailable(ErrkbError):
+    key = "error.storage"
+
+
+class RecordNotFound(ErrkbError):
+    key = "error.not_found"
+
+    def __init__(self, record_id: str) -> None:
+        super().__init__(f"no record with id {record_id!r}")
+        self.record_id = record_id
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input: where it is and what is wrong."""
+
+    file: str
+    where: str  # "line 12", "index 3" or ""
+    record_id: str | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        place = f"{self.file}:{self.where}" if self.where else self.file
+        rid = self.record_id or "(no id)"
+        return f"{place}: {rid}: {self.field}: {self.message}"
+
+
+class ImportFailed(ErrkbError):
+    key = "error.import"
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{len(problems)} problem(s) in the input; nothing was imported")
+        self.problems = problems
+
+
+class SlackUnavailable(ErrkbError):
+    key = "error.slack"

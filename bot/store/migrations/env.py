@@ -1,0 +1,37 @@
+"""Alembic environment: runs against the engine errkb hands over (or ERRKB_DATABASE_URL)."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import Connection
+
+from bot.store.models import Base
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def _configure(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+
+
+def run_migrations_online() -> None:
+    engine = config.attributes.get("engine")
+    if engine is None:
+        from bot.settings import load_settings
+        from bot.store.db import make_engine
+
+        engine = make_engine(load_settings().database_url)
+    with engine.connect() as connection:
+        _configure(connection)
+        with context.begin_transaction():
+            context.run_migrations()
+        connection.commit()
+
+
+run_migrations_online()

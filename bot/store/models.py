@@ -1,0 +1,208 @@
+"""SQLAlchemy 2.0 models: the same schema on SQLite and PostgreSQL.
+
+A record's scalar fields live in ``records``; what the bot asks for piece by
+piece lives in rows of its own: translations per (locale, field), workarounds
+and dead ends in order (workarounds carry outcome counters), graph links as
+(source, target, kind) rows whose target may be an id not in the store, and
+an append-only audit log. ``kb_state`` holds the change counter every process
+polls to notice that records changed.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+Json = JSON().with_variant(JSONB(), "postgresql")
+RECORD_ID = 300
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {dict[str, Any]: Json, list[Any]: Json}
+
+
+class RecordRow(Base):
+    __tablename__ = "records"
+
+    id: Mapped[str] = mapped_column(String(RECORD_ID), primary_key=True)
+    domain: Mapped[str] = mapped_column(String(100), index=True)
+    category: Mapped[str] = mapped_column(String(100))
+    subcategory: Mapped[str | None] = mapped_column(String(100))
+    signature: Mapped[str] = mapped_column(Text)
+    regex: Mapped[str] = mapped_column(Text)
+    root_cause: Mapped[str] = mapped_column(Text)
+    root_cause_type: Mapped[str | None] = mapped_column(String(100))
+    versions: Mapped[list[Any]]
+    os_specific: Mapped[dict[str, Any]]
+    official_doc_url: Mapped[str | None] = mapped_column(Text)
+    official_doc_section: Mapped[str | None] = mapped_column(Text)
+    error_code: Mapped[str | None] = mapped_column(String(100))
+    verification_tier: Mapped[str] = mapped_column(String(50))
+    confidence: Mapped[float | None] = mapped_column(Float)
+    fix_success_rate: Mapped[float | None] = mapped_column(Float)
+    resolvable: Mapped[str] = mapped_column(String(10))
+    first_seen: Mapped[date | None] = mapped_column(Date)
+    last_confirmed: Mapped[date | None] = mapped_column(Date, index=True)
+    last_updated: Mapped[date | None] = mapped_column(Date)
+    evidence_count: Mapped[int] = mapped_column(Integer, default=0)
+    tags: Mapped[list[Any]]
+    locale: Mapped[str] = mapped_column(String(20))
+    aliases: Mapped[list[Any]]
+    extra: Mapped[dict[str, Any]]
+    graph_extra: Mapped[dict[str, Any]]
+    content_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    translations: Mapped[list[TranslationRow]] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True, lazy="raise"
+    )
+    workarounds: Mapped[list[WorkaroundRow]] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True, lazy="raise",
+        order_by="WorkaroundRow.position",
+    )  # fmt: skip
+    dead_ends: Mapped[list[DeadEndRow]] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True, lazy="raise",
+        order_by="DeadEndRow.position",
+    )  # fmt: skip
+    links: Mapped[list[LinkRow]] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True, lazy="raise",
+        order_by="LinkRow.position",
+    )  # fmt: skip
+
+
+class TranslationRow(Base):
+    """A translatable field of a record in one locale (a string or a list)."""
+
+    __tablename__ = "record_translations"
+
+    record_id: Mapped[str] = mapped_column(
+        ForeignKey("records.id", ondelete="CASCADE"), primary_key=True
+    )
+    locale: Mapped[str] = mapped_column(String(20), primary_key=True)
+    field: Mapped[str] = mapped_column(String(50), primary_key=True)
+    value: Mapped[Any] = mapped_column(Json)
+
+
+class WorkaroundRow(Base):
+    __tablename__ = "workarounds"
+    __table_args__ = (UniqueConstraint("record_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    record_id: Mapped[str] = mapped_column(ForeignKey("records.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)
+    success_rate: Mapped[float | None] = mapped_column(Float)
+    how: Mapped[str] = mapped_column(Text)
+    condition: Mapped[str] = mapped_column(Text)
+    sources: Mapped[list[Any]]
+    extra: Mapped[dict[str, Any]]
+    fixed_count: Mapped[int] = mapped_column(Integer, default=0)
+    failed_count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class DeadEndRow(Base):
+    __tablename__ = "dead_ends"
+    __table_args__ = (UniqueConstraint("record_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    record_id: Mapped[str] = mapped_column(ForeignKey("records.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)
+    why_fails: Mapped[str] = mapped_column(Text)
+    fail_rate: Mapped[float | None] = mapped_column(Float)
+    condition: Mapped[str] = mapped_column(Text)
+    sources: Mapped[list[Any]]
+    extra: Mapped[dict[str, Any]]
+
+
+class LinkRow(Base):
+    """A transition-graph link; ``target_id`` may name a record not in the store."""
+
+    __tablename__ = "links"
+    __table_args__ = (
+        UniqueConstraint("source_id", "kind", "position"),
+        Index("ix_links_target_kind", "target_id", "kind"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    source_id: Mapped[str] = mapped_column(ForeignKey("records.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(40))
+    position: Mapped[int] = mapped_column(Integer)
+    target_id: Mapped[str] = mapped_column(String(RECORD_ID))
+    probability: Mapped[float | None] = mapped_column(Float)
+    condition: Mapped[str | None] = mapped_column(Text)
+    is_object: Mapped[bool] = mapped_column(default=True)
+    extra: Mapped[dict[str, Any]]
+
+
+class AuditRow(Base):
+    """Who changed which record, when, and what it was before and after."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    actor: Mapped[str] = mapped_column(String(200))
+    record_id: Mapped[str] = mapped_column(String(RECORD_ID), index=True)
+    action: Mapped[str] = mapped_column(String(50))
+    before: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    after: Mapped[dict[str, Any] | None] = mapped_column(Json)
+
+
+class StateRow(Base):
+    """Small named counters, such as the knowledge base's change counter."""
+
+    __tablename__ = "kb_state"
+
+    key: Mapped[str] = mapped_column(String(50), primary_key=True)
+    value: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ThreadErrorRow(Base):
+    """An error seen in a conversation scope (a Slack thread, a CLI ``--session``)."""
+
+    __tablename__ = "thread_errors"
+    __table_args__ = (Index("ix_thread_errors_scope_seen", "scope", "seen_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    scope: Mapped[str] = mapped_column(String(200))
+    record_id: Mapped[str] = mapped_column(String(RECORD_ID))
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ObservedTransitionRow(Base):
+    """A transition A→B seen in use; kept apart from the curated links."""
+
+    __tablename__ = "observed_transitions"
+
+    source_id: Mapped[str] = mapped_column(String(RECORD_ID), primary_key=True)
+    target_id: Mapped[str] = mapped_column(String(RECORD_ID), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
