@@ -21,13 +21,14 @@ for module in (kb, triage, graph):
     module.register(app)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; user mistakes end with a message and exit 1, never a traceback."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        app()
+        app(args=argv, prog_name="errkb")
     except ImportFailed as exc:
         for problem in exc.problems:
-            common.err_console.print(str(problem), highlight=False, markup=False)
+            common.err_console.print(str(problem), highlight=False, markup=False, soft_wrap=True)
         common.err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise SystemExit(1) from None
     except ErrkbError as exc:

@@ -1,0 +1,123 @@
+"""The command line, in process and as a real subprocess, on the test database."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import app, main
+from bot.store.db import Store
+from tests.conftest import FIXTURES
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def seed() -> dict[str, Any]:
+    return json.loads((FIXTURES / "seed.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def seed_file(tmp_path: Path) -> Path:
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(seed(), ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_import_then_export_gives_the_seed_back(committed_store: Store, seed_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "import", str(seed_file))
+    assert code == 0 and "1 added" in out
+    code, out, _ = run(capsys, "export", "--format", "json")
+    assert code == 0
+    assert json.loads(out) == [seed()]
+    code, out, _ = run(capsys, "import", str(seed_file), "--json")
+    assert json.loads(out)["unchanged"] == 1
+
+
+def test_export_as_deadends_gives_the_canon_back(committed_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    canon = FIXTURES / "deadends-canon.json"
+    code, out, err = run(capsys, "import", str(canon), "--json")
+    assert code == 0
+    assert len(json.loads(out)["warnings"]) == 3  # its three links point at records we do not have
+    code, out, _ = run(capsys, "export", "--format", "deadends")
+    assert [json.loads(line) for line in out.splitlines()] == [json.loads(canon.read_text(encoding="utf-8"))]
+
+
+def test_a_bad_record_stops_the_whole_import(committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = seed()
+    (tmp_path / "a.json").write_text(json.dumps([good, {**good, "id": "llm/other"}]), encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text(json.dumps({**good, "id": "llm/bad", "fix_success_rate": 3}) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "import", str(tmp_path))
+    assert code == 1
+    assert "b.jsonl:line 1: llm/bad: fix_success_rate: Input should be less than or equal to 1" in err
+    assert "nothing was imported" in err
+    assert "Traceback" not in err
+    code, out, _ = run(capsys, "stats", "--json")
+    assert json.loads(out)["records"] == 0
+
+
+def test_on_conflict_fail_changes_nothing(committed_store: Store, seed_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "import", str(seed_file))
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps({**seed(), "root_cause": "Something else."}), encoding="utf-8")
+    code, _, err = run(capsys, "import", str(edited), "--on-conflict", "fail")
+    assert code == 1 and "already in the knowledge base" in err
+    code, out, _ = run(capsys, "show", seed()["id"], "--json")
+    assert json.loads(out)["root_cause"] == seed()["root_cause"]
+
+
+def test_show_in_chinese_falls_back_where_untranslated(committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = seed()
+    data.pop("root_cause_zh")
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    run(capsys, "import", str(path))
+    code, out, _ = run(capsys, "show", data["id"], "--lang", "zh")
+    assert code == 0
+    assert "内存不足错误" in out  # the Chinese signature
+    assert "PagedAttention block manager" in out  # English root cause, no translation
+
+
+def test_user_mistakes_are_one_line_errors(committed_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "show", "llm/does-not-exist")
+    assert code == 1 and "no record with id 'llm/does-not-exist'" in err and "Traceback" not in err
+    code, _, err = run(capsys, "import", "/no/such/place")
+    assert code == 1 and "no such file or folder" in err
+    code, _, err = run(capsys, "export", "--format", "xml")
+    assert code == 2 and "--format must be" in err
+
+
+def test_every_command_has_help_with_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    import typer.main
+
+    group = typer.main.get_group(app)
+    names = []
+    for name, command in group.commands.items():
+        subcommands = getattr(command, "commands", None)
+        for sub_name, sub in (subcommands or {name: command}).items():
+            names.append(name if subcommands is None else f"{name} {sub_name}")
+            assert sub.help and "Example:" in sub.help, f"errkb {name} {sub_name} lacks an example"
+    assert {"init", "import", "export", "show", "stats"} <= set(names)
+
+
+def test_the_console_script_runs_as_a_process(committed_store: Store, seed_file: Path) -> None:
+    env = {**os.environ, "ERRKB_DATABASE_URL": committed_store.engine.url.render_as_string(hide_password=False)}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "import", str(seed_file), "--json"],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["added"] == 1
