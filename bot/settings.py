@@ -8,10 +8,11 @@ nothing else in errkb reads the environment.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Any
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.errors import ConfigError
 
@@ -54,6 +55,86 @@ class Settings(BaseSettings):
         description="Base URL of the Slack Web API.",
     )
     log_level: str = Field(default="INFO", description="Logging level.")
+    maintainers: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Slack user ids of knowledge-base maintainers, comma separated.",
+    )
+    maintainer_group: str | None = Field(
+        default=None,
+        description="Slack user group id whose members are maintainers too (needs usergroups:read).",
+    )
+    stale_after_days: int = Field(
+        default=365, ge=1, description="A record not confirmed for this many days is stale."
+    )
+    channel_locales: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict,
+        description="Default answer language per channel, e.g. 'C0123=zh,C0456=en'.",
+    )
+    paste_limit: int = Field(
+        default=100_000, ge=1_000,
+        description="Characters of a paste (or snippet) that are read; the rest is cut with a note.",
+    )  # fmt: skip
+    user_cache_seconds: int = Field(
+        default=3600, ge=0, description="How long a user's Slack locale (users.info) is cached."
+    )
+    workers: int = Field(
+        default=16, ge=1, description="Threads doing the work after Slack is acknowledged."
+    )
+
+    @field_validator("maintainers", mode="before")
+    @classmethod
+    def _split_ids(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("channel_locales", mode="before")
+    @classmethod
+    def _split_pairs(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        pairs = {}
+        for part in filter(None, (p.strip() for p in value.split(","))):
+            channel, sep, locale = part.partition("=")
+            if not sep or not channel.strip() or not locale.strip():
+                raise ValueError(f"expected CHANNEL=LOCALE pairs, got {part!r}")
+            pairs[channel.strip()] = locale.strip()
+        return pairs
+    maintainers: str = Field(
+        default="",
+        description="Slack user ids of knowledge-base maintainers, comma separated.",
+    )
+    maintainer_group: str | None = Field(
+        default=None, description="Slack user group id whose members are maintainers."
+    )
+    digest_channel: str | None = Field(
+        default=None, description="Channel id the staleness digest is posted to."
+    )
+    digest_cron: str = Field(
+        default="0 9 * * mon",
+        description="When the digest is posted: a five-field cron expression.",
+    )
+    timezone: str = Field(default="UTC", description="Time zone of the digest schedule (IANA name).")
+    stale_after_days: int = Field(
+        default=180, ge=1, description="A record is stale when last_confirmed is older than this."
+    )
+    stale_after_days_by_domain: dict[str, int] = Field(
+        default_factory=dict,
+        description='Per-domain staleness thresholds as JSON, e.g. {"llm": 90}.',
+    )
+    stale_after_days_by_tier: dict[str, int] = Field(
+        default_factory=dict,
+        description='Per-verification-tier thresholds as JSON, e.g. {"ai_generated": 90}.',
+    )
+    domain_owners: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description='Slack user ids owning each domain as JSON, e.g. {"llm": ["U123"]}.',
+    )
+    digest_size: int = Field(default=10, ge=1, le=40, description="Stale records shown per digest.")
+
+    @property
+    def maintainer_ids(self) -> frozenset[str]:
+        return frozenset(part.strip() for part in self.maintainers.split(",") if part.strip())
 
 
 def load_settings(**overrides: object) -> Settings:
