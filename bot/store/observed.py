@@ -1,0 +1,138 @@
+"""Repository functions for learning from use: errors seen per scope, observed transitions.
+
+:func:`observe_error` records that ``record_id`` was seen in ``scope`` and
+upserts the transitions :func:`graph.observe.transitions_for` derives from the
+scope's earlier sightings. Observed transitions live apart from curated links
+(``links``) and never change them. Keyword-only arguments; nothing commits.
+The upsert is ``INSERT … ON CONFLICT DO UPDATE``, which SQLite and PostgreSQL
+both speak (each through its own dialect's ``insert``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import case, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from bot.store.models import ObservedTransitionRow, ThreadErrorRow
+from graph.build import ObservedEdge
+from graph.observe import DEFAULT_WINDOW, ObservedTransition, Sighting, transitions_for
+
+
+def _aware(value: datetime) -> datetime:
+    """SQLite hands back naive datetimes; errkb stores UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def record_sighting(session: Session, *, scope: str, record_id: str, seen_at: datetime) -> None:
+    """Remember that ``record_id`` was seen in ``scope`` at ``seen_at``."""
+    session.add(ThreadErrorRow(scope=scope, record_id=record_id, seen_at=_aware(seen_at)))
+    session.flush()
+
+
+def sightings(session: Session, *, scope: str, since: datetime) -> list[Sighting]:
+    """What ``scope`` showed at or after ``since``, oldest first."""
+    rows = session.execute(
+        select(ThreadErrorRow.record_id, ThreadErrorRow.seen_at)
+        .where(ThreadErrorRow.scope == scope, ThreadErrorRow.seen_at >= _aware(since))
+        .order_by(ThreadErrorRow.seen_at, ThreadErrorRow.id)
+    )
+    return [Sighting(record_id, _aware(seen_at)) for record_id, seen_at in rows]
+
+
+def upsert_transition(
+    session: Session, *, source_id: str, target_id: str, seen_at: datetime
+) -> None:
+    """Count one more A→B: insert it, or bump its count and widen first/last seen."""
+    seen_at = _aware(seen_at)
+    dialect = session.get_bind().dialect.name
+    statement: postgresql.Insert | sqlite.Insert
+    if dialect == "postgresql":
+        statement = postgresql.insert(ObservedTransitionRow)
+    elif dialect == "sqlite":
+        statement = sqlite.insert(ObservedTransitionRow)
+    else:
+        _upsert_portably(session, source_id=source_id, target_id=target_id, seen_at=seen_at)
+        return
+    row = ObservedTransitionRow
+    statement = statement.values(
+        source_id=source_id, target_id=target_id, count=1, first_seen=seen_at, last_seen=seen_at
+    )
+    new = statement.excluded
+    upsert = statement.on_conflict_do_update(
+        index_elements=[row.source_id, row.target_id],
+        set_={
+            "count": row.count + 1,
+            "first_seen": case(
+                (new.first_seen < row.first_seen, new.first_seen), else_=row.first_seen
+            ),
+            "last_seen": case((new.last_seen > row.last_seen, new.last_seen), else_=row.last_seen),
+        },
+    )
+    session.execute(upsert)
+
+
+def _upsert_portably(
+    session: Session, *, source_id: str, target_id: str, seen_at: datetime
+) -> None:
+    row = session.get(ObservedTransitionRow, (source_id, target_id))
+    if row is None:
+        session.add(ObservedTransitionRow(
+            source_id=source_id, target_id=target_id, count=1, first_seen=seen_at,
+            last_seen=seen_at,
+        ))  # fmt: skip
+    else:
+        row.count += 1
+        row.first_seen = min(_aware(row.first_seen), seen_at)
+        row.last_seen = max(_aware(row.last_seen), seen_at)
+    session.flush()
+
+
+def observe_error(
+    session: Session,
+    *,
+    scope: str,
+    record_id: str,
+    seen_at: datetime,
+    window: timedelta = DEFAULT_WINDOW,
+) -> list[ObservedTransition]:
+    """Record a sighting and the transitions it implies; returns those transitions."""
+    prior = sightings(session, scope=scope, since=seen_at - window)
+    found = transitions_for(prior, Sighting(record_id, _aware(seen_at)), window=window)
+    for transition in found:
+        upsert_transition(
+            session, source_id=transition.source_id, target_id=transition.target_id,
+            seen_at=transition.seen_at,
+        )  # fmt: skip
+    record_sighting(session, scope=scope, record_id=record_id, seen_at=seen_at)
+    return found
+
+
+def list_observed(
+    session: Session, *, min_count: int = 1, limit: int | None = None
+) -> list[ObservedEdge]:
+    """Observed transitions, most seen first (then most recent, then ids)."""
+    query = (
+        select(ObservedTransitionRow)
+        .where(ObservedTransitionRow.count >= min_count)
+        .order_by(
+            ObservedTransitionRow.count.desc(),
+            ObservedTransitionRow.last_seen.desc(),
+            ObservedTransitionRow.source_id,
+            ObservedTransitionRow.target_id,
+        )
+    )
+    if limit is not None:
+        query = query.limit(limit)
+    return [
+        ObservedEdge(
+            source=row.source_id,
+            target=row.target_id,
+            count=row.count,
+            first_seen=_aware(row.first_seen),
+            last_seen=_aware(row.last_seen),
+        )
+        for row in session.scalars(query)
+    ]

@@ -1,0 +1,274 @@
+"""Records → the transition graph.
+
+:func:`build_graph` turns records into a :class:`KnowledgeGraph`: a node per
+record, a placeholder node for every referenced id that is not a record, one
+``leads_to`` edge A→B merged from A's ``leads_to`` and B's ``preceded_by``
+(highest probability, every condition, every assertion kept), and
+``frequently_confused_with`` as a separate symmetric relation. Observed
+transitions (learnt from use) are held apart and never merged into curated
+edges.
+
+networkx stays inside ``graph/``: callers get the frozen dataclasses below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from bot.records import Record, link_condition, link_probability, link_target
+
+if TYPE_CHECKING:
+    from graph.centrality import Centrality
+
+#: Score used for a link that states no probability (a plain id, or an object without one).
+DEFAULT_PROBABILITY = 0.5
+LEADS_TO, PRECEDED_BY, CONFUSED = "leads_to", "preceded_by", "frequently_confused_with"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One transition-graph item as a record wrote it."""
+
+    source: str
+    kind: str
+    target: str
+    position: int
+    probability: float | None = None
+    condition: str | None = None
+    distinction: str | None = None
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A curated ``leads_to`` edge A→B and the references that assert it."""
+
+    source: str
+    target: str
+    probability: float | None
+    conditions: tuple[str, ...]
+    asserted_by: tuple[Reference, ...]
+
+    @property
+    def weight(self) -> float:
+        """The probability used for scoring (:data:`DEFAULT_PROBABILITY` when none is stated)."""
+        return DEFAULT_PROBABILITY if self.probability is None else self.probability
+
+    @property
+    def asserting_records(self) -> tuple[str, ...]:
+        return tuple(sorted({ref.source for ref in self.asserted_by}))
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """A symmetric look-alike pair; ``first < second``."""
+
+    first: str
+    second: str
+    distinctions: tuple[tuple[str, str], ...]  # (record that said it, text)
+    asserted_by: tuple[Reference, ...]
+
+    def other(self, record_id: str) -> str:
+        return self.second if record_id == self.first else self.first
+
+
+@dataclass(frozen=True)
+class ObservedEdge:
+    """A transition learnt from use; shown apart from curated ones."""
+
+    source: str
+    target: str
+    count: int
+    first_seen: datetime
+    last_seen: datetime
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    id: str
+    placeholder: bool
+    signature: str | None
+    domain: str | None
+
+
+def _text(value: Any) -> str | None:
+    text = value.strip() if isinstance(value, str) else None
+    return text or None
+
+
+def _references(record: Record) -> Iterator[Reference]:
+    positions: dict[str, int] = {}
+    for kind, item in record.links():
+        position = positions[kind] = positions.get(kind, -1) + 1
+        extra = {} if isinstance(item, str) else (item.model_extra or {})
+        yield Reference(
+            source=record.id,
+            kind=kind,
+            target=link_target(item),
+            position=position,
+            probability=link_probability(item),
+            condition=_text(link_condition(item)),
+            distinction=_text(extra.get("distinction")),
+        )
+
+
+def _merge_transition(source: str, target: str, refs: list[Reference]) -> Transition:
+    probabilities = [ref.probability for ref in refs if ref.probability is not None]
+    conditions = dict.fromkeys(ref.condition for ref in refs if ref.condition)
+    return Transition(
+        source=source,
+        target=target,
+        probability=max(probabilities) if probabilities else None,
+        conditions=tuple(conditions),
+        asserted_by=tuple(refs),
+    )
+
+
+def _merge_confusion(pair: tuple[str, str], refs: list[Reference]) -> Confusion:
+    said: dict[tuple[str, str], None] = {}
+    for ref in refs:
+        for text in (ref.distinction, ref.condition):
+            if text:
+                said[(ref.source, text)] = None
+    return Confusion(pair[0], pair[1], tuple(said), tuple(refs))
+
+
+def build_graph(
+    records: Iterable[Record], *, observed: Iterable[ObservedEdge] = ()
+) -> KnowledgeGraph:
+    """Build the transition graph of ``records`` (see the module docstring)."""
+    by_id = {record.id: record for record in records}
+    references: list[Reference] = []
+    edges: dict[tuple[str, str], list[Reference]] = {}
+    pairs: dict[tuple[str, str], list[Reference]] = {}
+    for record_id in sorted(by_id):
+        for ref in _references(by_id[record_id]):
+            references.append(ref)
+            if ref.kind == CONFUSED:
+                pair = (min(ref.source, ref.target), max(ref.source, ref.target))
+                pairs.setdefault(pair, []).append(ref)
+            else:
+                key = (ref.source, ref.target) if ref.kind == LEADS_TO else (ref.target, ref.source)
+                edges.setdefault(key, []).append(ref)
+
+    leads: nx.DiGraph = nx.DiGraph()
+    leads.add_nodes_from((rid, {"placeholder": False}) for rid in sorted(by_id))
+    missing = sorted({ref.target for ref in references if ref.target not in by_id})
+    leads.add_nodes_from((rid, {"placeholder": True}) for rid in missing)
+    transitions = (_merge_transition(s, t, refs) for (s, t), refs in sorted(edges.items()))
+    leads.add_edges_from((t.source, t.target, {"t": t, "w": t.weight}) for t in transitions)
+
+    confused: nx.Graph = nx.Graph()
+    for pair, refs in sorted(pairs.items()):
+        if pair[0] != pair[1]:
+            confused.add_edge(pair[0], pair[1], c=_merge_confusion(pair, refs))
+
+    seen: dict[str, list[ObservedEdge]] = {}
+    for edge in observed:
+        seen.setdefault(edge.source, []).append(edge)
+    return KnowledgeGraph(by_id, leads, confused, tuple(references), seen)
+
+
+class KnowledgeGraph:
+    """The transition graph. Read-only once built; queries live in :mod:`graph.triage`."""
+
+    def __init__(
+        self,
+        records: dict[str, Record],
+        leads: nx.DiGraph,
+        confused: nx.Graph,
+        references: tuple[Reference, ...],
+        observed: dict[str, list[ObservedEdge]],
+    ) -> None:
+        # networkx objects: for graph/ modules only.
+        self._records = records
+        self._leads = leads
+        self._confused = confused
+        self.references = references
+        self._observed = {
+            k: tuple(sorted(v, key=lambda e: (-e.count, e.target))) for k, v in observed.items()
+        }
+
+    # -- nodes -------------------------------------------------------------
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._leads
+
+    def __len__(self) -> int:
+        return int(self._leads.number_of_nodes())
+
+    @property
+    def record_ids(self) -> tuple[str, ...]:
+        return tuple(sorted(self._records))
+
+    @property
+    def placeholder_ids(self) -> tuple[str, ...]:
+        return tuple(n for n, p in sorted(self._leads.nodes(data="placeholder")) if p)
+
+    def is_placeholder(self, node_id: str) -> bool:
+        return bool(self._leads.nodes[node_id]["placeholder"])
+
+    def record(self, record_id: str) -> Record | None:
+        return self._records.get(record_id)
+
+    def node(self, node_id: str) -> NodeInfo:
+        record = self._records.get(node_id)
+        return NodeInfo(
+            id=node_id,
+            placeholder=record is None,
+            signature=record.signature if record else None,
+            domain=record.domain if record else None,
+        )
+
+    def label(self, node_id: str, locale: str = "en") -> str:
+        """The signature in ``locale`` (falling back to the record's own), or the id."""
+        record = self._records.get(node_id)
+        if record is None:
+            return node_id
+        text, _ = record.text("signature", locale)
+        return str(text)
+
+    # -- edges -------------------------------------------------------------
+
+    def transition(self, source: str, target: str) -> Transition | None:
+        data = self._leads.get_edge_data(source, target)
+        return None if data is None else data["t"]
+
+    def transitions(self) -> Iterator[Transition]:
+        for _, _, t in sorted(self._leads.edges(data="t"), key=lambda e: (e[0], e[1])):
+            yield t
+
+    def confusions(self) -> Iterator[Confusion]:
+        found = (c for _, _, c in self._confused.edges(data="c"))
+        yield from sorted(found, key=lambda c: (c.first, c.second))
+
+    def observed_from(self, source: str) -> tuple[ObservedEdge, ...]:
+        """Transitions learnt from use that start at ``source``, most seen first."""
+        return self._observed.get(source, ())
+
+    @property
+    def edge_count(self) -> int:
+        return int(self._leads.number_of_edges())
+
+    @property
+    def confusion_count(self) -> int:
+        return int(self._confused.number_of_edges())
+
+    # -- centrality (computed once, looked up) -----------------------------
+
+    @cached_property
+    def _centrality(self) -> dict[str, Centrality]:
+        from graph.centrality import compute_centrality
+
+        return compute_centrality(self)
+
+    def centrality(self, node_id: str) -> Centrality:
+        return self._centrality[node_id]
+
+    def centralities(self) -> dict[str, Centrality]:
+        return dict(self._centrality)

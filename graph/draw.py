@@ -1,0 +1,161 @@
+"""A record's neighbourhood: as plain data, and as a text tree with probabilities.
+
+:func:`neighbourhood` picks what ``errkb graph show`` displays: the record,
+what leads to it and what it leads to within ``depth`` hops (best paths
+first, at most ``max_nodes``), and its look-alikes. :func:`render_tree` draws
+it as text; :mod:`graph.picture` draws it as a PNG.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph.build import KnowledgeGraph
+from graph.lookalike import look_alikes
+from graph.triage import best_paths
+
+MAX_CHILDREN = 8
+
+
+@dataclass(frozen=True)
+class NodeView:
+    id: str
+    label: str  # signature in the chosen locale, or the id
+    layer: int  # 0 the centre, -n n hops before it, +n n hops after it
+    score: float  # best path probability to or from the centre (1.0 for the centre)
+    placeholder: bool
+
+
+@dataclass(frozen=True)
+class EdgeView:
+    source: str
+    target: str
+    kind: str  # "leads_to" or "frequently_confused_with"
+    probability: float | None
+    conditions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    centre: str
+    depth: int
+    locale: str
+    nodes: tuple[NodeView, ...]
+    edges: tuple[EdgeView, ...]
+    left_out: int  # nodes within depth not shown (over max_nodes)
+
+
+def neighbourhood(
+    kg: KnowledgeGraph, record_id: str, *, depth: int = 2, locale: str = "en", max_nodes: int = 25
+) -> Neighbourhood:
+    """What surrounds ``record_id`` within ``depth`` hops (``KeyError`` if it is not a node)."""
+    if record_id not in kg:
+        raise KeyError(record_id)
+    before = best_paths(kg, record_id, hops=depth, backward=True)
+    after = best_paths(kg, record_id, hops=depth, backward=False)
+    found: dict[str, tuple[int, float]] = {}
+    for node, (score, path) in before.items():
+        found[node] = (-(len(path) - 1), score)
+    for node, (score, path) in after.items():
+        hops = len(path) - 1
+        if node not in found or hops <= -found[node][0]:
+            found[node] = (hops, score)
+    for alike in look_alikes(kg, record_id):
+        found.setdefault(alike.id, (0, 0.0))
+    ranked = sorted(found.items(), key=lambda kv: (abs(kv[1][0]), -kv[1][1], kv[0]))
+    kept = ranked[: max(0, max_nodes - 1)]
+    layers = {record_id: (0, 1.0), **dict(kept)}
+
+    def view(node: str) -> NodeView:
+        layer, score = layers[node]
+        label = kg.label(node, locale)
+        return NodeView(node, label, layer, score, kg.is_placeholder(node))
+
+    edges = []
+    for node in sorted(layers):
+        for other, data in sorted(kg._leads.succ[node].items()):
+            if other in layers and other != node:
+                t = data["t"]
+                edges.append(EdgeView(node, other, "leads_to", t.probability, t.conditions))
+    for alike in look_alikes(kg, record_id):
+        if alike.id in layers:
+            edges.append(
+                EdgeView(record_id, alike.id, "frequently_confused_with", None, alike.distinctions)
+            )
+    nodes = tuple(view(n) for n in sorted(layers, key=lambda n: (layers[n][0], n)))
+    return Neighbourhood(record_id, depth, locale, nodes, tuple(edges), len(ranked) - len(kept))
+
+
+def _short(text: str, limit: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _label(kg: KnowledgeGraph, node: str, locale: str) -> str:
+    if kg.is_placeholder(node):
+        return "(not in the knowledge base)"
+    return _short(kg.label(node, locale))
+
+
+def _probability(value: float | None) -> str:
+    return "  ?  " if value is None else f"{value:.2f}"
+
+
+def _branch(
+    kg: KnowledgeGraph,
+    node: str,
+    *,
+    backward: bool,
+    depth: int,
+    locale: str,
+    seen: tuple[str, ...],
+    prefix: str,
+) -> list[str]:
+    if depth == 0:
+        return []
+    adjacency = kg._leads.pred if backward else kg._leads.succ
+    children = [(other, data["t"]) for other, data in adjacency[node].items() if other not in seen]
+    children.sort(key=lambda c: (-c[1].weight, c[0]))
+    lines = []
+    shown = children[:MAX_CHILDREN]
+    for i, (other, t) in enumerate(shown):
+        last = i == len(shown) - 1 and len(children) <= MAX_CHILDREN
+        arrow = "←" if backward else "→"
+        lines.append(
+            f"{prefix}{'└─' if last else '├─'} {arrow} {_probability(t.probability)}  {other}"
+            f"  {_label(kg, other, locale)}"
+            + (f"  [if: {_short('; '.join(t.conditions), 60)}]" if t.conditions else "")
+        )
+        lines += _branch(
+            kg, other, backward=backward, depth=depth - 1, locale=locale,
+            seen=(*seen, other), prefix=prefix + ("   " if last else "│  "),
+        )  # fmt: skip
+    if len(children) > MAX_CHILDREN:
+        lines.append(f"{prefix}└─ … {len(children) - MAX_CHILDREN} more")
+    return lines
+
+
+def render_tree(kg: KnowledgeGraph, record_id: str, *, depth: int = 2, locale: str = "en") -> str:
+    """The neighbourhood of ``record_id`` as an indented text tree with probabilities."""
+    if record_id not in kg:
+        raise KeyError(record_id)
+    head = f"{record_id}  {_short(kg.label(record_id, locale), 100)}"
+    if kg.is_placeholder(record_id):
+        head += "  (not in the knowledge base)"
+    lines = [head]
+    sections = []
+    for title, backward in (("preceded by", True), ("leads to", False)):
+        branch = _branch(
+            kg, record_id, backward=backward, depth=depth, locale=locale,
+            seen=(record_id,), prefix="   ",
+        )  # fmt: skip
+        sections.append((title, branch))
+    alikes = [
+        f"   ≈ {a.id}  {_short(a.distinctions[0]) if a.distinctions else ''}".rstrip()
+        for a in look_alikes(kg, record_id)
+    ]
+    sections.append(("confused with", alikes))
+    for title, branch in sections:
+        lines.append(f"{title}:" + ("" if branch else " (none)"))
+        lines += branch
+    return "\n".join(lines)
