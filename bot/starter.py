@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
+
+_PACKAGED = Path(__file__).resolve().parent / "_starter"  # the wheel carries data/ here
+_CHECKOUT = Path(__file__).resolve().parent.parent / "data"
 
 
 def starter_dir() -> Path:
-    try:
-        packaged = Path(str(resources.files("bot.starter")))
-    except ModuleNotFoundError:
-        packaged = None
-    if packaged is not None and any(packaged.glob("*.json")):
-        return packaged
-    return Path(__file__).resolve().parent.parent / "data"
+    """The folder of starter record files (JSON arrays in native form)."""
+    return _PACKAGED if _PACKAGED.is_dir() else _CHECKOUT
 
 
 def example_paste(name: str) -> Path:
