@@ -1,0 +1,252 @@
+"""Paste → cleaned lines with roles, and the distinct errors in it.
+
+A paste arrives as Slack delivers it: HTML entities, code fences, block
+quotes, ANSI colours, ``\\r``, zero-width characters, log prefixes
+(timestamps, ``[rank3]:``, ``container | ``, glog/vLLM levels), tqdm bars.
+Each kept line gets a *role*: ``exception`` (a final exception line, a root
+``Caused by:``, ``panic:``, ``error[E0425]:``), ``error`` (an error-bearing
+line), ``context``, ``prose`` (the question around it), ``frame`` (stack
+frames and source excerpts) or ``marker`` (``Traceback …``, chain headers).
+
+Work is capped: at most :data:`MAX_LINES` lines of :data:`MAX_LINE` chars
+reach the matcher, chosen as the head, the tail and the error-bearing lines of
+the middle, so a huge or hostile paste costs a bounded amount of time.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+import re2
+
+from bot.match.normalise import template
+
+MAX_CHARS = 400_000
+MAX_LINES = 600
+MAX_LINE = 1_500
+HEAD_LINES = 80
+
+ROLE_WEIGHT = {
+    "exception": 1.0, "error": 0.8, "context": 0.55, "prose": 0.35, "frame": 0.15, "marker": 0.1,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Line:
+    no: int  # 1-based line number in the cleaned paste
+    text: str  # cleaned, prefix-stripped, stripped
+    role: str
+    error_index: int  # index into Extraction.errors, or -1
+
+
+@dataclass(frozen=True)
+class ExtractedError:
+    index: int
+    line_no: int
+    text: str
+    kind: str  # python | java | go | rust | typescript | node | log
+    role: str  # exception | error
+    template: str
+
+
+@dataclass(frozen=True)
+class Extraction:
+    lines: tuple[Line, ...]
+    errors: tuple[ExtractedError, ...]
+    truncated: bool
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,200}(?:\x07|\x1b\\)|\x1b[@-_]")
+_INVISIBLE = re.compile(r"[\u200b-\u200f\u2028\u2029\u2060\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ERRORISH = re2.compile(
+    r"(?i)[^\n]{0,300}(?:error|exception|fatal|panic|caused by|failed|denied|refused|traceback"
+    r"|cannot|unable|not found|timed out|killed|abort)[^\n]{0,300}"
+)
+_PREFIXES = tuple(
+    re.compile(p)
+    for p in (
+        r"^\s*\[rank\d+\]:\s?",
+        r"^\s*what\(\):\s*",  # C++ std::exception
+        r"^\s*[\w.-]+(?:-\d+)?\s+\|\s?",  # docker compose
+        (  # vLLM
+            r"^\s*(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\s+\d\d-\d\d \d\d:\d\d:\d\d"
+            r"\s+[\w.]+:\d+\]\s?"
+        ),
+        r"^\s*[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w.]+:\d+\]\s?",  # glog
+        (  # ISO timestamps
+            r"^\s*\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?\s?(?:Z|[+-]\d\d:?\d\d|UTC)?\]?"
+            r"[:\s-]{0,3}"
+        ),
+        r"^\s*\d\d/\d\d/\d{4} \d\d:\d\d:\d\d\s*-?\s?",
+        r"^\s*[A-Z][a-z]{2} +\d+ \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?:\s?",  # syslog
+        r"^\s*\d\d:\d\d:\d\d(?:[.,]\d+)?\s+",
+        r"^\s*\[(?:INFO|WARNING|WARN|DEBUG|TRACE|I|W|D)\]\s*-?\s?",
+        r"^\s*(?:>+|[-*+]|\d+\.)\s+(?=\S)",  # quotes, bullets
+        r"^\s*(?:\$|#|PS [^>]{0,80}>|[\w@.-]+:[~/][^\s$#]{0,200}[$#])\s+",  # shell prompts
+        r"^\s*`+(?:\w+$)?|`+\s*$",
+    )
+)
+_PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
+_PROGRESS = re2.compile(r"\d+%\|[^|]{0,200}\||[\x{2580}-\x{259f}]{4}|\d+(?:\.\d+)?(?:it/s|s/it)\]")
+_FRAME = re.compile(
+    r"^(?:File \".*\", line \d+|at [\w$.<>/\[\]-]+\(.*\)$|at (?:async )?\S+ \(.*:\d+:\d+\)$"
+    r"|at .+:\d+:\d+$|\.\.\. \d+ (?:more|common frames omitted)|#\d+\s+0x[0-9a-f]+|frame #\d+:"
+    r"|/\S+\.go:\d+|goroutine \d+ \[|[\w./*()-]+\.\w+\(.*\)$|-->\s|\d+\s*\||\|"
+    r"|[\^~ ]+$|\[\[.*\]\]$|in <module>$)"
+)
+_EXCEPTION = re.compile(
+    r"^(?:(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)"
+    r"(?:\[[^\]]*\])?(?::|$)|Caused by:|Exception in thread|panic:|fatal error:|error\[E\d+\]"
+    r"|.*\berror TS\d+:|thread '.*' panicked|FATAL:|Error:|ERROR:|E\s+\w+Error)"
+)
+_ERROR_START = re.compile(
+    r"(?i)^(?:error|fatal|err!|npm err!|npm error|e:|\[emerg\]|\[error\]|critical|failed|panic|\w*error\b)"
+)
+# RE2: linear time, and its ASCII \b also splits "报错Cannot" before "Cannot".
+_ERROR_WORD = re2.compile(
+    r"(?i)\b(?:error|errno|exception|failed|failure|fatal|denied|refused|cannot|can't|could not"
+    r"|couldn't|unable|not found|no such|timed? ?out|invalid|killed|abort(?:ed)?|panic|segmentation"
+    r"|warning|unsupported|not supported|exceed(?:s|ed)?|too (?:old|large|many|long)|out of memory"
+    r"|oom|mismatch|unrecognized|not allowed|forbidden|unauthorized|rejected|back-off|crashloop\w*"
+    r"|conflict|missing|undefined|not (?:compiled|recognized|installed|available|defined)|requires?"
+    r"|emerg|refusing|does not|did not|must|only supports?|unknown|overflow\w*|unhealthy|evicted)\b"
+)
+_PROSE = re2.compile(
+    r"(?i)^(?:i|i'm|i've|we|my|when|it|this|so|hi|hello|please|any|how|why|what|is|does|can|has"
+    r"|have|after|but|then|thanks|looks|the following|here|note|also|kindly|however|because)\b"
+    r"|[?？]\s*$|^[^a-z]*[\x{3400}-\x{9fff}]{4}"
+)
+_MARKER = re.compile(
+    r"^(?:Traceback \(most recent call last\)|During handling of the above exception"
+    r"|The above exception was the direct cause|The full traceback is|Stack trace:|stack backtrace:)"
+)
+_CJK_LEAD = re.compile(r"^[^a-z]*[\u3400-\u9fff]")
+_EMBEDDED = re.compile(
+    r"[A-Za-z][\w.]*(?:Error|Exception)\b|(?i:(?<![a-z])(?:cannot|unable|failed|error|not found)(?![a-z]))"
+)
+_NPM = re.compile(r"^(?:npm|yarn|pnpm) (?:ERR!|error|WARN|warn)\s?")
+_KINDS = (
+    (
+        "python",
+        re2.compile(
+            r"(?i)Traceback \(most|File \"[^\"\n]*\.py\", line|site-packages|\bpython\d?\b"
+        ),
+    ),
+    ("java", re2.compile(r"\bat [\w$.]+\([\w$]+\.(?:java|kt):\d+\)|Exception in thread|\bjava\.")),
+    ("go", re2.compile(r"goroutine \d+ \[|\.go:\d+")),
+    ("rust", re2.compile(r"error\[E\d{4}\]|\.rs:\d+|panicked at")),
+    ("typescript", re2.compile(r"\bTS\d{4}\b|\.tsx?[:(]")),
+    ("node", re2.compile(r"node_modules|npm (?:ERR!|error)|\.m?js:\d+:\d+")),
+)
+
+
+def clean(text: str) -> tuple[str, bool]:
+    """Undo Slack escaping and terminal noise; cap the size. Returns (text, truncated)."""
+    truncated = len(text) > MAX_CHARS
+    if truncated:
+        middle = text[MAX_CHARS // 8 : -MAX_CHARS // 2]
+        hits = [m.group(0) for _, m in zip(range(200), _ERRORISH.finditer(middle))]
+        text = "\n".join([text[: MAX_CHARS // 8], *hits, text[-MAX_CHARS // 2 :]])
+    text = html.unescape(text) if "&" in text else text
+    text = _ANSI.sub("", text)
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:  # progress bars rewrite their line: keep the last state
+        text = "\n".join(part.rsplit("\r", 1)[-1] or part for part in text.split("\n"))
+    text = _INVISIBLE.sub("", text.replace("\t", "    "))
+    return text, truncated
+
+
+def _strip_prefixes(line: str) -> str:
+    for _ in range(6):
+        before = line
+        line = _PREFIX.sub("", line, count=1)
+        if line == before:
+            break
+    return line.strip().strip("`").strip()
+
+
+def _select(lines: list[str]) -> tuple[list[tuple[int, str]], bool]:
+    """At most MAX_LINES (number, line) pairs: head, tail, error-bearing middle."""
+    numbered = list(enumerate(lines, 1))
+    if len(numbered) <= MAX_LINES:
+        return numbered, False
+    tail = MAX_LINES - HEAD_LINES - MAX_LINES // 4
+    middle = numbered[HEAD_LINES:-tail]
+    keep = [pair for pair in middle if _ERROR_WORD.search(pair[1][:MAX_LINE])][-(MAX_LINES // 4) :]
+    return numbered[:HEAD_LINES] + keep + numbered[-tail:], True
+
+
+def _role(text: str, previous: str) -> str:
+    if _MARKER.match(text):
+        return "marker"
+    if _EXCEPTION.match(text) and not text.startswith('File "'):
+        return "exception"
+    if previous == "pyframe":
+        return "frame"
+    if _FRAME.match(text) or (text.startswith('File "') and ", line " in text):
+        return "frame"
+    if _EXCEPTION.match(text):
+        return "exception"
+    if _ERROR_START.match(text):
+        return "error"
+    if _PROSE.search(text) and not (_CJK_LEAD.match(text) and _EMBEDDED.search(text)):
+        return "prose"
+    if _ERROR_WORD.search(text):
+        return "error"
+    return "context"
+
+
+def _kind(text: str) -> str:
+    for name, pattern in _KINDS:
+        if pattern.search(text):
+            return name
+    return "log"
+
+
+def extract(paste: str) -> Extraction:
+    """Clean ``paste``, give each kept line a role, and list its distinct errors."""
+    text, truncated = clean(paste)
+    raw_lines = text.split("\n")
+    selected, cut = _select(raw_lines)
+    kind = _kind(text[:50_000] + text[-50_000:])
+    kept: list[tuple[int, str, str]] = []
+    previous = ""
+    npm_errors = 0
+    for no, raw in selected:
+        body = raw if len(raw) <= MAX_LINE else raw[: MAX_LINE // 3] + " … " + raw[-MAX_LINE // 2 :]
+        if _PROGRESS.search(body):
+            continue
+        line = _strip_prefixes(body)
+        if not line or len(line) < 3:
+            previous = ""
+            continue
+        npm = _NPM.match(line)
+        if npm:  # an npm block: its first two lines say what went wrong
+            line = line[npm.end() :].strip()
+            npm_errors = npm_errors + 1 if previous in ("npm", "npm-error") else 1
+            if len(line) < 3:
+                continue
+            role = "error" if npm_errors <= 2 and "ERR" in npm.group(0).upper() else "context"
+            kept.append((no, line, role))
+            previous = "npm"
+            continue
+        role = _role(line, previous)
+        if role == "prose" and kept and kept[-1][2] == "exception" and not _PROSE.match(line):
+            role = "error"  # continuation of a multi-line exception message
+        previous = "pyframe" if role == "frame" and line.startswith('File "') else role
+        kept.append((no, line, role))
+    errors: list[ExtractedError] = []
+    by_template: dict[str, int] = {}
+    lines: list[Line] = []
+    for no, line, role in kept:
+        index = -1
+        if role in ("exception", "error"):
+            key = template(line)
+            if key not in by_template:
+                by_template[key] = len(errors)
+                errors.append(ExtractedError(len(errors), no, line, kind, role, key))
+            index = by_template[key]
+        lines.append(Line(no, line, role, index))
+    return Extraction(tuple(lines), tuple(errors), truncated or cut)

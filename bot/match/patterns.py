@@ -1,0 +1,258 @@
+"""What a record regex says: its alternatives, their literal parts, their risk.
+
+Record regexes are mostly ``.*``-joined literals in a top-level alternation.
+A hit is only as strong as the literal text of the alternative that fired:
+``CUDA out of memory`` says much more than ``6.4``. This module splits a
+pattern into top-level alternatives and measures each one's literal words,
+and flags patterns that could backtrack catastrophically in Python ``re``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.match.normalise import tokens
+
+_CLASS_ESCAPES = set("dDwWsSbBAZzG")
+_OPTIONAL = ("*", "?")
+
+
+@dataclass(frozen=True)
+class Alternative:
+    pattern: str
+    literal: str  # literal text, gaps as spaces
+    literal_chars: int  # alphanumeric literal characters
+    words: frozenset[str]
+    gaps: int  # unbounded gaps (.*, .+, \s*, [^x]*)
+
+
+_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
+
+
+def split_alternatives(pattern: str) -> list[str]:
+    """Top-level ``|`` branches, after unwrapping one group around the whole pattern."""
+    body = _FLAGS.sub("", pattern)
+    for _ in range(3):
+        inner = _unwrap(body)
+        if inner is None:
+            break
+        body = inner
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if body[i + 1 : i + 2] == "]":
+                i += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+        i += 1
+    parts.append(body[start:])
+    return [p for p in parts if p.strip()] or [pattern]
+
+
+def _unwrap(body: str) -> str | None:
+    """``(a|b)`` or ``(?:a|b)`` → ``a|b`` when the group spans the whole pattern."""
+    prefix = (
+        "(?:"
+        if body.startswith("(?:")
+        else "("
+        if body.startswith("(") and not body.startswith("(?")
+        else ""
+    )
+    if not prefix or not body.endswith(")"):
+        return None
+    depth, i, in_class = 0, 0, False
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(body) - 1:
+                return None
+        i += 1
+    return body[len(prefix) : -1]
+
+
+def analyse(pattern: str) -> Alternative:
+    """Literal text, literal size and gap count of one alternative."""
+    out: list[str] = []
+    gaps, i = 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        nxt = pattern[i + 1 : i + 2]
+        if ch == "\\" and nxt:
+            out.append(" " if nxt in _CLASS_ESCAPES else nxt)
+            i += 2
+        elif ch == "[":
+            end = pattern.find("]", i + 2)
+            end = len(pattern) - 1 if end < 0 else end
+            out.append(" ")
+            i = end + 1
+        elif ch in "*+":
+            gaps += out[-1:] == [" "] or out[-1:] == ["."]
+            if ch == "*" and out:
+                out[-1] = " "
+            i += 1
+        elif ch == "?":
+            if out and not pattern[i - 1 : i] in "(*+?":
+                out[-1] = " "
+            i += 1
+        elif ch == "{":
+            end = pattern.find("}", i)
+            end = i if end < 0 else end
+            if pattern[i + 1 : i + 2] == "0" and out:
+                out[-1] = " "
+            i = end + 1
+        elif ch == ".":
+            out.append(".")
+            i += 1
+        elif ch in "()|^$":
+            out.append(" ")
+            i += 3 if pattern[i : i + 3] in ("(?:", "(?i") else 1
+        else:
+            out.append(ch)
+            i += 1
+    literal = "".join(" " if c == "." else c for c in out)
+    literal = re.sub(r"\s+", " ", literal).strip()
+    chars = sum(c.isalnum() for c in literal)
+    return Alternative(pattern, literal, chars, frozenset(tokens(literal)), gaps)
+
+
+def fragments(pattern: str) -> list[str]:
+    """Literal runs every match of ``pattern`` must contain (case-insensitively).
+
+    Groups without alternation are read through; a group with ``|`` or an
+    optional quantifier is a gap. Used to pick a prefilter key.
+    """
+    out: list[str] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            out.append("".join(current))
+            current.clear()
+
+    body = _FLAGS.sub("", pattern)
+    i = 0
+    while i < len(body):
+        ch, nxt = body[i], body[i + 1 : i + 2]
+        if ch == "\\" and nxt:
+            if nxt in _CLASS_ESCAPES or nxt.isdigit() or nxt in "xupPNQEkntrfva":
+                flush()
+            else:
+                current.append(nxt)
+            i += 2
+        elif ch == "[":
+            flush()
+            end = body.find("]", i + 2)
+            i = len(body) if end < 0 else end + 1
+        elif ch in "*?":
+            if current:
+                current.pop()
+            flush()
+            i += 1
+        elif ch == "{":
+            if body[i + 1 : i + 2] == "0" and current:
+                current.pop()
+            flush()
+            end = body.find("}", i)
+            i = i + 1 if end < 0 else end + 1
+        elif ch in "+.^$|)":
+            flush()
+            i += 1
+        elif ch == "(":
+            flush()
+            end = _group_end(body, i)
+            inner = body[i + 1 : end]
+            inner = inner.removeprefix("?:")
+            quantified = body[end + 1 : end + 2] in ("?", "*", "{")
+            if not quantified and "|" not in inner and not inner.startswith("?"):
+                out.extend(fragments(inner))
+            i = end + 1
+        else:
+            current.append(ch)
+            i += 1
+    flush()
+    return [f for f in out if f.strip()]
+
+
+def _group_end(body: str, start: int) -> int:
+    depth, i = 0, start
+    while i < len(body):
+        if body[i] == "\\":
+            i += 2
+            continue
+        depth += {"(": 1, ")": -1}.get(body[i], 0)
+        if depth == 0:
+            return i
+        i += 1
+    return len(body) - 1
+
+
+def prefilter_keys(pattern: str, depth: int = 0) -> list[str] | None:
+    """Literals one of which every match of ``pattern`` contains (lower-cased).
+
+    Usually one key: the longest required literal. A branch made only of
+    groups with alternation (``(uk|britain).{0,40}(call 999|…)``) gets the
+    keys of its first such group's branches. ``None``: no key, always check.
+    """
+    found = [f.strip().lower() for f in fragments(pattern)]
+    found = [f for f in found if f]
+    if found:
+        return [max(found, key=lambda f: (len(f), f))]
+    start = pattern.find("(")
+    if depth > 3 or start < 0:
+        return None
+    end = _group_end(pattern, start)
+    if pattern[end + 1 : end + 2] in ("?", "*", "{"):
+        return None
+    keys: list[str] = []
+    for branch in split_alternatives(pattern[start : end + 1]):
+        branch_keys = prefilter_keys(branch, depth + 1)
+        if not branch_keys:
+            return None
+        keys.extend(branch_keys)
+    return sorted(set(keys)) or None
+
+
+_NESTED = re.compile(r"\((?:[^()\\]|\\.)*[*+](?:[^()\\]|\\.)*\)[*+{]")
+
+
+def risky_regex(pattern: str) -> str | None:
+    """Why ``pattern`` could backtrack catastrophically in Python ``re``, or ``None``.
+
+    errkb itself matches with RE2 (linear time); this flags, at import, the
+    patterns that would hang a backtracking engine on a crafted line.
+    """
+    try:
+        import re2
+
+        re2.compile(pattern)
+    except Exception:  # noqa: BLE001 - any RE2 refusal means "Python re only"
+        return "not supported by RE2 (lookaround or backreference): matched by Python re on bounded input"
+    if _NESTED.search(pattern):
+        return "nested quantifier such as (a+)+: exponential backtracking"
+    worst = max(analyse(alt).gaps for alt in split_alternatives(pattern))
+    if worst >= 3:
+        return f"{worst} unbounded gaps (.*) in one branch: polynomial backtracking on long lines"
+    return None

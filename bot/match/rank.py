@@ -1,0 +1,287 @@
+"""The ranker: evidence for each candidate record → one calibrated score.
+
+Features (each 0..1):
+
+- ``regex``: the strongest regex hit, weighted by the role of the line it
+  hit (final exception line ≫ context ≫ frame) and by how long the literal
+  part of the alternative that fired is (``6.4`` is weak, ``CUDA out of
+  memory`` strong);
+- ``overlap``: IDF-weighted share of the record's signature found in the
+  best error line (all locales), again weighted by line role;
+- ``bm25``: normalised BM25 of the paste's error lines against the record;
+- ``env``: the record's domain/environment words (``vllm``, ``nginx``,
+  ``torch``) appear in the paste; ``foreign``: the paste is plainly another
+  language's (a Java stack vs a Python record); ``offtopic``: a technical
+  paste vs a record whose signature is not an error message;
+- record confidence and verification tier.
+
+The score is a logistic function of a weighted sum; ``high``/``medium`` mean
+the top match is very likely right, anything else is ``low`` and declined.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from bot.match.extract import ROLE_WEIGHT, ExtractedError, Extraction
+from bot.match.normalise import template, tokens
+from bot.match.similarity import Similarity
+from bot.records import Record
+
+HIGH = 0.70
+MEDIUM = 0.50
+WEIGHTS = {"bias": -6.0, "regex": 4.5, "cover": 2.0, "bare": -1.0, "overlap": 8.0, "explained": 2.0, "bm25": 0.5, "env": 4.5,
+           "foreign": -2.5, "offtopic": -3.0, "confidence": 1.0, "reviewed": 0.2}  # fmt: skip
+SIM_CANDIDATES = 12
+QUERY_LINES = 12
+
+FAMILIES = {
+    "python": {"python", "pip", "pytorch", "tensorflow", "huggingface", "conda", "opencv", "django"},
+    "java": {"java", "android", "kafka", "elasticsearch", "gradle", "maven", "kotlin", "spring"},
+    "go": {"go", "golang"},
+    "rust": {"rust", "cargo"},
+    "node": {"node", "npm", "react", "nextjs", "typescript"},
+    "typescript": {"node", "npm", "react", "nextjs", "typescript"},
+    "dotnet": {"dotnet", "csharp"},
+    "php": {"php", "laravel"},
+}  # fmt: skip
+_ALL_LANGUAGE_DOMAINS = set().union(*FAMILIES.values())
+_MASK_WORDS = frozenset({"uuid", "url", "hex", "path", "ip", "ver"})
+_GENERIC_ENV = frozenset(
+    [
+        "linux",
+        "macos",
+        "windows",
+        "any",
+        "all",
+        "api",
+        "cli",
+        "os",
+        "x64",
+        "arm64",
+        "amd64",
+        "none",
+        "generic",
+    ]
+)
+_TECHNICAL = re.compile(
+    r"(?i)[a-z][A-Z]|error|exception|fail|fatal|denied|refused|cannot|can't|unable|not found|invalid"
+    r"|time[d ]?out|exceed|[\w)]\.\w+\(|[_/]\w|\bE[A-Z]{3,}|\w:\s|\[\w+\]|\b\d{3}\b|warning|panic"
+)
+
+
+@dataclass(frozen=True)
+class RecordInfo:
+    """What the ranker needs to know about a record, precomputed at build."""
+
+    id: str
+    domain: str
+    env_words: frozenset[str]
+    technical: bool
+    confidence: float
+    reviewed: bool
+
+    @classmethod
+    def of(cls, record: Record) -> RecordInfo:
+        parts = record.id.lower().split("/")
+        words = {record.domain.lower(), parts[0]}
+        for text in [parts[-1] if len(parts) > 2 else "", *(v.version for v in record.versions)]:
+            words.update(w.rstrip("0123456789.") for w in re.split(r"[^a-z0-9.]+", text.lower()))
+        words = {w for w in words if len(w) > 1 and w not in _GENERIC_ENV}
+        return cls(
+            id=record.id,
+            domain=record.domain.lower(),
+            env_words=frozenset(words),
+            technical=bool(_TECHNICAL.search(record.signature)),
+            confidence=record.confidence if record.confidence is not None else 0.7,
+            reviewed=record.verification_tier.lower()
+            in ("human_reviewed", "verified", "confirmed"),
+        )
+
+
+@dataclass(frozen=True)
+class Hit:
+    """Record ``record``'s regex fired on line ``position`` via an alternative."""
+
+    record: int
+    position: int
+    literal: int
+    type_only: bool  # the alternative that fired is just an exception type name
+
+
+@dataclass(frozen=True)
+class Match:
+    record_id: str
+    score: float
+    band: str  # high | medium | low
+    error_index: int
+    line: str
+    line_no: int
+    features: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
+class Triage:
+    errors: tuple[ExtractedError, ...]
+    matches: tuple[Match, ...]
+    per_error: tuple[tuple[int, tuple[Match, ...]], ...]
+    truncated: bool = False
+
+    @property
+    def best(self) -> Match | None:
+        return self.matches[0] if self.matches else None
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.matches) and self.matches[0].band in ("high", "medium")
+
+    def primary(self) -> list[Match]:
+        """The best confident match of each distinct error, in paste order."""
+        return [ms[0] for _, ms in self.per_error if ms and ms[0].band != "low"]
+
+
+def band(score: float) -> str:
+    return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
+
+
+_PASTE_WORD = re.compile(r"[a-z][a-z0-9]*")
+
+
+def _paste_facts(extraction: Extraction) -> tuple[set[str], str, bool]:
+    text = "\n".join(line.text for line in extraction.lines).lower()
+    words = set(_PASTE_WORD.findall(text))
+    kinds = {e.kind for e in extraction.errors}
+    kind = next(iter(kinds)) if len(kinds) == 1 else "log"
+    technical = kind != "log" or any(l.role in ("exception", "frame") for l in extraction.lines)
+    return words, kind, technical or len(extraction.errors) > 0
+
+
+class _Lines:
+    """Per-line templates and terms, computed only for the lines that are looked at."""
+
+    def __init__(self, extraction: Extraction) -> None:
+        self.lines = extraction.lines
+        self._terms: dict[int, frozenset[str]] = {}
+        self._size: dict[int, int] = {}
+
+    def _fill(self, pos: int) -> None:
+        masked = template(self.lines[pos].text)
+        self._terms[pos] = frozenset(tokens(masked)) - _MASK_WORDS
+        self._size[pos] = sum(c.isalnum() for c in masked) or 1
+
+    def terms(self, pos: int) -> frozenset[str]:
+        if pos not in self._terms:
+            self._fill(pos)
+        return self._terms[pos]
+
+    def size(self, pos: int) -> int:
+        if pos not in self._size:
+            self._fill(pos)
+        return self._size[pos]
+
+
+def _important(extraction: Extraction) -> list[int]:
+    """The lines that say what went wrong: exceptions first, then the last error lines."""
+    lines = extraction.lines
+    exceptions = [i for i, l in enumerate(lines) if l.role == "exception"]
+    errors = [i for i, l in enumerate(lines) if l.role == "error"]
+    chosen = sorted(
+        set(
+            exceptions[-QUERY_LINES:]
+            + errors[-(QUERY_LINES - min(len(exceptions), QUERY_LINES // 2)) :]
+        )
+    )
+    if not chosen:
+        chosen = [i for i, l in enumerate(lines) if l.role in ("context", "prose")][-QUERY_LINES:]
+    return chosen[-QUERY_LINES:]
+
+
+def _env(info: RecordInfo, words: set[str]) -> float:
+    """1: the record's tool/library words are in the paste; 0.5: only its language is."""
+    seen = info.env_words & words
+    return 0.0 if not seen else 0.5 if seen <= _ALL_LANGUAGE_DOMAINS else 1.0
+
+
+def _foreign(info: RecordInfo, family: set[str], words: set[str]) -> float:
+    """1: the paste is plainly another language's; 0.5: a language record, no sign of it."""
+    if info.domain not in _ALL_LANGUAGE_DOMAINS:
+        return 0.0
+    if family:
+        return 0.0 if info.domain in family else 1.0
+    return 0.0 if info.env_words & words else 0.5
+
+
+def rank(
+    extraction: Extraction,
+    hits: list[Hit],
+    similarity: Similarity,
+    infos: list[RecordInfo],
+    *,
+    limit: int = 10,
+) -> Triage:
+    """Score every candidate and return the ranked triage of one paste."""
+    lines = extraction.lines
+    cache = _Lines(extraction)
+    important = _important(extraction)
+    query = [t for i in important for t in cache.terms(i)]
+    bm25 = similarity.scores(query) if query and similarity.size else None
+    best_regex: dict[int, tuple[float, int, float, float]] = {}
+    for hit in hits:
+        weight = ROLE_WEIGHT[lines[hit.position].role]
+        strength = weight * (1 - math.exp(-hit.literal / 12))
+        if strength > best_regex.get(hit.record, (-1.0, 0, 0.0, 0.0))[0]:
+            cover = min(1.0, hit.literal / cache.size(hit.position))
+            # a hit on the exception type alone while the message says much more
+            bare = 1.0 if hit.type_only and cover < 0.5 else 0.0
+            best_regex[hit.record] = (strength, hit.position, weight * cover, weight * bare)
+    candidates = set(best_regex)
+    if bm25 is not None:
+        candidates.update(i for i, _ in similarity.top(query, SIM_CANDIDATES))
+    words, kind, technical = _paste_facts(extraction)
+    family = FAMILIES.get(kind, set())
+    scored: list[tuple[float, float, str, Match]] = []
+    for record in candidates:
+        info = infos[record]
+        regex, regex_pos, cover, bare = best_regex.get(record, (0.0, -1, 0.0, 0.0))
+        overlap, overlap_pos, explained = 0.0, regex_pos, 0.0
+        for pos in sorted(set(important) | ({regex_pos} if regex_pos >= 0 else set())):
+            recall, precision = similarity.overlap(record, cache.terms(pos))
+            value = recall * (0.3 + 0.7 * precision) * ROLE_WEIGHT[lines[pos].role]
+            if value > overlap:
+                overlap, overlap_pos, explained = value, pos, precision
+        features = {
+            "regex": regex,
+            "cover": cover,
+            "bare": bare,
+            "overlap": overlap,
+            "bm25": min(float(bm25[record]), 1.0) if bm25 is not None else 0.0,
+            "env": _env(info, words),
+            "explained": explained,
+            "foreign": _foreign(info, family, words),
+            "offtopic": 1.0 if technical and not info.technical else 0.0,
+            "confidence": info.confidence - 0.85,
+            "reviewed": 1.0 if info.reviewed else 0.0,
+        }
+        z = WEIGHTS["bias"] + sum(WEIGHTS[k] * v for k, v in features.items())
+        score = round(1 / (1 + math.exp(-z)), 4)
+        pos = regex_pos if regex_pos >= 0 and regex >= overlap * 0.5 else overlap_pos
+        line = lines[pos] if pos >= 0 else None
+        match = Match(
+            record_id=info.id,
+            score=score,
+            band=band(score),
+            error_index=line.error_index if line else -1,
+            line=line.text if line else "",
+            line_no=line.no if line else 0,
+            features=tuple(features.items()),
+        )
+        scored.append((-score, -regex, info.id, match))
+    scored.sort(key=lambda item: item[:3])
+    ordered = [m for *_, m in scored]
+    per_error = tuple(
+        (e.index, tuple(m for m in ordered if m.error_index == e.index)[:limit])
+        for e in extraction.errors
+    )
+    return Triage(extraction.errors, tuple(ordered[:limit]), per_error, extraction.truncated)

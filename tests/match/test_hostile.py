@@ -1,0 +1,61 @@
+"""Hostile input: huge, binary, many lines, regex bombs. Every triage stays fast."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bot.match.index import MatchIndex
+from bot.records import Record
+
+LIMIT_S = 1.0  # the target is 100 ms; generous for slow CI machines
+
+
+def timed(index: MatchIndex, text: str) -> float:
+    start = time.perf_counter()
+    index.triage(text)
+    return time.perf_counter() - start
+
+
+HOSTILE = {
+    "5 MB": "x" * 5_000_000,
+    "5 MB of lines": ("INFO step 1 ok " * 8 + "\n") * 40_000,
+    "binary": bytes(range(256)).decode("latin-1") * 20_000,
+    "100k lines": "Traceback (most recent call last):\n"
+    + 'File "a.py", line 1\n' * 100_000
+    + "ValueError: x",
+    "one long json line": '{"error": "' + "us er cost " * 400_000 + '"}',
+    "entities and ansi": "&lt;&amp;" * 200_000 + "\x1b[31m" * 50_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_paste_is_fast_and_silent(
+    small_index: MatchIndex, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert timed(small_index, HOSTILE[name]) < LIMIT_S
+    assert capsys.readouterr() == ("", "")
+
+
+def _bombs(records: list[Record]) -> list[str]:
+    """Lines made of each regex's literal words with long gaps: worst case for backtracking."""
+    from bot.match.patterns import analyse, split_alternatives
+
+    words = []
+    for record in records:
+        for branch in split_alternatives(record.regex)[:1]:
+            words.extend(analyse(branch).literal.split()[:-1])
+    chunk = " ".join(words)
+    return [(chunk + " ") * (10_000 // max(len(chunk), 1) + 1), (" a" * 5000) + chunk[:2000]]
+
+
+@pytest.mark.shared
+def test_regex_bombs_against_every_deadends_regex(
+    deadends_index: MatchIndex, deadends_records: list[Record], capsys: pytest.CaptureFixture[str]
+) -> None:
+    texts = _bombs(deadends_records)
+    texts += [("dataloader " * 50 + "batch " * 50 + "not " * 50) * 20, "us er cost " * 4000]
+    for text in texts + list(HOSTILE.values()):
+        assert timed(deadends_index, text) < LIMIT_S
+    assert capsys.readouterr() == ("", "")

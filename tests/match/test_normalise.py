@@ -1,0 +1,52 @@
+"""Templates: idempotent and stable under line-number, address and path noise."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.match.normalise import template, tokens, version_hints
+
+LINE = 'File "{path}", line {n}, in forward: RuntimeError at {addr}: CUDA error'
+paths = st.lists(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), min_size=2, max_size=6).map(
+    lambda parts: "/" + "/".join(parts) + ".py"
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=500))
+def test_template_is_idempotent(text: str) -> None:
+    once = template(text)
+    assert template(once) == once
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    paths,
+    paths,
+    st.integers(0, 10**6),
+    st.integers(0, 10**6),
+    st.integers(0, 2**48),
+    st.integers(0, 2**48),
+)
+def test_template_ignores_paths_line_numbers_and_addresses(
+    p1: str, p2: str, n1: int, n2: int, a1: int, a2: int
+) -> None:
+    first = template(LINE.format(path=p1, n=n1, addr=hex(a1)))
+    second = template(LINE.format(path=p2, n=n2, addr=hex(a2)))
+    assert first == second
+
+
+def test_template_masks_variable_parts() -> None:
+    line = "KeyError: 'user_42' at 0x7ffd1234 in /srv/app/main.py id 3f2b1c4e-1111-2222-3333-444455556666"
+    assert template(line) == "KeyError: <q> at <hex> in <path> id <uuid>"
+
+
+def test_version_hints_are_kept() -> None:
+    hints = version_hints("vllm==0.4.2 on CUDA 12.1 with torch 2.3")
+    assert ("vllm", "0.4.2") in hints and ("cuda", "12.1") in hints and ("torch", "2.3") in hints
+
+
+def test_tokens_split_camel_case_and_cjk() -> None:
+    found = tokens("OutOfMemoryError 显存不足")
+    assert "outofmemoryerror" in found and "memory" in found and "显存" in found
