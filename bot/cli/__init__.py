@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from bot.cli import common, graph, kb, triage
+from bot.cli import common, graph, kb, serve, triage
 from bot.errors import ErrkbError, ImportFailed
 
 app = typer.Typer(
@@ -17,7 +17,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="rich",
 )
-for module in (kb, triage, graph):
+for module in (kb, triage, graph, serve):
     module.register(app)
 
 

@@ -206,3 +206,76 @@ class ObservedTransitionRow(Base):
     count: Mapped[int] = mapped_column(Integer, default=0)
     first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# -- the Slack bot ---------------------------------------------------------------
+
+
+class SlackEventRow(Base):
+    """A Slack delivery claimed for work; the unique keys make retries (to any replica) no-ops."""
+
+    __tablename__ = "slack_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    event_id: Mapped[str] = mapped_column(String(100), unique=True)
+    client_msg_id: Mapped[str | None] = mapped_column(String(100), unique=True)
+    kind: Mapped[str] = mapped_column(String(50))
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SlackUserRow(Base):
+    """A Slack user's own choice of answer language (``/errkb lang``)."""
+
+    __tablename__ = "slack_users"
+
+    user_id: Mapped[str] = mapped_column(String(50), primary_key=True)
+    locale: Mapped[str] = mapped_column(String(20))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SlackReplyRow(Base):
+    """What errkb showed (kind + args), so buttons can re-render, share or vote on it."""
+
+    __tablename__ = "slack_replies"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    locale: Mapped[str] = mapped_column(String(20))
+    user_id: Mapped[str] = mapped_column(String(50))
+    channel: Mapped[str] = mapped_column(String(50))
+    thread_ts: Mapped[str | None] = mapped_column(String(50))
+    args: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class VoteRow(Base):
+    """One user's verdict on one workaround in one thread; changeable, never duplicated."""
+
+    __tablename__ = "slack_votes"
+    __table_args__ = (UniqueConstraint("user_id", "record_id", "position", "thread"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(50))
+    record_id: Mapped[str] = mapped_column(
+        ForeignKey("records.id", ondelete="CASCADE"), index=True
+    )
+    position: Mapped[int] = mapped_column(Integer)
+    thread: Mapped[str] = mapped_column(String(120))
+    verdict: Mapped[str] = mapped_column(String(10))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class UnknownErrorRow(Base):
+    """An error pasted in Slack that matched nothing, by normalised template."""
+
+    __tablename__ = "unknown_errors"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    template_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    template: Mapped[str] = mapped_column(Text)
+    sample: Mapped[str] = mapped_column(Text)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    permalinks: Mapped[list[Any]]

@@ -1,0 +1,87 @@
+"""Command: ``errkb serve --http --port N`` or ``errkb serve --socket`` (the Slack bot)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, Any
+
+import typer
+
+from bot.cli import common
+from bot.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+
+def serve(
+    http: Annotated[bool, typer.Option("--http", help="Serve Slack over HTTP at POST /slack/events.")] = False,
+    socket: Annotated[bool, typer.Option("--socket", help="Connect with Socket Mode (needs SLACK_APP_TOKEN).")] = False,
+    port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 3000,
+    host: Annotated[str, typer.Option("--host", help="HTTP address to bind.")] = "0.0.0.0",
+) -> None:
+    """Run the Slack bot: answers pastes, /errkb, the shortcut and buttons.
+
+    Example: [bold]errkb serve --http --port 3000[/]
+    """
+    if http == socket:
+        common.fail("choose exactly one of --http or --socket")
+    from bot.slack.app import create_app
+    from bot.slack.clock import SystemClock
+    from bot.slack.gateway import SlackGateway
+    from bot.slack.knowledge import LiveKnowledge, store_loader, version_reader
+    from bot.slack.logs import configure_logging
+    from bot.slack.metrics import Metrics
+    from bot.store.db import open_store
+
+    settings = common.settings()
+    configure_logging(settings.log_level)
+    if socket and settings.slack_app_token is None:
+        raise ConfigError("SLACK_APP_TOKEN is required for --socket")
+    store = open_store(settings.database_url)
+    knowledge = LiveKnowledge(store_loader(store), version_reader(store))
+    knowledge.start()
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    gateway = SlackGateway(token=token, base_url=settings.slack_api_url, metrics=Metrics(),
+                           cache_seconds=settings.user_cache_seconds)  # fmt: skip
+    executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="errkb-work")
+    app = create_app(settings, store, knowledge.index, knowledge.graph, gateway, SystemClock(), executor=executor)  # type: ignore[arg-type]
+    try:
+        if http:
+            _serve_http(app, store, gateway, executor, knowledge, host, port)
+        else:
+            _serve_socket(app, settings.slack_app_token.get_secret_value())  # type: ignore[union-attr]
+    finally:
+        knowledge.stop()
+        executor.shutdown(wait=True)
+        store.dispose()
+
+
+def _serve_http(app: Any, store: Any, gateway: Any, executor: Any, knowledge: Any, host: str, port: int) -> None:
+    from bot.slack.server import Server
+
+    server = Server(app, store, gateway.metrics, executor, lambda: knowledge.records if knowledge.index.current() else None,
+                    host=host, port=port)  # fmt: skip
+
+    def stop(signum: int, _frame: object) -> None:
+        log.info("stopping on signal %s: finishing work in flight", signum)
+        threading.Thread(target=server.httpd.shutdown, name="errkb-stop").start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    common.err_console.print(f"errkb serving Slack at http://{host}:{server.port}/slack/events", highlight=False)
+    server.serve_forever()
+    server.stop()
+
+
+def _serve_socket(app: Any, app_token: str) -> None:
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    SocketModeHandler(app, app_token).start()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to ``app``."""
+    app.command("serve")(serve)

@@ -1,0 +1,85 @@
+"""Message catalogs and locale choice: plain data and pure functions.
+
+Every fixed string errkb says is a key in ``catalogs/<locale>.json``; each
+catalog has the same keys with the same ``{placeholders}``. :func:`t` looks a
+key up (English when a locale lacks it); :func:`negotiate_locale` picks the
+language of a reply from what is known about the user, the channel and the
+paste, in that order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from functools import cache
+from importlib import resources
+
+DEFAULT_LOCALE = "en"
+AUTO = "auto"
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: CJK characters a paste needs before its own language counts as Chinese.
+CJK_MIN = 4
+
+
+@cache
+def available_locales() -> tuple[str, ...]:
+    folder = resources.files("bot.i18n") / "catalogs"
+    return tuple(sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json")))
+
+
+@cache
+def catalog(locale: str) -> dict[str, str]:
+    text = (resources.files("bot.i18n") / "catalogs" / f"{locale}.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def placeholders(text: str) -> frozenset[str]:
+    """The ``{names}`` a catalog string expects."""
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(text) if name)
+
+
+def supported(locale: str | None) -> str | None:
+    """``zh-CN``/``zh_TW``/``zh`` → ``zh``; a locale errkb has no catalog for → None."""
+    if not locale:
+        return None
+    base = locale.strip().replace("_", "-").split("-")[0].lower()
+    return base if base in available_locales() else None
+
+
+def t(locale: str, key: str, **params: object) -> str:
+    """The catalog string ``key`` in ``locale`` (English when missing), formatted with ``params``."""
+    text = catalog(supported(locale) or DEFAULT_LOCALE).get(key)
+    if text is None:
+        text = catalog(DEFAULT_LOCALE)[key]
+    return text.format(**params) if params else text
+
+
+def paste_language(text: str) -> str | None:
+    """``zh`` when the paste itself is written in Chinese (around the error), else None."""
+    return "zh" if len(_CJK.findall(text[:20_000])) >= CJK_MIN else None
+
+
+def negotiate_locale(
+    user_choice: str | None,
+    slack_locale: str | None,
+    channel_default: str | None,
+    paste_text: str,
+) -> str:
+    """The reply's language: the user's choice, their Slack locale, the channel's default,
+    the paste's own language, English — the first of these errkb speaks."""
+    for candidate in (
+        None if user_choice == AUTO else user_choice,
+        slack_locale,
+        channel_default,
+        paste_language(paste_text),
+    ):
+        found = supported(candidate)
+        if found:
+            return found
+    return DEFAULT_LOCALE
+
+
+__all__ = ["AUTO", "DEFAULT_LOCALE", "available_locales", "catalog", "negotiate_locale",
+           "paste_language", "placeholders", "supported", "t"]  # fmt: skip

@@ -1,0 +1,49 @@
+"""Every id errkb gives Slack: actions, callbacks, blocks, inputs. One StrEnum each.
+
+Pure data, so the renderers can name them; the Slack edge imports them from here
+(``tests/test_architecture.py`` keeps bot.render free of bot.slack).
+
+A listener is registered per :class:`ActionId` and :class:`CallbackId`
+member (a meta-test checks it); renderers and listeners share these names.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+COMMAND = "/errkb"
+
+
+class ActionId(StrEnum):
+    VOTE_FIXED = "errkb.vote.fixed"
+    VOTE_FAILED = "errkb.vote.failed"
+    SHARE = "errkb.share"
+    ADD_RECORD = "errkb.add_record"
+    SHOW_RECORD = "errkb.show_record"
+
+
+class CallbackId(StrEnum):
+    LOOKUP_SHORTCUT = "errkb_lookup"
+    ADD_RECORD_VIEW = "errkb_add_record"
+
+
+class BlockId(StrEnum):
+    """Blocks that appear once in a message, and the add-record modal's inputs."""
+
+    VOTES = "errkb.votes"
+    REPLY_ACTIONS = "errkb.reply_actions"
+    RECORD_ID = "errkb.field.id"
+    SIGNATURE = "errkb.field.signature"
+    REGEX = "errkb.field.regex"
+    DOMAIN = "errkb.field.domain"
+    CATEGORY = "errkb.field.category"
+    ROOT_CAUSE = "errkb.field.root_cause"
+    WORKAROUND = "errkb.field.workaround"
+    HOW = "errkb.field.how"
+    DOCS = "errkb.field.docs"
+
+
+class InputId(StrEnum):
+    """The action id of the single input element inside each modal input block."""
+
+    VALUE = "errkb.input.value"

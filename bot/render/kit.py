@@ -1,0 +1,113 @@
+"""Block Kit building blocks as plain dicts, cut to Slack's limits. Pure.
+
+Slack rejects a payload over any limit, so every builder truncates: text to
+:data:`SECTION_TEXT` / :data:`CONTEXT_TEXT` / :data:`BUTTON_TEXT`, ids to
+:data:`ID_CHARS`, a message to :data:`MESSAGE_BLOCKS` blocks (:func:`fit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+Block = dict[str, Any]
+Message = dict[str, Any]  # {"text": fallback, "blocks": [...]} (+ response_type etc.)
+
+MESSAGE_BLOCKS = 50
+MODAL_BLOCKS = 100
+SECTION_TEXT = 3_000
+CONTEXT_TEXT = 2_000
+CONTEXT_ELEMENTS = 10
+HEADER_TEXT = 150
+BUTTON_TEXT = 75
+ID_CHARS = 255
+VALUE_CHARS = 2_000
+URL_CHARS = 3_000
+ACTIONS_ELEMENTS = 25
+FALLBACK_TEXT = 3_000
+MODAL_TITLE = 24
+MODAL_BUTTON = 24
+INPUT_LABEL = 2_000
+INITIAL_VALUE = 3_000
+ELLIPSIS = "…"
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, with an ellipsis when shortened."""
+    return text if len(text) <= limit else text[: max(0, limit - 1)] + ELLIPSIS
+
+
+def esc(text: str) -> str:
+    """Escape the three characters mrkdwn treats as markup (``&``, ``<``, ``>``)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def code(text: str) -> str:
+    """Inline code that survives any backticks in ``text``."""
+    return "`" + esc(text).replace("`", "ˋ") + "`"
+
+
+def link(url: str, label: str) -> str:
+    return f"<{url.replace('|', '%7C').replace('>', '%3E')}|{esc(label)}>"
+
+
+def mrkdwn(text: str, limit: int = SECTION_TEXT) -> dict[str, Any]:
+    return {"type": "mrkdwn", "text": cut(text, limit) or " "}
+
+
+def plain(text: str, limit: int) -> dict[str, Any]:
+    return {"type": "plain_text", "text": cut(text, limit) or " ", "emoji": True}
+
+
+def section(text: str, *, accessory: Block | None = None, block_id: str | None = None) -> Block:
+    block: Block = {"type": "section", "text": mrkdwn(text)}
+    if accessory is not None:
+        block["accessory"] = accessory
+    if block_id is not None:
+        block["block_id"] = cut(block_id, ID_CHARS)
+    return block
+
+
+def context(*texts: str) -> Block:
+    elements = [mrkdwn(t, CONTEXT_TEXT) for t in texts if t][:CONTEXT_ELEMENTS]
+    return {"type": "context", "elements": elements or [mrkdwn(" ", CONTEXT_TEXT)]}
+
+
+def header(text: str) -> Block:
+    return {"type": "header", "text": plain(text, HEADER_TEXT)}
+
+
+def divider() -> Block:
+    return {"type": "divider"}
+
+
+def button(text: str, action_id: str, *, value: str | None = None, style: str | None = None) -> Block:
+    element: Block = {"type": "button", "text": plain(text, BUTTON_TEXT), "action_id": cut(action_id, ID_CHARS)}
+    if value is not None:
+        if len(value) > VALUE_CHARS:
+            raise ValueError(f"button value of {len(value)} characters is over Slack's {VALUE_CHARS}")
+        element["value"] = value
+    if style in ("primary", "danger"):
+        element["style"] = style
+    return element
+
+
+def actions(elements: Sequence[Block], *, block_id: str | None = None) -> Block:
+    block: Block = {"type": "actions", "elements": list(elements)[:ACTIONS_ELEMENTS]}
+    if block_id is not None:
+        block["block_id"] = cut(block_id, ID_CHARS)
+    return block
+
+
+def fit(blocks: list[Block], overflow: str, limit: int = MESSAGE_BLOCKS) -> list[Block]:
+    """At most ``limit`` blocks; when cut, the last says ``overflow``. Trailing blocks
+    that must stay (the reply's own buttons) should be appended after fitting."""
+    if len(blocks) <= limit:
+        return blocks
+    return [*blocks[: limit - 1], context(overflow)]
+
+
+def message(fallback: str, blocks: list[Block], *, tail: Sequence[Block] = (), overflow: str = ELLIPSIS) -> Message:
+    """A message payload: ``blocks`` fitted so that ``tail`` (buttons) always fits after them."""
+    body = fit(blocks, overflow, MESSAGE_BLOCKS - len(tail))
+    return {"text": cut(fallback, FALLBACK_TEXT) or " ", "blocks": [*body, *tail]}

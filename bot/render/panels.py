@@ -1,0 +1,111 @@
+"""Block Kit renderers for ``/errkb`` views: search, record, help, stale, unknown, notes. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Protocol
+
+from bot.i18n import t
+from bot.records import Record
+from bot.render.blocks import Graph, Reply, _share_tail, freshness, record_blocks
+from bot.render.kit import Message, button, code, context, cut, esc, link, message, section
+from bot.render.ids import COMMAND, ActionId
+from bot.render.state import AddState, RecordState
+
+SHOWN_RESULTS = 10
+SHOWN_UNKNOWN = 15
+SHOWN_STALE = 40
+
+
+class UnknownItem(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def template(self) -> str: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def last_seen(self) -> datetime: ...
+    @property
+    def permalinks(self) -> tuple[str, ...]: ...
+
+
+HELP_COMMANDS = ("paste", "search", "show", "graph", "stale", "unknown", "lang", "help")
+
+
+def render_text(locale: str, key: str, **params: object) -> Message:
+    """A one-section message from a catalog key."""
+    text = t(locale, key, **params)
+    return message(text, [section(text)])
+
+
+def render_record(record: Record, reply: Reply, graph: Graph) -> Message:
+    """``/errkb show ID``: the record as an answer shows it, without vote buttons."""
+    blocks = record_blocks(record, Reply(**{**reply.__dict__, "votes": False}), graph, {})
+    fallback = t(reply.locale, "answer.fallback", signature=str(record.text("signature", reply.locale)[0]), id=record.id)
+    return message(fallback, blocks, tail=_share_tail(reply), overflow=t(reply.locale, "answer.overflow"))
+
+
+def render_search(words: str, results: Sequence[tuple[Record, float]], reply: Reply) -> Message:
+    loc = reply.locale
+    if not results:
+        return render_text(loc, "search.none", words=esc(cut(words, 200)))
+    blocks = [section(t(loc, "search.title", words=esc(cut(words, 200))))]
+    for record, _score in results[:SHOWN_RESULTS]:
+        signature, _ = record.text("signature", loc)
+        show = button(t(loc, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump())
+        blocks.append(section(f"{code(record.id)}\n{esc(cut(str(signature), 600))}", accessory=show))
+    return message(t(loc, "search.title", words=cut(words, 200)), blocks, tail=_share_tail(reply))
+
+
+def render_help(locale: str) -> Message:
+    lines = [f"{code(t(locale, f'help.cmd.{name}', command=COMMAND))} — {t(locale, f'help.{name}')}" for name in HELP_COMMANDS]
+    blocks = [section(t(locale, "help.title")), section("\n".join(lines)), context(t(locale, "help.footer"))]
+    return message(t(locale, "help.title"), blocks)
+
+
+def render_stale(
+    locale: str, days: int, stale: Sequence[tuple[str, date | None]], today: date, domain: str | None
+) -> Message:
+    if not stale:
+        return render_text(locale, "stale.none", days=days)
+    title = t(locale, "stale.title", count=len(stale), days=days)
+    if domain:
+        title += f" ({code(domain)})"
+    lines = [f"• {code(rid)} — {freshness(locale, day, today)}" for rid, day in stale[:SHOWN_STALE]]
+    blocks = [section(title)]
+    for start in range(0, len(lines), 20):
+        blocks.append(section("\n".join(lines[start : start + 20])))
+    if len(stale) > SHOWN_STALE:
+        blocks.append(context(t(locale, "list.more", count=len(stale) - SHOWN_STALE)))
+    return message(title, blocks)
+
+
+def render_unknown(locale: str, unknown: Sequence[UnknownItem], now: datetime) -> Message:
+    """The most common unknown errors, each with an "Add to knowledge base" button."""
+    if not unknown:
+        return render_text(locale, "unknown.none")
+    blocks = [section(t(locale, "unknown.title"))]
+    for item in unknown[:SHOWN_UNKNOWN]:
+        days = max(0, (now - item.last_seen).days)
+        examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
+        text = t(locale, "unknown.item", count=item.count, template=code(cut(item.template, 900)), days=days)
+        if examples:
+            text += "\n" + t(locale, "unknown.examples", links=examples)
+        add = AddState(unknown=item.id, locale=locale).dump()
+        blocks.append(section(text, accessory=button(t(locale, "button.add"), ActionId.ADD_RECORD, value=add)))
+    return message(t(locale, "unknown.title"), blocks)
+
+
+def render_refusal(locale: str) -> Message:
+    return render_text(locale, "refuse.not_maintainer")
+
+
+def render_error(locale: str, key: str, **params: object) -> Message:
+    text = t(locale, key, **params)
+    return message(text, [section(f":warning: {text}")])
+
+
+__all__ = ["render_error", "render_help", "render_record", "render_refusal", "render_search",
+           "render_stale", "render_text", "render_unknown"]  # fmt: skip

@@ -1,0 +1,70 @@
+"""State errkb carries in a button ``value`` or a view's ``private_metadata``.
+
+Each is a small pydantic model written as compact JSON and validated when
+Slack hands it back; anything malformed is a :class:`~bot.errors.ErrkbError`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bot.errors import ErrkbError
+
+VALUE_LIMIT = 2_000  # Slack's limit for a button value
+METADATA_LIMIT = 3_000  # and for private_metadata
+
+
+class BadState(ErrkbError):
+    key = "error.bad_state"
+
+
+class _State(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def dump(self) -> str:
+        text = self.model_dump_json(exclude_none=True)
+        if len(text) > VALUE_LIMIT:
+            raise ValueError(f"{type(self).__name__} state is {len(text)} characters, over {VALUE_LIMIT}")
+        return text
+
+
+class VoteState(_State):
+    """A "This fixed it" / "Didn't help" button: which reply, record and workaround."""
+
+    reply: int = Field(ge=1)
+    record: str = Field(min_length=1, max_length=300)
+    pos: int = Field(ge=0)
+
+
+class ReplyState(_State):
+    """A button about a whole reply (share it)."""
+
+    reply: int = Field(ge=1)
+
+
+class RecordState(_State):
+    """A button naming a record (show it)."""
+
+    record: str = Field(min_length=1, max_length=300)
+
+
+class AddState(_State):
+    """"Add to knowledge base": the unknown error to prefill from, and where to say thanks."""
+
+    unknown: int | None = None
+    channel: str | None = None
+    thread: str | None = None
+    locale: Literal["en", "zh"] | str = "en"
+
+
+S = TypeVar("S", bound=_State)
+
+
+def load_state(model: type[S], raw: str | None) -> S:
+    """Validate state coming back from Slack."""
+    try:
+        return model.model_validate_json(raw or "")
+    except ValidationError as exc:
+        raise BadState(f"malformed {model.__name__}: {exc.error_count()} problem(s)") from None

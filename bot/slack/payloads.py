@@ -1,0 +1,118 @@
+"""What errkb reads from Slack's request bodies, as pydantic models (extra keys ignored)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TEXT_FILETYPES = frozenset({"text", "log", "txt", "python", "javascript", "java", "go", "rust", "shell", "json",
+                            "yaml", "markdown", "post", "csv", "xml", "sql", "diff", "c", "cpp", "typescript"})  # fmt: skip
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class SlackFile(_In):
+    id: str
+    name: str = ""
+    mimetype: str = ""
+    filetype: str = ""
+    size: int = 0
+    url_private_download: str | None = None
+    url_private: str | None = None
+
+    @property
+    def is_text(self) -> bool:
+        name = self.name.lower()
+        return (self.mimetype.startswith("text/") or self.filetype in TEXT_FILETYPES
+                or name.endswith((".log", ".txt")))  # fmt: skip
+
+    @property
+    def url(self) -> str | None:
+        return self.url_private_download or self.url_private
+
+
+class Message(_In):
+    text: str = ""
+    user: str | None = None
+    ts: str
+    thread_ts: str | None = None
+    client_msg_id: str | None = None
+    files: list[SlackFile] = Field(default_factory=list)
+
+
+class MessageEvent(Message):
+    type: str
+    channel: str
+    subtype: str | None = None
+    bot_id: str | None = None
+
+
+class EventEnvelope(_In):
+    event_id: str
+    event: MessageEvent
+
+
+class SlashCommand(_In):
+    command: str
+    text: str = ""
+    user_id: str
+    channel_id: str
+    response_url: str | None = None
+    trigger_id: str | None = None
+
+
+class _Ref(_In):
+    id: str
+
+
+class Action(_In):
+    action_id: str
+    value: str | None = None
+
+
+class BlockActions(_In):
+    user: _Ref
+    channel: _Ref | None = None
+    response_url: str | None = None
+    trigger_id: str
+    actions: list[Action] = Field(min_length=1)
+    container: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def value(self) -> str | None:
+        return self.actions[0].value
+
+    @property
+    def message(self) -> tuple[str, str] | None:
+        """(channel, ts) of the public message holding the button; None for an ephemeral one."""
+        c = self.container
+        if c.get("type") != "message" or c.get("is_ephemeral") or not c.get("message_ts"):
+            return None
+        channel = c.get("channel_id") or (self.channel.id if self.channel else None)
+        return (str(channel), str(c["message_ts"])) if channel else None
+
+
+class MessageShortcut(_In):
+    callback_id: str
+    trigger_id: str
+    response_url: str | None = None
+    user: _Ref
+    channel: _Ref
+    message: Message
+
+
+class View(_In):
+    private_metadata: str = ""
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class ViewSubmission(_In):
+    user: _Ref
+    view: View
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return dict(self.view.state.get("values", {}))

@@ -1,0 +1,219 @@
+"""The real app over HTTP on loopback, a loopback Slack Web API, signed requests like Slack's.
+
+One server and one fake Slack per package (the database is the suite's
+``store``: SQLite, or PostgreSQL with ERRKB_TEST_DATABASE_URL); each test
+starts with an empty call log and empty Slack tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from sqlalchemy import update
+
+from bot.ingest import load_records
+from bot.match.index import MatchIndex
+from bot.records import Record
+from bot.settings import Settings
+from bot.slack.app import create_app
+from bot.slack.gateway import SlackGateway
+from bot.slack.metrics import Metrics
+from bot.slack.server import Server
+from bot.slack.world import Fixed
+from bot.store import repository
+from bot.store.db import Store
+from bot.store.models import (
+    SlackEventRow,
+    SlackReplyRow,
+    SlackUserRow,
+    UnknownErrorRow,
+    VoteRow,
+    WorkaroundRow,
+)
+from graph.build import build_graph
+from tests.conftest import DATA, wipe
+from tests.slack.fake_slack import FakeSlack
+
+HERE = Path(__file__).resolve().parent
+SECRET = "test-signing-secret-8f2c"
+TOKEN = "xoxb-1111-2222-secretbottoken"
+TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
+CHANNEL = "C0ERRORS"
+EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
+SLACK_TABLES = (SlackEventRow, SlackReplyRow, SlackUserRow, UnknownErrorRow, VoteRow)
+
+PASTE = """Traceback (most recent call last):
+  File "/srv/app/worker.py", line 88, in run
+    frob.start()
+  File "/usr/lib/python3.11/site-packages/frobnicate/core.py", line 12, in start
+    raise FrobnicatorOverheatError(temp)
+frobnicate.errors.FrobnicatorOverheatError: frobnicator core temperature 512 exceeded limit 300"""
+
+
+class FixedClock:
+    def __init__(self, now: datetime) -> None:
+        self.value = now
+
+    def now(self) -> datetime:
+        return self.value
+
+
+def kb_records() -> list[Record]:
+    """The starter knowledge base (``data/*.json``) plus the suite's own test records."""
+    paths = [p for p in sorted(DATA.glob("*.json"))] + [HERE / "kb.json"]
+    return load_records(paths)
+
+
+def sign(body: bytes, timestamp: int, secret: str = SECRET) -> str:
+    base = b"v0:" + str(timestamp).encode() + b":" + body
+    return "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes
+    seconds: float
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class SlackSender:
+    """Posts to the app exactly as Slack does: signed, form or JSON encoded."""
+
+    url: str
+    fake: FakeSlack
+    secret: str = SECRET
+    counter: Any = field(default_factory=lambda: iter(range(1, 10**9)))
+
+    def post(self, body: bytes, content_type: str, *, timestamp: int | None = None, secret: str | None = None,
+             retry: int | None = None) -> Response:  # fmt: skip
+        ts = int(time.time()) if timestamp is None else timestamp
+        headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(ts),
+                   "X-Slack-Signature": sign(body, ts, secret or self.secret)}  # fmt: skip
+        if retry is not None:
+            headers["X-Slack-Retry-Num"] = str(retry)
+            headers["X-Slack-Retry-Reason"] = "http_timeout"
+        request = urllib.request.Request(self.url + "/slack/events", data=body, headers=headers, method="POST")
+        started = time.perf_counter()
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return Response(response.status, response.read(), time.perf_counter() - started)
+        except urllib.error.HTTPError as exc:
+            return Response(exc.code, exc.read(), time.perf_counter() - started)
+
+    def next_id(self) -> int:
+        return next(self.counter)
+
+    def event(self, event: dict[str, Any], *, event_id: str | None = None, **kwargs: Any) -> Response:
+        body = {"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
+                "event_id": event_id or f"Ev{self.next_id():08d}", "event_time": int(time.time()),
+                "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}], "event": event}  # fmt: skip
+        return self.post(json.dumps(body).encode(), "application/json", **kwargs)
+
+    def message(self, text: str, *, user: str = EN_USER, ts: str | None = None, thread_ts: str | None = None,
+                **extra: Any) -> tuple[Response, str]:  # fmt: skip
+        ts = ts or f"1722500000.{self.next_id():06d}"
+        event = {"type": "message", "channel": CHANNEL, "user": user, "text": text, "ts": ts,
+                 "client_msg_id": f"cm-{ts}", "channel_type": "channel", **extra}  # fmt: skip
+        if thread_ts:
+            event["thread_ts"] = thread_ts
+        return self.event(event), ts
+
+    def command(self, text: str, *, user: str = EN_USER, **kwargs: Any) -> Response:
+        n = self.next_id()
+        form = {"token": "legacy", "team_id": "T1", "channel_id": CHANNEL, "channel_name": "errors",
+                "user_id": user, "user_name": user.lower(), "command": "/errkb", "text": text, "api_app_id": "A1",
+                "response_url": self.fake.response_url(f"cmd{n}"), "trigger_id": f"trig{n}"}  # fmt: skip
+        return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)
+
+    def interactive(self, payload: dict[str, Any], **kwargs: Any) -> Response:
+        body = urlencode({"payload": json.dumps(payload)}).encode()
+        return self.post(body, "application/x-www-form-urlencoded", **kwargs)
+
+    def click(self, action_id: str, value: str, *, user: str = EN_USER, message_ts: str | None = None) -> Response:
+        n = self.next_id()
+        return self.interactive({
+            "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
+            "api_app_id": "A1", "trigger_id": f"trig{n}", "channel": {"id": CHANNEL},
+            "container": {"type": "message", "message_ts": message_ts or "1", "channel_id": CHANNEL},
+            "response_url": self.fake.response_url(f"act{n}"),
+            "actions": [{"type": "button", "action_id": action_id, "block_id": "b", "value": value,
+                         "action_ts": str(time.time())}],
+        })  # fmt: skip
+
+
+@pytest.fixture(scope="package")
+def fake_slack() -> Iterator[FakeSlack]:
+    fake = FakeSlack(
+        users={EN_USER: {"locale": "en-US"}, ZH_USER: {"locale": "zh-CN"}, MAINTAINER: {"locale": "en-GB"}},
+        groups={"SMAINT": [MAINTAINER]},
+    ).start()
+    yield fake
+    fake.stop()
+
+
+@dataclass
+class Bot:
+    url: str
+    store: Store
+    fake: FakeSlack
+    clock: FixedClock
+    metrics: Metrics
+    records: list[Record]
+    send: SlackSender
+
+
+@pytest.fixture(scope="package")
+def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
+    records = kb_records()
+    wipe(store)
+    with store.transaction() as session:
+        repository.import_records(session, records=records, on_conflict="fail", actor="test", now=TODAY)
+    settings = Settings(
+        database_url=store.engine.url.render_as_string(hide_password=False),
+        slack_bot_token=TOKEN, slack_signing_secret=SECRET, slack_api_url=fake_slack.api_url,
+        maintainer_group="SMAINT", paste_limit=100_000, workers=8,
+    )  # type: ignore[call-arg]
+    metrics = Metrics()
+    gateway = SlackGateway(token=TOKEN, base_url=fake_slack.api_url, metrics=metrics, cache_seconds=3600)
+    clock = FixedClock(TODAY)
+    executor = ThreadPoolExecutor(8)
+    app = create_app(settings, store, Fixed(MatchIndex.build(records)), Fixed(build_graph(records)),  # type: ignore[arg-type]
+                     gateway, clock, executor=executor)  # fmt: skip
+    server = Server(app, store, metrics, executor, lambda: len(records), host="127.0.0.1", port=0)
+    server.start()
+    url = f"http://127.0.0.1:{server.port}"
+    yield Bot(url, store, fake_slack, clock, metrics, records, SlackSender(url, fake_slack))
+    server.stop()
+    wipe(store)
+
+
+@pytest.fixture(autouse=True)
+def _clean(request: pytest.FixtureRequest) -> Iterator[None]:
+    if "bot" not in request.fixturenames:
+        yield
+        return
+    bot: Bot = request.getfixturevalue("bot")
+    bot.fake.reset()
+    bot.clock.value = TODAY
+    with bot.store.transaction() as session:
+        for model in SLACK_TABLES:
+            session.query(model).delete()
+        session.execute(update(WorkaroundRow).values(fixed_count=0, failed_count=0))
+    yield

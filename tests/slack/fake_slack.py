@@ -1,0 +1,197 @@
+"""A loopback stand-in for the Slack Web API that records every call and answers like Slack.
+
+Serves ``/api/<method>`` (form or JSON bodies), the upload URLs of
+``files_upload_v2``, ``response_url`` posts (``/response/<id>``) and snippet
+downloads (``/files/<name>``). ``fail_next`` makes the next calls of a method
+answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+BOT_USER = "UBOT"
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    headers: dict[str, str]
+    at: float
+
+
+@dataclass
+class FakeSlack:
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    failures: dict[str, list[tuple[int, str | None]]] = field(default_factory=dict)
+    not_in: set[str] = field(default_factory=set)  # channels errkb is not a member of
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    _ts: Any = field(default_factory=lambda: itertools.count(1))
+    server: ThreadingHTTPServer | None = None
+
+    # -- control ---------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return self.url + "/api/"
+
+    def response_url(self, name: str) -> str:
+        return f"{self.url}/response/{name}"
+
+    def reset(self) -> None:
+        with self.lock:
+            self.calls.clear()
+            self.failures.clear()
+            self.not_in.clear()
+
+    def fail_next(self, method: str, status: int, error: str | None = None, times: int = 1) -> None:
+        with self.lock:
+            self.failures.setdefault(method, []).extend([(status, error)] * times)
+
+    def of(self, method: str) -> list[Call]:
+        with self.lock:
+            return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, method: str, count: int = 1, *, timeout: float = 10.0,
+                 where: Callable[[Call], bool] = lambda c: True) -> list[Call]:  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [c for c in self.of(method) if where(c)]
+            if len(found) >= count or time.monotonic() > deadline:
+                return found
+            time.sleep(0.01)
+
+    # -- answers ---------------------------------------------------------------
+
+    def answer(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self.lock:
+            queue = self.failures.get(method)
+            failure = queue.pop(0) if queue else None
+        if failure is not None:
+            status, error = failure
+            if status == 429:
+                return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "0"}
+            if status != 200:
+                return status, {"ok": False, "error": "internal_error"}, {}
+            return 200, {"ok": False, "error": error}, {}
+        channel = str(params.get("channel", ""))
+        if method in ("chat.postMessage", "chat.update", "chat.postEphemeral") and channel in self.not_in:
+            return 200, {"ok": False, "error": "not_in_channel"}, {}
+        if method == "auth.test":
+            return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT", "team_id": "T1", "user": "errkb",
+                         "team": "Test", "url": "https://test.slack.com/"}, {}  # fmt: skip
+        if method in ("chat.postMessage", "chat.update"):
+            ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
+            return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}}, {}
+        if method == "chat.postEphemeral":
+            return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
+        if method == "users.info":
+            user = self.users.get(str(params.get("user")))
+            if user is None:
+                return 200, {"ok": False, "error": "user_not_found"}, {}
+            return 200, {"ok": True, "user": {"id": params.get("user"), **user}}, {}
+        if method == "chat.getPermalink":
+            return 200, {"ok": True, "permalink": f"https://test.slack.com/archives/{channel}/p{params.get('message_ts')}"}, {}
+        if method == "usergroups.users.list":
+            group = self.groups.get(str(params.get("usergroup")))
+            if group is None:
+                return 200, {"ok": False, "error": "no_such_subteam"}, {}
+            return 200, {"ok": True, "users": group}, {}
+        if method == "views.open":
+            return 200, {"ok": True, "view": {"id": "V1", **(params.get("view") or {})}}, {}
+        if method == "conversations.info":
+            return 200, {"ok": True, "channel": {"id": channel, "name": "errors", "is_member": True}}, {}
+        if method == "files.getUploadURLExternal":
+            file_id = f"F{next(self._ts)}"
+            return 200, {"ok": True, "upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id}, {}
+        if method == "files.completeUploadExternal":
+            files = params.get("files")
+            files = json.loads(files) if isinstance(files, str) else files or []
+            return 200, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}, {}
+        return 200, {"ok": True}, {}
+
+    def start(self) -> FakeSlack:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                path = urlparse(self.path).path
+                if path.startswith("/files/") and path[7:] in fake.files:
+                    fake._record("files.download", {"name": path[7:]}, dict(self.headers))
+                    self._send(200, fake.files[path[7:]].encode(), "text/plain")
+                else:
+                    self._send(404, b"not found", "text/plain")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                path = urlparse(self.path).path
+                headers = dict(self.headers)
+                if path.startswith("/upload/"):
+                    fake._record("upload", {"file_id": path[8:], "bytes": len(raw), "head": raw[:8]}, headers)
+                    self._send(200, b"OK - uploaded", "text/plain")
+                    return
+                if path.startswith("/response/"):
+                    fake._record("response_url", {"name": path[10:], **json.loads(raw or b"{}")}, headers)
+                    self._send(200, b"ok", "text/plain")
+                    return
+                method = path.removeprefix("/api/")
+                params = fake._params(raw, headers, self.path)
+                fake._record(method, params, headers)
+                status, body, extra = fake.answer(method, params)
+                self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", extra)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+    def _record(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> None:
+        with self.lock:
+            self.calls.append(Call(method, params, headers, time.monotonic()))
+
+    @staticmethod
+    def _params(raw: bytes, headers: dict[str, str], path: str) -> dict[str, Any]:
+        params: dict[str, Any] = {k: v[0] for k, v in parse_qs(urlparse(path).query).items()}
+        kind = headers.get("Content-Type", "")
+        if "json" in kind and raw:
+            params.update(json.loads(raw))
+        elif raw:
+            params.update({k: v[0] for k, v in parse_qs(raw.decode()).items()})
+        return params

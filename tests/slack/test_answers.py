@@ -1,0 +1,139 @@
+"""Pastes in channels: answered in the thread, once, in the poster's language; noise ignored."""
+
+from __future__ import annotations
+
+import time
+
+from bot.store import slack_repo
+from tests.slack.blockkit import assert_valid_message
+from tests.slack.conftest import CHANNEL, PASTE, ZH_USER, Bot
+
+
+def test_a_paste_is_answered_in_its_thread(bot: Bot) -> None:
+    response, ts = bot.send.message(PASTE)
+    assert response.status == 200
+    posts = bot.fake.wait_for("chat.postMessage")
+    assert len(posts) == 1
+    post = posts[0].params
+    assert post["channel"] == CHANNEL and post["thread_ts"] == ts
+    assert "errkbtest/frobnicator-overheat" in post["text"]
+    text = str(post["blocks"])
+    assert "Prime the coolant loop" in text and "14 month(s) ago" in text
+    assert posts[0].headers["Authorization"] == "Bearer xoxb-1111-2222-secretbottoken"
+    assert_valid_message(post)
+
+
+def test_a_chinese_user_gets_a_chinese_answer(bot: Bot) -> None:
+    bot.send.message(PASTE, user=ZH_USER)
+    post = bot.fake.wait_for("chat.postMessage")[0].params
+    text = str(post["blocks"])
+    assert "冷却回路" in text and "个月前" in text
+    assert_valid_message(post)
+
+
+def test_retries_and_duplicate_event_ids_answer_exactly_once(bot: Bot) -> None:
+    ts = "1722500000.777777"
+    event = {"type": "message", "channel": CHANNEL, "user": "UENGLISH", "text": PASTE, "ts": ts,
+             "client_msg_id": "cm-dup"}  # fmt: skip
+    statuses = [bot.send.event(event, event_id="EvDUP1").status]
+    statuses += [bot.send.event(event, event_id="EvDUP1", retry=n).status for n in (1, 2, 3)]
+    statuses.append(bot.send.event(event, event_id="EvDUP2").status)  # same message, new event id
+    assert statuses == [200] * 5
+    bot.fake.wait_for("chat.postMessage", 2, timeout=1.5)  # give a second answer every chance to appear
+    assert len(bot.fake.of("chat.postMessage")) == 1
+
+
+def test_two_errors_in_one_paste_are_answered_cause_first(bot: Bot) -> None:
+    paste = PASTE + "\nCoolantPumpStalledError: coolant pump 3 reports zero flow for 30 seconds"
+    bot.send.message(paste)
+    post = bot.fake.wait_for("chat.postMessage")[0].params
+    text = str(post["blocks"])
+    assert text.index("errkbtest/coolant-pump-stalled") < text.index("errkbtest/frobnicator-overheat")
+    assert "2 errors in this paste" in text
+    assert_valid_message(post)
+
+
+def test_html_escaped_code_fenced_paste_is_matched(bot: Bot) -> None:
+    escaped = "```" + PASTE.replace('"', "&quot;").replace("<", "&lt;") + "```"
+    bot.send.message("can anyone help? &gt; this keeps happening\n" + escaped)
+    assert len(bot.fake.wait_for("chat.postMessage")) == 1
+
+
+def test_bots_edits_deletions_and_chit_chat_are_ignored(bot: Bot) -> None:
+    bot.send.message(PASTE, bot_id="B999", subtype="bot_message")
+    bot.send.message(PASTE, user="UBOT")  # errkb's own message
+    bot.send.event({"type": "message", "subtype": "message_changed", "channel": CHANNEL, "ts": "1.1",
+                    "message": {"text": PASTE, "user": "UENGLISH", "ts": "1.0"}})  # fmt: skip
+    bot.send.event({"type": "message", "subtype": "message_deleted", "channel": CHANNEL, "ts": "1.2",
+                    "deleted_ts": "1.0"})  # fmt: skip
+    bot.send.message("anyone up for lunch at noon?")
+    bot.send.message("RuntimeError: the flux capacitor is misaligned by 3 degrees")  # unknown: silent
+    assert bot.fake.wait_for("chat.postMessage", timeout=1.0) == []
+    assert bot.metrics.value("errkb_declines_total", reason="ignored") >= 3  # (Bolt drops its own first)
+
+
+def test_unknown_paste_in_channel_is_kept_silently_for_maintainers(bot: Bot) -> None:
+    for _ in range(2):
+        bot.send.message("RuntimeError: the flux capacitor is misaligned by 3 degrees")
+    rows = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not (rows and rows[0].count == 2 and len(rows[0].permalinks) == 2):
+        with bot.store.transaction() as session:
+            rows = slack_repo.unknown_errors(session)
+        time.sleep(0.01)
+    assert rows and rows[0].count == 2 and len(rows[0].permalinks) == 2
+    assert "<n>" in rows[0].template or "<ver>" in rows[0].template
+    assert bot.fake.of("chat.postMessage") == []
+
+
+def test_mention_without_a_confident_match_shows_uncertain_candidates(bot: Bot) -> None:
+    bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": "UENGLISH", "ts": "1722500001.000001",
+                    "text": "<@UBOT> FrobnicatorError: frobnicator core got hot", "client_msg_id": "cm-m1"})  # fmt: skip
+    # Slack also sends the message event for the same message: it must not answer a second time.
+    bot.send.message("<@UBOT> FrobnicatorError: frobnicator core got hot", ts="1722500001.000001")
+    posts = bot.fake.wait_for("chat.postMessage")
+    assert len(posts) == 1
+    text = str(posts[0].params["blocks"])
+    assert "Not sure" in text and "errkbtest/frobnicator-underheat" in text
+    assert posts[0].params["thread_ts"] == "1722500001.000001"
+    assert_valid_message(posts[0].params)
+
+
+def test_mention_of_something_unknown_says_nothing_is_known(bot: Bot) -> None:
+    bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": "UENGLISH", "ts": "1722500002.000001",
+                    "thread_ts": "1722500000.000009", "client_msg_id": "cm-m2",
+                    "text": "<@UBOT> ZorgleBlorpException: qwzx vrrp ktchk"})  # fmt: skip
+    posts = bot.fake.wait_for("chat.postMessage")
+    assert len(posts) == 1 and posts[0].params["thread_ts"] == "1722500000.000009"
+    assert_valid_message(posts[0].params)
+    text = str(posts[0].params["blocks"])
+    assert "Nothing in the knowledge base" in text or "Not sure" in text
+
+
+def test_a_snippet_file_is_read(bot: Bot) -> None:
+    bot.fake.files["crash.log"] = PASTE
+    bot.send.message("", subtype="file_share", files=[{
+        "id": "F1", "name": "crash.log", "mimetype": "text/plain", "filetype": "text", "size": len(PASTE),
+        "url_private_download": bot.fake.url + "/files/crash.log"}])  # fmt: skip
+    posts = bot.fake.wait_for("chat.postMessage")
+    assert len(posts) == 1 and "frobnicator-overheat" in posts[0].params["text"]
+    download = bot.fake.of("files.download")[0]
+    assert download.headers["Authorization"].startswith("Bearer xoxb-")
+
+
+def test_a_one_megabyte_paste_is_acked_fast_and_cut_with_a_note(bot: Bot) -> None:
+    huge = "INFO all good here, nothing to see\n" * 30_000 + PASTE
+    assert len(huge) > 1_000_000
+    response, _ = bot.send.message(PASTE + "\n" + huge)
+    assert response.status == 200 and response.seconds < 1.0
+    posts = bot.fake.wait_for("chat.postMessage", timeout=20)
+    assert len(posts) == 1
+    assert "only the first 100,000 were read" in str(posts[0].params["blocks"])
+
+
+def test_slack_rate_limits_are_retried(bot: Bot) -> None:
+    bot.fake.fail_next("chat.postMessage", 429)
+    bot.send.message(PASTE)
+    posts = bot.fake.wait_for("chat.postMessage", 2, timeout=10)
+    assert len(posts) == 2  # the 429, then the retry after Retry-After
+    assert bot.metrics.value("errkb_slack_api_errors_total", method="chat.postMessage", error="ratelimited") == 0

@@ -1,0 +1,85 @@
+"""The edges stay honest: every id has a listener, every catalog every key, renderers stay pure."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.i18n import available_locales, catalog, placeholders
+from bot.render.ids import ActionId, CallbackId
+from bot.render.state import AddState, ReplyState, VoteState
+from tests.slack.conftest import CHANNEL, EN_USER, Bot
+
+ROOT = Path(__file__).resolve().parents[2]
+PURE = ["bot/render/blocks.py", "bot/render/kit.py", "bot/render/panels.py", "bot/render/modal.py",
+        "bot/i18n/__init__.py", "bot/render/ids.py", "bot/render/state.py"]  # fmt: skip
+FORBIDDEN = ("slack_sdk", "slack_bolt", "sqlalchemy", "apscheduler", "os", "datetime.datetime.now")
+
+
+def test_every_catalog_has_the_same_keys_and_placeholders() -> None:
+    english = catalog("en")
+    assert set(available_locales()) >= {"en", "zh"}
+    for locale in available_locales():
+        other = catalog(locale)
+        assert set(other) == set(english), f"{locale}: {set(other) ^ set(english)}"
+        for key, text in english.items():
+            assert placeholders(other[key]) == placeholders(text), f"{locale}:{key}"
+
+
+def test_every_key_the_code_uses_is_in_the_catalogs() -> None:
+    keys = set(catalog("en"))
+    used: set[str] = set()
+    for path in list((ROOT / "bot" / "render").glob("*.py")) + list((ROOT / "bot" / "slack").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("t", "render_text", "render_error"):
+                for arg in node.args[:2]:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "." in arg.value:
+                        used.add(arg.value)
+    assert used and used <= keys, used - keys
+
+
+@pytest.mark.parametrize("path", PURE)
+def test_the_pure_middle_imports_no_io(path: str) -> None:
+    tree = ast.parse((ROOT / path).read_text())
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []  # fmt: skip
+        for name in names:
+            assert not name.split(".")[0] in FORBIDDEN, f"{path} imports {name}"
+
+
+def _payload(kind: str, ident: str) -> dict[str, object]:
+    if kind == "action":
+        value = {ActionId.VOTE_FIXED: VoteState(reply=999999, record="x/y", pos=0).dump(),
+                 ActionId.VOTE_FAILED: VoteState(reply=999999, record="x/y", pos=0).dump(),
+                 ActionId.SHARE: ReplyState(reply=999999).dump()}.get(ident, AddState().dump())  # fmt: skip
+        return {"type": "block_actions", "user": {"id": EN_USER}, "trigger_id": "t", "channel": {"id": CHANNEL},
+                "actions": [{"type": "button", "action_id": ident, "value": value, "block_id": "b"}]}  # fmt: skip
+    if ident == CallbackId.LOOKUP_SHORTCUT:
+        return {"type": "message_action", "callback_id": ident, "trigger_id": "t", "user": {"id": EN_USER},
+                "channel": {"id": CHANNEL}, "message": {"text": "hello", "ts": "1.0"}}  # fmt: skip
+    return {"type": "view_submission", "user": {"id": EN_USER},
+            "view": {"type": "modal", "callback_id": ident, "private_metadata": AddState().dump(), "state": {"values": {}}}}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind,ident", [("action", a) for a in ActionId] + [("callback", c) for c in CallbackId])
+def test_every_action_and_callback_id_has_a_listener(bot: Bot, kind: str, ident: str) -> None:
+    """Bolt answers 404 to an interaction no listener matches."""
+    response = bot.send.interactive(_payload(kind, ident))
+    assert response.status == 200, (ident, response.body)
+
+
+def test_manifest_names_the_shortcut_and_the_command() -> None:
+    import yaml
+
+    manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text())
+    features = manifest["features"]
+    assert [s["callback_id"] for s in features["shortcuts"]] == [CallbackId.LOOKUP_SHORTCUT.value]
+    assert features["slash_commands"][0]["command"] == "/errkb"
+    settings = manifest["settings"]
+    assert settings["interactivity"]["request_url"].endswith("/slack/events")
+    assert {"message.channels", "app_mention"} <= set(settings["event_subscriptions"]["bot_events"])
+    assert json.dumps(manifest)  # plain data

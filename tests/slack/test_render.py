@@ -1,0 +1,107 @@
+"""The renderers on their own: pure, valid Block Kit, within Slack's limits in any locale."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.records import Record
+from bot.render import blocks, panels
+from bot.render.ids import BlockId
+from bot.render.modal import modal_errors, prefill, render_add_modal
+from bot.render.state import AddState, BadState, VoteState, load_state
+from graph.build import build_graph
+from graph.triage import triage_sections
+from tests.slack.blockkit import assert_valid_message, assert_valid_view
+from tests.slack.conftest import kb_records
+
+TODAY = date(2025, 8, 1)
+
+
+def _huge() -> Record:
+    long = "x" * 5_000
+    return Record.model_validate({
+        "id": "big/" + "a" * 280, "signature": "HugeError: " + long, "regex": "HugeError", "domain": "python",
+        "root_cause": long, "workarounds": [{"action": f"step {i} " + long, "success_rate": 0.5, "how": long}
+                                            for i in range(30)],
+        "dead_ends": [{"action": long, "why_fails": long} for i in range(30)],
+        "versions": [{"version": "v" + str(i)} for i in range(50)], "official_doc_url": "https://e.org/" + "d" * 500,
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize("locale", ["en", "zh"])
+def test_every_answer_in_the_knowledge_base_renders_valid_block_kit(locale: str) -> None:
+    records = kb_records()
+    kg = build_graph(records)
+    for record in records:
+        graph = blocks.Graph(triage_sections(kg, [record.id], locale=locale))
+        reply = blocks.Reply(locale=locale, today=TODAY, reply_id=7, ephemeral=True)
+        assert_valid_message(blocks.render_answer([record], reply, graph, {(record.id, 0): (7, 2)}))
+
+
+def test_an_oversized_record_is_cut_to_slacks_limits() -> None:
+    record = _huge()
+    reply = blocks.Reply(locale="en", today=TODAY, reply_id=1, ephemeral=True, cut_at=100_000, note="n" * 9_000)
+    message = blocks.render_answer([record, _huge().model_copy(update={"id": "big/b"})], reply, blocks.Graph(), {})
+    assert_valid_message(message)
+    assert message["blocks"][-1]["elements"][0]["action_id"] == "errkb.share"  # the share button survives
+    assert_valid_message(panels.render_record(record, reply, blocks.Graph()))
+    assert_valid_message(blocks.render_candidates([(record, 0.3)] * 5, reply))
+    assert_valid_message(panels.render_search("w" * 5_000, [(record, 1.0)] * 30, reply))
+
+
+def test_observed_counts_and_freshness_read_well() -> None:
+    record = next(r for r in kb_records() if r.id == "errkbtest/frobnicator-overheat")
+    reply = blocks.Reply(locale="en", today=TODAY, reply_id=3)
+    text = str(blocks.render_answer([record], reply, blocks.Graph(), {(record.id, 1): (7, 2)})["blocks"])
+    assert "7 of 9 here" in text and "Last confirmed 14 month(s) ago" in text
+    assert text.index("Prime the coolant loop") < text.index("Lower the batch size") < text.index("cooler rack")
+    assert "Raise the temperature limit" in text and "Restarting the worker" in text
+    zh = str(blocks.render_answer([record], blocks.Reply(locale="zh", today=TODAY), blocks.Graph(), {})["blocks"])
+    assert "启动前先充注冷却回路" in zh and "14 个月前" in zh
+    fallback = next(r for r in kb_records() if r.id == "errkbtest/widget-meltdown")
+    zh = str(blocks.render_answer([fallback], blocks.Reply(locale="zh", today=TODAY), blocks.Graph(), {})["blocks"])
+    assert "尚未翻译" in zh  # English text, marked as such
+
+
+@pytest.mark.parametrize("days,expected", [(0, "today"), (3, "3 day(s) ago"), (425, "14 month(s) ago"),
+                                            (1600, "4 year(s) ago")])  # fmt: skip
+def test_freshness(days: int, expected: str) -> None:
+    from datetime import timedelta
+
+    assert blocks.freshness("en", TODAY - timedelta(days=days), TODAY).endswith(expected)
+
+
+def test_panels_are_valid() -> None:
+    from datetime import UTC, datetime
+
+    from bot.store.slack_repo import UnknownError
+
+    now = datetime(2025, 8, 1, tzinfo=UTC)
+    unknown = [UnknownError(i, "E: <n> " + "t" * 3_000, "E: 1", 5, now, now, ("https://x.slack.com/p1",) * 5)
+               for i in range(1, 30)]  # fmt: skip
+    for locale in ("en", "zh"):
+        assert_valid_message(panels.render_help(locale))
+        assert_valid_message(panels.render_unknown(locale, unknown, now))
+        assert_valid_message(panels.render_stale(locale, 180, [(f"a/{i}", None) for i in range(300)], TODAY, "py"))
+        assert_valid_message(panels.render_refusal(locale))
+        assert_valid_message(blocks.render_nothing(blocks.Reply(locale=locale, today=TODAY,
+                                                                add=AddState(unknown=1)), ["E: x" * 500]))  # fmt: skip
+        values = prefill("RuntimeError: the flux capacitor is misaligned by 3 degrees", "RuntimeError: <q>")
+        assert_valid_view(render_add_modal(locale, AddState(unknown=1, locale=locale), values))
+
+
+def test_modal_errors_land_on_their_inputs() -> None:
+    errors = modal_errors([("regex", "bad"), ("domain", "missing"), ("workarounds[0].action", "empty"),
+                           ("tags", "odd"), ("regex", "also")])  # fmt: skip
+    assert errors == {BlockId.REGEX: "bad; also", BlockId.DOMAIN: "missing", BlockId.WORKAROUND: "empty",
+                      BlockId.SIGNATURE: "odd"}  # fmt: skip
+
+
+def test_state_round_trips_and_rejects_tampering() -> None:
+    state = VoteState(reply=5, record="a/b", pos=2)
+    assert load_state(VoteState, state.dump()) == state
+    for bad in ("", "{}", '{"reply": 0, "record": "a", "pos": 1}', '{"reply": 1, "record": "a", "pos": 1, "x": 2}'):
+        with pytest.raises(BadState):
+            load_state(VoteState, bad)
