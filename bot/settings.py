@@ -55,20 +55,9 @@ class Settings(BaseSettings):
         description="Base URL of the Slack Web API.",
     )
     log_level: str = Field(default="INFO", description="Logging level.")
-    maintainers: Annotated[list[str], NoDecode] = Field(
-        default_factory=list,
-        description="Slack user ids of knowledge-base maintainers, comma separated.",
-    )
-    maintainer_group: str | None = Field(
-        default=None,
-        description="Slack user group id whose members are maintainers too (needs usergroups:read).",
-    )
-    stale_after_days: int = Field(
-        default=365, ge=1, description="A record not confirmed for this many days is stale."
-    )
     channel_locales: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict,
-        description="Default answer language per channel, e.g. 'C0123=zh,C0456=en'.",
+        description="Default answer language per channel: CHANNEL=LOCALE pairs, e.g. C0123=zh,C0456=en.",
     )
     paste_limit: int = Field(
         default=100_000, ge=1_000,
@@ -81,25 +70,6 @@ class Settings(BaseSettings):
         default=16, ge=1, description="Threads doing the work after Slack is acknowledged."
     )
 
-    @field_validator("maintainers", mode="before")
-    @classmethod
-    def _split_ids(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
-        return value
-
-    @field_validator("channel_locales", mode="before")
-    @classmethod
-    def _split_pairs(cls, value: Any) -> Any:
-        if not isinstance(value, str):
-            return value
-        pairs = {}
-        for part in filter(None, (p.strip() for p in value.split(","))):
-            channel, sep, locale = part.partition("=")
-            if not sep or not channel.strip() or not locale.strip():
-                raise ValueError(f"expected CHANNEL=LOCALE pairs, got {part!r}")
-            pairs[channel.strip()] = locale.strip()
-        return pairs
     maintainers: str = Field(
         default="",
         description="Slack user ids of knowledge-base maintainers, comma separated.",
@@ -118,23 +88,48 @@ class Settings(BaseSettings):
     stale_after_days: int = Field(
         default=180, ge=1, description="A record is stale when last_confirmed is older than this."
     )
-    stale_after_days_by_domain: dict[str, int] = Field(
+    stale_after_days_by_domain: Annotated[dict[str, int], NoDecode] = Field(
         default_factory=dict,
-        description='Per-domain staleness thresholds as JSON, e.g. {"llm": 90}.',
+        description="Per-domain staleness thresholds: DOMAIN=DAYS pairs, e.g. llm=90,web=365.",
     )
-    stale_after_days_by_tier: dict[str, int] = Field(
+    stale_after_days_by_tier: Annotated[dict[str, int], NoDecode] = Field(
         default_factory=dict,
-        description='Per-verification-tier thresholds as JSON, e.g. {"ai_generated": 90}.',
+        description="Per-verification-tier thresholds: TIER=DAYS pairs, e.g. ai_generated=90.",
     )
-    domain_owners: dict[str, list[str]] = Field(
+    domain_owners: Annotated[dict[str, list[str]], NoDecode] = Field(
         default_factory=dict,
-        description='Slack user ids owning each domain as JSON, e.g. {"llm": ["U123"]}.',
+        description="Owners of each domain: DOMAIN=USER USER pairs, e.g. llm=U123 U456,cuda=U789.",
     )
     digest_size: int = Field(default=10, ge=1, le=40, description="Stale records shown per digest.")
+
+    @field_validator(
+        "channel_locales", "stale_after_days_by_domain", "stale_after_days_by_tier", mode="before"
+    )
+    @classmethod
+    def _split_pairs(cls, value: Any) -> Any:
+        return _pairs(value) if isinstance(value, str) else value
+
+    @field_validator("domain_owners", mode="before")
+    @classmethod
+    def _split_owners(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        return {domain: users.split() for domain, users in _pairs(value).items()}
 
     @property
     def maintainer_ids(self) -> frozenset[str]:
         return frozenset(part.strip() for part in self.maintainers.split(",") if part.strip())
+
+
+def _pairs(value: str) -> dict[str, str]:
+    """``KEY=VALUE,KEY=VALUE`` as a dict; a malformed pair is an error naming it."""
+    pairs = {}
+    for part in filter(None, (p.strip() for p in value.split(","))):
+        key, sep, item = part.partition("=")
+        if not sep or not key.strip() or not item.strip():
+            raise ValueError(f"expected KEY=VALUE pairs separated by commas, got {part!r}")
+        pairs[key.strip()] = item.strip()
+    return pairs
 
 
 def load_settings(**overrides: object) -> Settings:
