@@ -41,7 +41,9 @@ def run(url: str, corpus: Path) -> None:
 
     def importing():  # type: ignore[no-untyped-def]
         with store.transaction() as session:
-            return repo.import_records(session, records=records, on_conflict="upsert", actor="bench", now=now)
+            return repo.import_records(
+                session, records=records, on_conflict="upsert", actor="bench", now=now
+            )
 
     first = timed("import (all new)", importing)
     again = timed("re-import (unchanged)", importing)
@@ -51,7 +53,9 @@ def run(url: str, corpus: Path) -> None:
             return repo.load_records(session)
 
     loaded = timed("load every record", loading)
-    print(f"  added {len(first.added)}, unchanged on re-import {len(again.unchanged)}, loaded {len(loaded)}")
+    print(
+        f"  added {len(first.added)}, unchanged on re-import {len(again.unchanged)}, loaded {len(loaded)}"
+    )
     store.dispose()
 
 

@@ -279,3 +279,57 @@ class UnknownErrorRow(Base):
     first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     permalinks: Mapped[list[Any]]
+
+
+# -- staleness digest ------------------------------------------------------------
+
+
+class RecordStateRow(Base):
+    """A record's life in the knowledge base, apart from its knowledge: deprecation,
+    snoozes, and when it was last put in a digest (the reminder throttle)."""
+
+    __tablename__ = "record_state"
+
+    record_id: Mapped[str] = mapped_column(
+        ForeignKey("records.id", ondelete="CASCADE"), primary_key=True
+    )
+    deprecated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    deprecated_by: Mapped[str | None] = mapped_column(String(200))
+    deprecated_reason: Mapped[str | None] = mapped_column(Text)
+    snoozed_until: Mapped[date | None] = mapped_column(Date)
+    last_digested_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class MatchEventRow(Base):
+    """A record answered a paste in Slack: the usage that ranks stale records."""
+
+    __tablename__ = "match_events"
+    __table_args__ = (Index("ix_match_events_record_at", "record_id", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    record_id: Mapped[str] = mapped_column(String(RECORD_ID))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class DigestRunRow(Base):
+    """One digest for one period and audience; the unique pair makes it happen once.
+
+    A replica claims the row (``claimed``) with a lease; ``done`` once Slack took
+    the post. A claim whose lease ran out (its process died) may be taken over.
+    """
+
+    __tablename__ = "digest_runs"
+    __table_args__ = (UniqueConstraint("period", "audience"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    period: Mapped[str] = mapped_column(String(40))
+    audience: Mapped[str] = mapped_column(String(120))
+    status: Mapped[str] = mapped_column(String(20))
+    claimed_by: Mapped[str] = mapped_column(String(200))
+    claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    lease_until: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    done_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    channel: Mapped[str | None] = mapped_column(String(50))
+    message_ts: Mapped[str | None] = mapped_column(String(50))
+    last_error: Mapped[str | None] = mapped_column(Text)
