@@ -29,7 +29,7 @@ import re2
 from bot.errors import ErrkbError
 from bot.match.extract import Extraction, extract
 from bot.match.normalise import tokens
-from bot.match.patterns import Alternative, analyse, prefilter_keys, split_alternatives
+from bot.match.patterns import Alternative, analyse, required_literals, split_alternatives
 from bot.match.rank import Hit, Match, RecordInfo, Triage, rank
 from bot.match.similarity import Similarity
 from bot.records import Record
@@ -105,6 +105,7 @@ class MatchIndex:
         self._always: list[int] = []  # alternatives without a prefilter key
         self._fallback: list[tuple[int, re.Pattern[str]]] = []
         by_key: dict[str, list[int]] = {}
+        self._need: list[int] = []  # alternative → how many of its keys a line must hold
         for i, record in enumerate(self.records):
             try:
                 re2.compile(record.regex, _options())
@@ -115,10 +116,11 @@ class MatchIndex:
                 alt = len(self._alts)
                 self._alts.append(analyse(branch))
                 self._owner.append(i)
-                keys = prefilter_keys(branch)
-                if keys is None:
+                required = required_literals(branch)
+                self._need.append(required[1] if required else 0)
+                if required is None:
                     self._always.append(alt)
-                for key in keys or ():
+                for key in required[0] if required else ():
                     by_key.setdefault(key, []).append(alt)
         if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
@@ -156,11 +158,15 @@ class MatchIndex:
 
     def alternative_hits(self, line: str) -> list[tuple[int, Alternative]]:
         """(record, alternative) for every record branch that matches ``line``."""
-        candidates: set[int] = set(self._always)
+        counts: dict[int, int] = {}
         for literal_set, offset in self._sets:
             for j in literal_set.Match(line) or ():
                 if offset + j < len(self._keys):
-                    candidates.update(self._keys[offset + j])
+                    for alt in self._keys[offset + j]:
+                        counts[alt] = counts.get(alt, 0) + 1
+        need = self._need
+        candidates = {alt for alt, seen in counts.items() if seen >= need[alt]}
+        candidates.update(self._always)
         found = []
         for alt in sorted(candidates):
             regex = self._regex(alt)

@@ -256,3 +256,19 @@ def risky_regex(pattern: str) -> str | None:
     if worst >= 3:
         return f"{worst} unbounded gaps (.*) in one branch: polynomial backtracking on long lines"
     return None
+
+
+def required_literals(pattern: str) -> tuple[list[str], int] | None:
+    """Prefilter keys of one alternative and how many of them a line must contain.
+
+    Every literal run of three or more letters or digits that each match contains
+    (all of them: an AND filter, so ``out.*of.*memory`` is confirmed only on lines
+    holding all three words); otherwise the OR keys of :func:`prefilter_keys`, one
+    of which suffices. ``None``: no key, so the alternative is always checked.
+    """
+    found = {f.strip().lower() for f in fragments(pattern)}
+    strong = sorted(f for f in found if sum(c.isalnum() for c in f) >= 3)
+    if strong:
+        return strong, len(strong)
+    keys = prefilter_keys(pattern)
+    return (keys, 1) if keys else None

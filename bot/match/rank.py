@@ -48,6 +48,9 @@ FAMILIES = {
     "php": {"php", "laravel"},
 }  # fmt: skip
 _ALL_LANGUAGE_DOMAINS = set().union(*FAMILIES.values())
+#: Words that only name a language or runtime (``py`` from ``py311``, ``jdk17``): every
+#: paste in that language has them, so they say nothing about which library failed.
+_LANGUAGE_WORDS = _ALL_LANGUAGE_DOMAINS | {"py", "js", "ts", "jdk", "jre", "jvm", "golang", "rb", "cs"}
 _MASK_WORDS = frozenset({"uuid", "url", "hex", "path", "ip", "ver"})
 _GENERIC_ENV = frozenset(
     [
@@ -141,6 +144,14 @@ class Triage:
         """The best confident match of each distinct error, in paste order."""
         return [ms[0] for _, ms in self.per_error if ms and ms[0].band != "low"]
 
+    def answer_ids(self) -> list[str]:
+        """The records that answer the paste: one per distinct error, in paste order
+        (the best overall when no single error has a confident match of its own)."""
+        ids = [m.record_id for m in self.primary()]
+        if not ids and self.answered and self.best is not None:
+            ids = [self.best.record_id]
+        return list(dict.fromkeys(ids))
+
 
 def band(score: float) -> str:
     return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
@@ -201,7 +212,7 @@ def _important(extraction: Extraction) -> list[int]:
 def _env(info: RecordInfo, words: set[str]) -> float:
     """1: the record's tool/library words are in the paste; 0.5: only its language is."""
     seen = info.env_words & words
-    return 0.0 if not seen else 0.5 if seen <= _ALL_LANGUAGE_DOMAINS else 1.0
+    return 0.0 if not seen else 0.5 if seen <= _LANGUAGE_WORDS else 1.0
 
 
 def _foreign(info: RecordInfo, family: set[str], words: set[str]) -> float:
@@ -230,11 +241,12 @@ def rank(
     best_regex: dict[int, tuple[float, int, float, float]] = {}
     for hit in hits:
         weight = ROLE_WEIGHT[lines[hit.position].role]
-        strength = weight * (1 - math.exp(-hit.literal / 12))
+        cover = min(1.0, hit.literal / cache.size(hit.position))
+        # a hit on the exception type alone, while the message says much more, only
+        # shows the class of error: it counts for as much of the line as it covers
+        bare = 1.0 if hit.type_only and cover < 0.5 else 0.0
+        strength = weight * (1 - math.exp(-hit.literal / 12)) * (max(cover, 0.25) if bare else 1.0)
         if strength > best_regex.get(hit.record, (-1.0, 0, 0.0, 0.0))[0]:
-            cover = min(1.0, hit.literal / cache.size(hit.position))
-            # a hit on the exception type alone while the message says much more
-            bare = 1.0 if hit.type_only and cover < 0.5 else 0.0
             best_regex[hit.record] = (strength, hit.position, weight * cover, weight * bare)
     candidates = set(best_regex)
     if bm25 is not None:
