@@ -37,13 +37,16 @@ def serve(
     from bot.store.db import open_store
 
     settings = common.settings()
-    configure_logging(settings.log_level)
-    if socket and settings.slack_app_token is None:
-        raise ConfigError("SLACK_APP_TOKEN is required for --socket")
+    problems = settings.serve_problems(socket=socket)
+    if problems:
+        raise ConfigError("missing settings for errkb serve: " + "; ".join(problems))
+    configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
     store = open_store(settings.database_url)
-    knowledge = LiveKnowledge(store_loader(store), version_reader(store))
+    knowledge = LiveKnowledge(store_loader(store), version_reader(store), poll_seconds=settings.kb_refresh_seconds)
     knowledge.start()
-    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    # A multi-workspace install answers each request with its workspace's token (bot.slack.install).
+    bot_token = None if settings.multi_workspace else settings.slack_bot_token
+    token = bot_token.get_secret_value() if bot_token else None
     gateway = SlackGateway(token=token, base_url=settings.slack_api_url, metrics=Metrics(),
                            cache_seconds=settings.user_cache_seconds)  # fmt: skip
     executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="errkb-work")
@@ -66,14 +69,15 @@ def _serve_http(app: Any, store: Any, gateway: Any, executor: Any, knowledge: An
                     host=host, port=port)  # fmt: skip
 
     def stop(signum: int, _frame: object) -> None:
-        log.info("stopping on signal %s: finishing work in flight", signum)
+        log.info("stopping on signal %s: finishing work in flight", signum, extra={"signal": signum})
         threading.Thread(target=server.httpd.shutdown, name="errkb-stop").start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    common.err_console.print(f"errkb serving Slack at http://{host}:{server.port}/slack/events", highlight=False)
+    log.info("errkb serving Slack at http://%s:%s/slack/events", host, server.port, extra={"port": server.port})
     server.serve_forever()
     server.stop()
+    log.info("errkb stopped")
 
 
 def _serve_socket(app: Any, app_token: str) -> None:

@@ -2,8 +2,10 @@
 
 No module-level ``App``: ``errkb serve`` and the tests each build exactly the
 app they need. Listeners ack at once and do their work lazily on
-``executor``; with ``process_before_response`` Slack gets its answer as soon
-as the ack function returns, whatever the paste.
+``executor`` (in a copy of the request's context: its ids and bot token);
+with ``process_before_response`` Slack gets its answer as soon as the ack
+function returns, whatever the paste. With ``SLACK_CLIENT_ID`` the app is a
+multi-workspace install (:mod:`bot.slack.install`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from bot.slack import listeners
 from bot.slack.clock import Clock
 from bot.slack.failures import report_error
 from bot.slack.gateway import SlackGateway
+from bot.slack.install import oauth_settings
 from bot.slack.middleware import make_middleware
+from bot.slack.scope import ContextExecutor
 from bot.slack.world import GraphSource, IndexSource, World
 from bot.store.db import Store
 
@@ -38,17 +42,18 @@ def create_app(
     executor: Executor | None = None,
 ) -> App:
     """The Slack app with every listener, the middleware and the one error handler."""
-    if settings.slack_signing_secret is None:
-        raise ConfigError("SLACK_SIGNING_SECRET is required to verify requests from Slack")
-    if settings.slack_bot_token is None:
-        raise ConfigError("SLACK_BOT_TOKEN is required to answer in Slack")
+    problems = settings.serve_problems()
+    if problems or settings.slack_signing_secret is None:
+        raise ConfigError("missing settings: " + "; ".join(problems))
     world = World(settings=settings, store=store, index=live_index, graph=graph_holder, gateway=gateway,
                   clock=clock, metrics=gateway.metrics)  # fmt: skip
+    work = executor or ThreadPoolExecutor(settings.workers, thread_name_prefix="errkb-work")
     app = App(
         client=gateway.client,
         signing_secret=settings.slack_signing_secret.get_secret_value(),
         process_before_response=True,
-        listener_executor=executor or ThreadPoolExecutor(settings.workers, thread_name_prefix="errkb-work"),
+        listener_executor=ContextExecutor(work),
+        oauth_settings=oauth_settings(settings, store),
         raise_error_for_unhandled_request=False,
         logger=logging.getLogger("bot.slack.bolt"),
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -67,9 +68,13 @@ def guarded(world: World, work: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(work)
     def run(**kwargs: Any) -> None:
+        started = time.perf_counter()
         try:
             work(**kwargs)
         except Exception as error:  # noqa: BLE001 - the one place errors of lazy work are handled
             report_error(world, error, kwargs.get("body") or {})
+        else:
+            ms = round((time.perf_counter() - started) * 1000, 1)
+            log.info("%s done", work.__name__, extra={"listener": work.__name__, "ms": ms})
 
     return run

@@ -7,6 +7,10 @@ errkb expects (the bot is not in the channel, the message is gone, a trigger
 expired …) come back as a :class:`Sent` with ``ok=False``; anything else
 becomes :class:`~bot.errors.SlackUnavailable`. Every failure is counted in
 the metrics; the token never appears in a log line or an exception.
+
+Calls made while a Slack request is handled use that request's workspace
+token (:mod:`bot.slack.scope`; a multi-workspace install has one per team);
+others use the token the gateway was built with.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from slack_sdk.webhook import WebhookClient
 
 from bot.errors import SlackUnavailable
 from bot.slack.metrics import Metrics
+from bot.slack.scope import current
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +100,14 @@ class SlackGateway:
 
     # -- the one place calls go through -------------------------------------------
 
+    def token(self) -> str | None:
+        """The bot token for a call now: the current request's workspace's, else the default."""
+        return current().bot_token or self.client.token
+
     def call(self, method: str, **params: Any) -> Sent:
+        token = current().bot_token
+        if token:
+            params = {**params, "token": token}  # slack_sdk sends it as the Authorization header
         try:
             if method in JSON_METHODS:
                 response = self.client.api_call(method, json=params)
@@ -158,7 +170,7 @@ class SlackGateway:
         try:
             response = self.client.files_upload_v2(
                 channel=channel, content=content, filename=filename, title=title,
-                initial_comment=comment, thread_ts=thread_ts,
+                initial_comment=comment, thread_ts=thread_ts, token=self.token(),
             )  # fmt: skip
         except SlackApiError as exc:
             error = str(exc.response.get("error", "unknown_error"))
@@ -197,7 +209,7 @@ class SlackGateway:
 
     def download_text(self, url: str, *, limit: int) -> str | None:
         """A snippet's text (at most ``limit`` characters), fetched with the bot token."""
-        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.client.token}"})
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.token()}"})
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 data: bytes = response.read(limit * 4)

@@ -1,15 +1,42 @@
-"""Logging for the bot: configured once at start; Slack tokens never reach a log line."""
+"""Logging for the bot, configured once at start: JSON lines off a terminal, text on one.
+
+Every line carries the ids of the request it belongs to (``request_id``,
+``team_id``, ``event_id`` from :mod:`bot.slack.scope`), so the lazy work of a
+paste logs under the id of the request that brought it. Slack tokens and the
+configured secrets are masked in every line, tracebacks included, and the
+libraries that print whole HTTP bodies at DEBUG are held at INFO: no token
+and no raw request body reaches a log line.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from bot.slack.scope import current
 
 _TOKEN = re.compile(r"\b(xox[abposre]|xapp)-[A-Za-z0-9-]+")
+#: Loggers that print request or response bodies at DEBUG; never below INFO.
+CHATTY = ("slack_sdk", "slack_bolt", "bot.slack.bolt", "urllib3")
+#: Loggers that say nothing an operator needs below WARNING.
+QUIET = ("alembic.runtime.plugins",)
+_RECORD_FIELDS = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message",
+    "asctime",
+    "taskName",
+}
 
 
-def redact(text: str) -> str:
-    return _TOKEN.sub(lambda m: f"{m.group(1)}-***", text)
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    text = _TOKEN.sub(lambda m: f"{m.group(1)}-***", text)
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
 
 
 class RedactTokens(logging.Filter):
@@ -23,10 +50,73 @@ class RedactTokens(logging.Filter):
         return True
 
 
-def configure_logging(level: str) -> None:
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactTokens())
+class RequestIds(logging.Filter):
+    """Adds the current request's ids to each record (``extra`` given by the caller wins)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for key, value in current().log_fields().items():
+            if not hasattr(record, key):
+                setattr(record, key, value)
+        return True
+
+
+def _extras(record: logging.LogRecord) -> dict[str, Any]:
+    return {
+        k: v for k, v in vars(record).items() if k not in _RECORD_FIELDS and not k.startswith("_")
+    }
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, ids and ``extra`` fields."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.secrets = tuple(secrets)
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        data.update({k: v for k, v in _extras(record).items() if k not in data})
+        if record.exc_info:
+            data["exc"] = self.formatException(record.exc_info)
+        return redact(json.dumps(data, ensure_ascii=False, default=str), self.secrets)
+
+
+class TextFormatter(logging.Formatter):
+    """``time LEVEL logger: message [key=value …]`` for a person at a terminal."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        self.secrets = tuple(secrets)
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        extras = _extras(record)
+        if extras:
+            line += " [" + " ".join(f"{k}={v}" for k, v in extras.items()) + "]"
+        return redact(line, self.secrets)
+
+
+def configure_logging(level: str, *, fmt: str = "auto", secrets: Iterable[str] = (),
+                      stream: TextIO | None = None) -> logging.Handler:  # fmt: skip
+    """Send every log line to ``stream`` (stderr): JSON unless ``fmt`` is text, or auto on a terminal."""
+    stream = stream if stream is not None else sys.stderr
+    as_json = fmt == "json" or (fmt == "auto" and not stream.isatty())
+    handler = logging.StreamHandler(stream)
+    secrets = [s for s in secrets if len(s) >= 6]
+    handler.setFormatter(JsonFormatter(secrets) if as_json else TextFormatter(secrets))
+    handler.addFilter(RequestIds())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    floor = max(logging.INFO, root.level)
+    for name in CHATTY:
+        logging.getLogger(name).setLevel(floor)
+    for name in QUIET:
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
+    logging.captureWarnings(True)
+    return handler

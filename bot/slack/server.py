@@ -1,8 +1,10 @@
 """HTTP mode: one threaded WSGI server for ``POST /slack/events``, ``GET /healthz``, ``GET /metrics``.
 
-Stdlib only (``wsgiref`` with a thread per request). :meth:`Server.stop`
-stops accepting, waits for requests in flight, then for the lazy work they
-started, so a deploy never drops an acknowledged paste.
+In a multi-workspace install Bolt also serves ``GET /slack/install`` and
+``GET /slack/oauth_redirect`` here. Stdlib only (``wsgiref`` with a thread
+per request); each request gets a request id (:mod:`bot.slack.scope`).
+:meth:`Server.stop` stops accepting, waits for requests in flight, then for
+the lazy work they started, so a deploy never drops an acknowledged paste.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from sqlalchemy import text
 
+from bot.slack import scope
 from bot.slack.metrics import Metrics
 from bot.store.db import Store
 
@@ -70,7 +73,10 @@ def wsgi_app(app: App, store: Store, metrics: Metrics, records: Callable[[], int
             start_response("200 OK", [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
                                       ("Content-Length", str(len(body)))])  # fmt: skip
             return [body]
-        return bolt(environ, start_response)
+        request_id = scope.new_request_id()
+        environ["HTTP_" + scope.REQUEST_ID_HEADER.upper().replace("-", "_")] = request_id
+        with scope.bound(request_id=request_id):
+            return bolt(environ, start_response)
 
     return route
 
@@ -99,6 +105,8 @@ class Server:
         """Stop accepting, finish requests in flight, then the work they started."""
         self.httpd.shutdown()
         self.httpd.server_close()
+        log.info("no longer accepting requests; finishing work in flight")
         self.executor.shutdown(wait=True)
+        log.info("work in flight finished")
         if self._thread is not None:
             self._thread.join(timeout=10)

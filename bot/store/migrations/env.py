@@ -6,9 +6,11 @@ from alembic import context
 from sqlalchemy import Connection
 
 from bot.store.models import Base
+from bot.store.oauth import oauth_metadata
 
 config = context.config
-target_metadata = Base.metadata
+#: errkb's own tables and those of slack_sdk's OAuth stores: ``alembic check`` covers both.
+target_metadata = [Base.metadata, oauth_metadata()]
 
 
 def _configure(connection: Connection) -> None:
