@@ -8,7 +8,8 @@ nothing else in errkb reads the environment.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from platformdirs import user_data_dir
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
@@ -21,6 +22,13 @@ def default_database_url() -> str:
     """A SQLite file in the user's data directory (created on first use)."""
     folder = Path(user_data_dir("errkb", appauthor=False))
     return f"sqlite:///{folder / 'errkb.sqlite3'}"
+
+
+#: The bot scopes of ``manifest.yaml`` (a test keeps the two in step).
+MANIFEST_SCOPES = (
+    "chat:write", "commands", "channels:history", "groups:history", "im:history", "mpim:history",
+    "app_mentions:read", "users:read", "files:read", "files:write", "usergroups:read",
+)  # fmt: skip
 
 
 class Settings(BaseSettings):
@@ -54,7 +62,37 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("SLACK_API_URL"),
         description="Base URL of the Slack Web API.",
     )
-    log_level: str = Field(default="INFO", description="Logging level.")
+    slack_client_id: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_CLIENT_ID"),
+        description="Client id of the Slack app; with SLACK_CLIENT_SECRET, turns on multi-workspace install (OAuth).",
+    )
+    slack_client_secret: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_CLIENT_SECRET"),
+        description="Client secret of the Slack app (multi-workspace install).",
+    )
+    slack_scopes: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=MANIFEST_SCOPES,
+        validation_alias=AliasChoices("SLACK_SCOPES"),
+        description="Bot scopes asked for at install, comma separated (default: the manifest's).",
+    )
+    slack_redirect_uri: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_REDIRECT_URI"),
+        description="OAuth redirect URL, https://HOST/slack/oauth_redirect (needed when the app lists several).",
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="INFO", description="Logging level."
+    )
+    log_format: Literal["auto", "json", "text"] = Field(
+        default="auto",
+        description="Log lines as JSON or text; auto: text on a terminal, JSON otherwise.",
+    )
+    kb_refresh_seconds: float = Field(
+        default=5.0, gt=0, le=3600,
+        description="How often a server checks the database for changed records (and reloads them).",
+    )  # fmt: skip
     channel_locales: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict,
         description="Default answer language per channel: CHANNEL=LOCALE pairs, e.g. C0123=zh,C0456=en.",
@@ -100,7 +138,18 @@ class Settings(BaseSettings):
         default_factory=dict,
         description="Owners of each domain: DOMAIN=USER USER pairs, e.g. llm=U123 U456,cuda=U789.",
     )
-    digest_size: int = Field(default=10, ge=1, le=40, description="Stale records shown per digest.")
+    digest_size: int = Field(default=10, ge=1, le=14, description="Stale records shown per digest.")
+    digest_retry_seconds: int = Field(
+        default=60, ge=1, description="How often a missed or failed digest is retried."
+    )
+    observe_window_hours: float = Field(
+        default=24, gt=0,
+        description="Errors seen in one thread (or CLI session) within this many hours count as a transition.",
+    )  # fmt: skip
+    digest_lease_seconds: int = Field(
+        default=300, ge=1,
+        description="How long a replica may take to post a digest before another may take over.",
+    )  # fmt: skip
 
     @field_validator(
         "channel_locales", "stale_after_days_by_domain", "stale_after_days_by_tier", mode="before"
@@ -108,6 +157,30 @@ class Settings(BaseSettings):
     @classmethod
     def _split_pairs(cls, value: Any) -> Any:
         return _pairs(value) if isinstance(value, str) else value
+
+    @field_validator("slack_scopes", mode="before")
+    @classmethod
+    def _split_scopes(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        scopes = tuple(part.strip() for part in value.split(",") if part.strip())
+        if not scopes:
+            raise ValueError("expected scopes separated by commas, e.g. chat:write,commands")
+        return scopes
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (expected an IANA name like Europe/Berlin)") from None
+        return value
 
     @field_validator("domain_owners", mode="before")
     @classmethod
@@ -119,6 +192,34 @@ class Settings(BaseSettings):
     @property
     def maintainer_ids(self) -> frozenset[str]:
         return frozenset(part.strip() for part in self.maintainers.split(",") if part.strip())
+
+    @property
+    def multi_workspace(self) -> bool:
+        """True when errkb is installed per workspace through OAuth (SLACK_CLIENT_ID set)."""
+        return self.slack_client_id is not None
+
+    def serve_problems(self, *, socket: bool = False) -> list[str]:
+        """What ``errkb serve`` is missing, one ``VARIABLE: why`` each (empty when it can start)."""
+        problems = []
+        if self.slack_signing_secret is None:
+            problems.append("SLACK_SIGNING_SECRET: required to verify requests from Slack")
+        if self.multi_workspace and self.slack_client_secret is None:
+            problems.append("SLACK_CLIENT_SECRET: required with SLACK_CLIENT_ID (multi-workspace install)")
+        if self.slack_client_secret is not None and not self.multi_workspace:
+            problems.append("SLACK_CLIENT_ID: required with SLACK_CLIENT_SECRET (multi-workspace install)")
+        if not self.multi_workspace and self.slack_client_secret is None and self.slack_bot_token is None:
+            problems.append("SLACK_BOT_TOKEN: required to answer in Slack (or SLACK_CLIENT_ID and "
+                            "SLACK_CLIENT_SECRET for a multi-workspace install)")  # fmt: skip
+        if socket and self.slack_app_token is None:
+            problems.append("SLACK_APP_TOKEN: required for errkb serve --socket")
+        if socket and self.multi_workspace:
+            problems.append("SLACK_CLIENT_ID: a multi-workspace install needs errkb serve --http")
+        return problems
+
+    def secret_values(self) -> list[str]:
+        """The configured secrets, for masking in logs."""
+        secrets = (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token, self.slack_client_secret)
+        return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]
 
 
 def _pairs(value: str) -> dict[str, str]:
@@ -140,10 +241,16 @@ def load_settings(**overrides: object) -> Settings:
         lines = []
         for err in exc.errors(include_url=False):
             name = str(err["loc"][0]) if err["loc"] else "?"
-            field = Settings.model_fields.get(name)
-            var = _env_name(name, field)
-            lines.append(f"{var}: {err['msg']}")
+            var = _variable(name)
+            lines.append(f"{var}: {' '.join(str(err['msg']).split())}")
         raise ConfigError("invalid configuration: " + "; ".join(lines)) from None
+
+
+def _variable(loc: str) -> str:
+    """The environment variable behind an error location (a field name or an alias)."""
+    if loc.upper() == loc and not loc.startswith("ERRKB_"):
+        return loc  # already a variable name: a Slack alias such as SLACK_SCOPES
+    return _env_name(loc, Settings.model_fields.get(loc))
 
 
 def _env_name(name: str, field: object) -> str:

@@ -121,3 +121,60 @@ def test_the_console_script_runs_as_a_process(committed_store: Store, seed_file:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["added"] == 1
+
+
+def test_search_finds_records_by_words_in_any_language(committed_store: Store, seed_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "import", str(seed_file))
+    code, out, _ = run(capsys, "search", "KV", "cache", "block", "--json")
+    assert code == 0 and json.loads(out)[0]["id"] == seed()["id"]
+    code, out, _ = run(capsys, "search", "缓存块", "--json", "--lang", "zh")
+    assert json.loads(out)[0]["signature"] == seed()["signature_zh"]
+    code, out, _ = run(capsys, "search", "nothing-like-this-anywhere")
+    assert code == 0 and "No record matches" in out
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
+
+
+def test_triage_orders_errors_cause_first_with_graph_sections(committed_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "init")
+    code, out, _ = run(capsys, "triage", str(EXAMPLES / "nccl-shm-docker.txt"), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["answered"]
+    assert [a["id"] for a in data["answers"]] == ["llm/nccl-shm-extend-failed", "llm/nccl-unhandled-system-error"]
+    assert data["order"]["fix_first"] == "llm/nccl-shm-extend-failed"
+    causes = {c["error"]: [i["id"] for i in c["items"]] for c in data["causes"]}
+    assert "llm/nccl-shm-extend-failed" in causes["llm/nccl-unhandled-system-error"]
+    assert all({"causes", "next", "confused_with", "order"} <= set(data) for _ in [0])
+    code, out, _ = run(capsys, "triage", str(EXAMPLES / "nccl-shm-docker.txt"))
+    assert "cause first: fix llm/nccl-shm-extend-failed first" in out
+    assert "Usually preceded by" in out and "What to expect next" in out
+
+
+def test_triage_answers_in_chinese_with_fallback_marked(committed_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "init")
+    code, out, _ = run(capsys, "triage", str(EXAMPLES / "pad-token-question-zh.txt"), "--json", "--lang", "zh")
+    assert code == 0
+    best = json.loads(out)["best"]
+    assert best["locale"] == "zh" and any("\u4e00" <= ch <= "\u9fff" for ch in best["root_cause"])
+
+
+def test_triage_of_an_unknown_error_says_nothing_is_known(committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "init")
+    paste = tmp_path / "p.txt"
+    paste.write_text("** (FunctionClauseError) no function clause matching in Enum.map/2\n", encoding="utf-8")
+    code, out, _ = run(capsys, "triage", str(paste), "--json")
+    assert code == 0 and json.loads(out)["answered"] is False
+
+
+def test_a_triage_session_records_observed_transitions(committed_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "init")
+    run(capsys, "triage", "--session", "s1", str(EXAMPLES / "flash-attn-import.txt"))
+    run(capsys, "triage", "--session", "s1", str(EXAMPLES / "vllm-oom.txt"))
+    run(capsys, "triage", "--session", "other", str(EXAMPLES / "nccl-timeout.txt"))
+    code, out, _ = run(capsys, "graph", "observed", "--json")
+    observed = json.loads(out)
+    pairs = {(o["source"], o["target"]) for o in (observed if isinstance(observed, list) else observed["observed"])}
+    assert any(t == "llm/vllm-no-available-memory-for-cache-blocks" for _, t in pairs)
+    assert all("nccl" not in t for _, t in pairs)  # another session is not a transition

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 
 import typer
+from rich.markup import escape
 
-from bot.cli import common, graph, kb, serve, triage
+from bot.cli import common, digest, graph, kb, serve, triage
 from bot.errors import ErrkbError, ImportFailed
 
 app = typer.Typer(
@@ -17,7 +18,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="rich",
 )
-for module in (kb, triage, graph, serve):
+for module in (kb, triage, graph, digest, serve):
     module.register(app)
 
 
@@ -31,6 +32,7 @@ def main(argv: list[str] | None = None) -> None:
             common.err_console.print(str(problem), highlight=False, markup=False, soft_wrap=True)
         common.err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise SystemExit(1) from None
-    except ErrkbError as exc:
-        common.err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+    except ErrkbError as exc:  # one line, however narrow the terminal: operators grep for it
+        message = escape(" ".join(str(exc).split()))
+        common.err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
         raise SystemExit(1) from None

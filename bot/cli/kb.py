@@ -29,6 +29,7 @@ def register(app: typer.Typer) -> None:
     app.command("import")(import_)
     app.command("export")(export)
     app.command("show")(show)
+    app.command("search")(search)
     app.command("stats")(stats)
 
 
@@ -196,6 +197,40 @@ def show(
         emit_json(record.to_native())
         return
     print_record(console, record, lang)
+
+
+def search(
+    words: Annotated[list[str], typer.Argument(help="Words to look for.")],
+    limit: Annotated[int, typer.Option(help="How many records to list.")] = 10,
+    lang: Annotated[str, typer.Option("--lang", help="Locale of the signatures shown.")] = "en",
+    as_json: JsonOpt = False,
+) -> None:
+    """Find records by words in their signatures, aliases and translations.
+
+    Example: [bold]errkb search nccl timeout[/]
+    """
+    from bot.match.index import MatchIndex
+
+    store = open_default_store()
+    with store.transaction() as session:
+        records = repo.load_records(session)
+    store.dispose()
+    index = MatchIndex.build(records)
+    found = [(index.record(rid), score) for rid, score in index.search(" ".join(words), limit=limit)]
+    hits = [(record, score) for record, score in found if record is not None]
+    if as_json:
+        emit_json([
+            {"id": r.id, "score": score, "domain": r.domain, "signature": r.text("signature", lang)[0]}
+            for r, score in hits
+        ])  # fmt: skip
+        return
+    if not hits:
+        console.print("No record matches those words.")
+        return
+    table = Table("record", "signature", "score")
+    for record, score in hits:
+        table.add_row(record.id, record.text("signature", lang)[0].splitlines()[0][:100], f"{score:.2f}")
+    console.print(table)
 
 
 def stats(as_json: JsonOpt = False) -> None:

@@ -51,15 +51,36 @@ def serve(
                            cache_seconds=settings.user_cache_seconds)  # fmt: skip
     executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="errkb-work")
     app = create_app(settings, store, knowledge.index, knowledge.graph, gateway, SystemClock(), executor=executor)  # type: ignore[arg-type]
+    scheduler = _start_digest(settings, store, gateway, knowledge)
     try:
         if http:
             _serve_http(app, store, gateway, executor, knowledge, host, port)
         else:
             _serve_socket(app, settings.slack_app_token.get_secret_value())  # type: ignore[union-attr]
     finally:
+        if scheduler is not None:
+            scheduler.shutdown(wait=True)
         knowledge.stop()
         executor.shutdown(wait=True)
         store.dispose()
+
+
+def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> Any:
+    """The staleness digest's scheduler; every replica runs one, the database picks who posts."""
+    from bot.digest.jobs import DigestSender, start_scheduler
+    from bot.slack.clock import SystemClock
+    from bot.slack.gateway import SlackGateway
+
+    if settings.multi_workspace:
+        # the digest goes to one workspace: it needs that workspace's bot token
+        if settings.slack_bot_token is None:
+            log.warning("multi-workspace install without SLACK_BOT_TOKEN: no staleness digest is posted")
+            return None
+        gateway = SlackGateway(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url,
+                               metrics=gateway.metrics, cache_seconds=settings.user_cache_seconds)  # fmt: skip
+    sender = DigestSender(settings=settings, store=store, gateway=gateway, graph=knowledge.graph.current,
+                          clock=SystemClock().now)  # fmt: skip
+    return start_scheduler(sender, settings)
 
 
 def _serve_http(app: Any, store: Any, gateway: Any, executor: Any, knowledge: Any, host: str, port: int) -> None:

@@ -11,7 +11,7 @@ all raise a record; each reason is kept so the digest can explain the rank.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -142,3 +142,24 @@ def select_stale(
         )
     items.sort(key=lambda item: (-item.score, -item.days_overdue, item.record_id))
     return items[:limit] if limit is not None else items
+
+
+def importance_of(
+    record_ids: Iterable[str],
+    *,
+    matches: Mapping[str, int],
+    centrality: Mapping[str, tuple[int, float]],
+) -> dict[str, Importance]:
+    """Usage and graph weight per record; ``centrality`` maps id → (leads_in, pagerank)."""
+    out = {}
+    for record_id in record_ids:
+        leads_in, rank = centrality.get(record_id, (0, 0.0))
+        out[record_id] = Importance(matches=matches.get(record_id, 0), leads_in=leads_in, pagerank=rank)
+    return out
+
+
+def explain(item: StaleItem, translate: Callable[..., str], locale: str) -> str:
+    """One line: "matched 23 times this month; 4 errors lead to it; 210 days overdue"."""
+    return translate(locale, "digest.reason.join").join(
+        translate(locale, reason.key, **reason.params) for reason in item.reasons
+    )

@@ -20,11 +20,16 @@ class ActionId(StrEnum):
     SHARE = "errkb.share"
     ADD_RECORD = "errkb.add_record"
     SHOW_RECORD = "errkb.show_record"
+    DIGEST_CONFIRM = "errkb.digest.confirm"
+    DIGEST_SNOOZE = "errkb.digest.snooze"
+    DIGEST_DEPRECATE = "errkb.digest.deprecate"
+    DIGEST_OPEN = "errkb.digest.open"
 
 
 class CallbackId(StrEnum):
     LOOKUP_SHORTCUT = "errkb_lookup"
     ADD_RECORD_VIEW = "errkb_add_record"
+    DEPRECATE_VIEW = "errkb_deprecate"
 
 
 class BlockId(StrEnum):
@@ -41,6 +46,8 @@ class BlockId(StrEnum):
     WORKAROUND = "errkb.field.workaround"
     HOW = "errkb.field.how"
     DOCS = "errkb.field.docs"
+    DEPRECATE_REASON = "errkb.field.deprecate_reason"
+    DIGEST_ITEM = "errkb.digest.item"  # + ":" + record id, one per stale record
 
 
 class InputId(StrEnum):

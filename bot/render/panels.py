@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import datetime
 from typing import Protocol
 
 from bot.i18n import t
 from bot.records import Record
-from bot.render.blocks import Graph, Reply, _share_tail, freshness, record_blocks
-from bot.render.kit import Message, button, code, context, cut, esc, link, message, section
+from bot.render.blocks import Graph, Reply, _share_tail, record_blocks
 from bot.render.ids import COMMAND, ActionId
+from bot.render.kit import Message, button, code, context, cut, esc, link, message, section
 from bot.render.state import AddState, RecordState
 
 SHOWN_RESULTS = 10
 SHOWN_UNKNOWN = 15
-SHOWN_STALE = 40
 
 
 class UnknownItem(Protocol):
@@ -65,23 +64,6 @@ def render_help(locale: str) -> Message:
     return message(t(locale, "help.title"), blocks)
 
 
-def render_stale(
-    locale: str, days: int, stale: Sequence[tuple[str, date | None]], today: date, domain: str | None
-) -> Message:
-    if not stale:
-        return render_text(locale, "stale.none", days=days)
-    title = t(locale, "stale.title", count=len(stale), days=days)
-    if domain:
-        title += f" ({code(domain)})"
-    lines = [f"• {code(rid)} — {freshness(locale, day, today)}" for rid, day in stale[:SHOWN_STALE]]
-    blocks = [section(title)]
-    for start in range(0, len(lines), 20):
-        blocks.append(section("\n".join(lines[start : start + 20])))
-    if len(stale) > SHOWN_STALE:
-        blocks.append(context(t(locale, "list.more", count=len(stale) - SHOWN_STALE)))
-    return message(title, blocks)
-
-
 def render_unknown(locale: str, unknown: Sequence[UnknownItem], now: datetime) -> Message:
     """The most common unknown errors, each with an "Add to knowledge base" button."""
     if not unknown:
@@ -108,4 +90,4 @@ def render_error(locale: str, key: str, **params: object) -> Message:
 
 
 __all__ = ["render_error", "render_help", "render_record", "render_refusal", "render_search",
-           "render_stale", "render_text", "render_unknown"]  # fmt: skip
+           "render_text", "render_unknown"]  # fmt: skip

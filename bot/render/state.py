@@ -59,6 +59,23 @@ class AddState(_State):
     locale: Literal["en", "zh"] | str = "en"
 
 
+class DigestItemState(_State):
+    """A digest button: the record it acts on and its domain (owners may act on it)."""
+
+    record: str = Field(min_length=1, max_length=300)
+    domain: str = Field(min_length=1, max_length=100)
+
+
+class DeprecateState(_State):
+    """The deprecate modal: which record, and which digest message to update after."""
+
+    record: str = Field(min_length=1, max_length=300)
+    domain: str = Field(min_length=1, max_length=100)
+    channel: str | None = None
+    ts: str | None = None
+    locale: str = "en"
+
+
 S = TypeVar("S", bound=_State)
 
 

@@ -8,6 +8,8 @@ reply, so votes update it in place and "Share in channel" posts it.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import logging
 import re
 import time
@@ -24,7 +26,7 @@ from bot.render.state import AddState
 from bot.slack.clock import today
 from bot.slack.locale import user_locale
 from bot.slack.world import World
-from bot.store import slack_repo
+from bot.store import digest_repo, slack_repo
 from bot.store.observed import observe_error
 from bot.store.slack_repo import Reply
 
@@ -67,14 +69,6 @@ def decide(triage: Triage, *, asked: bool) -> Outcome:
     if not triage.errors and not triage.matches:
         return "no_error"
     return "candidates" if triage.matches else "nothing"
-
-
-def answered_ids(triage: Triage) -> list[str]:
-    """Confident matches, one per distinct error, in paste order (best overall if none per error)."""
-    ids = [m.record_id for m in triage.primary()]
-    if not ids and triage.best is not None:
-        ids = [triage.best.record_id]
-    return list(dict.fromkeys(ids))
 
 
 # -- the edge --------------------------------------------------------------------
@@ -151,7 +145,7 @@ def _note_unknown(world: World, paste: Paste, triage: Triage) -> int | None:
 def _args(outcome: Outcome, triage: Triage, cut_at: int | None, add: AddState | None) -> dict[str, Any]:
     args: dict[str, Any] = {"cut_at": cut_at, "errors": [e.text[:300] for e in triage.errors[:5]]}
     if outcome == "answer":
-        args["records"] = answered_ids(triage)
+        args["records"] = triage.answer_ids()
     elif outcome == "candidates":
         args["candidates"] = [[m.record_id, m.score] for m in triage.matches[:CANDIDATES]]
     if add is not None:
@@ -180,10 +174,11 @@ def _remember(world: World, paste: Paste, outcome: Outcome, args: dict[str, Any]
             channel=paste.channel, thread_ts=paste.thread_ts, args=args, at=now,
         )  # fmt: skip
         records = args.get("records", [])
+        digest_repo.note_matches(session, record_ids=records, at=now)
         if paste.thread_ts:
             for record_id in records:
                 observe_error(session, scope=f"slack:{paste.channel}:{paste.thread_ts}", record_id=record_id,
-                              seen_at=now)  # fmt: skip
+                              seen_at=now, window=timedelta(hours=world.settings.observe_window_hours))  # fmt: skip
         reply = slack_repo.get_reply(session, reply_id=reply_id)
         counts = slack_repo.workaround_counts(session, record_ids=records)
     assert reply is not None
@@ -248,4 +243,4 @@ def _send(world: World, paste: Paste, payload: Message, locale: str) -> None:
         log.info("could not answer in %s: %s", paste.channel, sent.error)
 
 
-__all__ = ["Paste", "answer_paste", "answered_ids", "clean_paste", "decide", "render_stored"]
+__all__ = ["Paste", "answer_paste", "clean_paste", "decide", "render_stored"]

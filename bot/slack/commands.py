@@ -5,18 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 
+from bot.digest.jobs import collect, local_today
 from bot.errors import RecordNotFound
 from bot.i18n import AUTO, available_locales, t
 from bot.render import blocks, panels
+from bot.render.digest import render_digest
 from bot.render.kit import Message
 from bot.slack.answer import Paste, answer_paste, render_stored
-from bot.slack.clock import today
 from bot.slack.feedback import show
 from bot.slack.locale import user_locale
 from bot.slack.world import World
-from bot.store import repository, slack_repo
+from bot.store import slack_repo
 
 SUBCOMMANDS = ("search", "show", "graph", "stale", "unknown", "lang", "help")
 
@@ -101,13 +101,18 @@ def run_graph(world: World, cmd: Command) -> None:
 
 
 def run_stale(world: World, cmd: Command) -> None:
+    """The digest's list on demand, for everyone or one domain, with its buttons."""
     locale = _locale(world, cmd)
-    days = world.settings.stale_after_days
-    day = today(world.clock)
     domain = cmd.arg.split()[0] if cmd.arg else None
+    now = world.clock.now()
     with world.store.transaction() as session:
-        stale = repository.records_confirmed_before(session, before=day - timedelta(days=days), domain=domain)
-    _respond(world, cmd, panels.render_stale(locale, days, stale, day, domain))
+        items = collect(session, settings=world.settings, graph=world.graph.current(), now=now,
+                        domains=[domain] if domain else None)  # fmt: skip
+    by_domain: dict[str, int] = {}
+    for item in items:
+        by_domain[item.domain] = by_domain.get(item.domain, 0) + 1
+    _respond(world, cmd, render_digest(locale, items[: world.settings.digest_size], total=len(items),
+                                       by_domain=by_domain, unknown=[], today=local_today(world.settings, now)))  # fmt: skip
 
 
 def run_unknown(world: World, cmd: Command) -> None:

@@ -26,11 +26,13 @@ Loader = Callable[[], tuple[int, Sequence[Record], Sequence[ObservedEdge]]]
 
 def store_loader(store: Store) -> Loader:
     def load() -> tuple[int, Sequence[Record], Sequence[ObservedEdge]]:
-        from bot.store import repository
+        from bot.store import digest_repo, repository
         from bot.store.observed import list_observed
 
         with store.transaction() as session:
-            return repository.kb_version(session), repository.load_records(session), list_observed(session)
+            gone = digest_repo.deprecated_ids(session)
+            records = [r for r in repository.load_records(session) if r.id not in gone]
+            return repository.kb_version(session), records, list_observed(session)
 
     return load
 

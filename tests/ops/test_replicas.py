@@ -122,5 +122,41 @@ def test_a_record_confirmed_or_changed_through_one_replica_is_fresh_through_the_
                    what=f"replica {name} to reload the imported record")  # fmt: skip
 
 
-def test_one_digest_per_period_across_replicas() -> None:
-    pytest.skip("digest scheduler not wired yet")
+DIGEST = "CDIGEST"
+PERIOD = 4  # seconds between scheduled digests in this test
+
+
+def test_one_digest_per_period_across_replicas(serve: Any, fake_slack: FakeSlack, kb_store: Any) -> None:
+    """Three replicas, a digest every few seconds, one replica killed on the way:
+    every period gets exactly one digest, none is lost, none is doubled."""
+    from datetime import UTC, datetime
+
+    from bot.store import digest_repo
+
+    schedule = {"ERRKB_DIGEST_CHANNEL": DIGEST, "ERRKB_DIGEST_CRON": f"*/{PERIOD} * * * * *",
+                "ERRKB_DIGEST_RETRY_SECONDS": "1", "ERRKB_DIGEST_LEASE_SECONDS": "3"}  # fmt: skip
+    replicas = [serve(**schedule) for _ in range(3)]
+    for replica in replicas:
+        replica.ready()
+    time.sleep(2 * PERIOD + 1)
+    replicas[0].kill()  # gone without a word, whatever it was doing
+    time.sleep(3 * PERIOD)
+    for replica in replicas[1:]:
+        replica.terminate()
+    for replica in replicas[1:]:
+        assert replica.wait() == 0
+    stopped = datetime.now(UTC)
+
+    with kb_store.transaction() as session:
+        runs = [r for r in digest_repo.runs(session) if r.audience == f"channel:{DIGEST}"]
+    periods = sorted(datetime.strptime(r.period, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for r in runs)
+    settled = [r for r in runs if (stopped - datetime.strptime(r.period, "%Y-%m-%dT%H:%M:%SZ")
+               .replace(tzinfo=UTC)).total_seconds() > PERIOD + 3]  # fmt: skip
+    assert len(settled) >= 4, runs
+    assert all(r.status == "done" for r in settled), [(r.period, r.status, r.last_error) for r in settled]
+    gaps = {(b - a).total_seconds() for a, b in zip(periods, periods[1:], strict=False)}
+    assert gaps == {PERIOD}, periods  # no period skipped while a replica was down
+    posts = [c for c in fake_slack.of("chat.postMessage") if c.params.get("channel") == DIGEST]
+    assert len(posts) == sum(r.status == "done" for r in runs)  # one post per period, never two
+    killed = str(replicas[0].proc.pid)
+    assert all(r.claimed_by.split(":")[1] != killed for r in settled if r.period > periods[3].strftime("%Y-%m-%dT%H:%M:%SZ"))

@@ -53,6 +53,7 @@ TOKEN = "xoxb-1111-2222-secretbottoken"
 TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
 CHANNEL = "C0ERRORS"
 EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
+OWNER = "UOWNER"  # owns the "python" domain of the test records
 SLACK_TABLES = (SlackEventRow, SlackReplyRow, SlackUserRow, UnknownErrorRow, VoteRow)
 
 PASTE = """Traceback (most recent call last):
@@ -161,7 +162,8 @@ class SlackSender:
 @pytest.fixture(scope="package")
 def fake_slack() -> Iterator[FakeSlack]:
     fake = FakeSlack(
-        users={EN_USER: {"locale": "en-US"}, ZH_USER: {"locale": "zh-CN"}, MAINTAINER: {"locale": "en-GB"}},
+        users={EN_USER: {"locale": "en-US"}, ZH_USER: {"locale": "zh-CN"}, MAINTAINER: {"locale": "en-GB"},
+               OWNER: {"locale": "en-US"}},
         groups={"SMAINT": [MAINTAINER]},
     ).start()
     yield fake
@@ -188,7 +190,7 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
     settings = Settings(
         database_url=store.engine.url.render_as_string(hide_password=False),
         slack_bot_token=TOKEN, slack_signing_secret=SECRET, slack_api_url=fake_slack.api_url,
-        maintainer_group="SMAINT", paste_limit=100_000, workers=8,
+        maintainer_group="SMAINT", domain_owners={"python": [OWNER]}, paste_limit=100_000, workers=8,
     )  # type: ignore[call-arg]
     metrics = Metrics()
     gateway = SlackGateway(token=TOKEN, base_url=fake_slack.api_url, metrics=metrics, cache_seconds=3600)

@@ -3,7 +3,10 @@
 Serves ``/api/<method>`` (form or JSON bodies), the upload URLs of
 ``files_upload_v2``, ``response_url`` posts (``/response/<id>``) and snippet
 downloads (``/files/<name>``). ``fail_next`` makes the next calls of a method
-answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error.
+answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error;
+``hold`` keeps a method's answers back (the call is recorded) until ``release``.
+``grants`` are the OAuth codes ``oauth.v2.access`` exchanges (code → team id
+and bot token); ``auth.test`` answers for the workspace of the token it gets.
 """
 
 from __future__ import annotations
@@ -19,6 +22,17 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 BOT_USER = "UBOT"
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What ``oauth.v2.access`` gives for one code: a workspace and its bot token."""
+
+    team_id: str
+    token: str
+    team_name: str = "Other workspace"
+    app_id: str = "A1"
+    installer: str = "UINSTALLER"
 
 
 @dataclass
@@ -37,6 +51,9 @@ class FakeSlack:
     calls: list[Call] = field(default_factory=list)
     failures: dict[str, list[tuple[int, str | None]]] = field(default_factory=dict)
     not_in: set[str] = field(default_factory=set)  # channels errkb is not a member of
+    grants: dict[str, Grant] = field(default_factory=dict)  # OAuth code → what installing gives
+    holds: dict[str, threading.Event] = field(default_factory=dict)
+    messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → message
     lock: threading.Lock = field(default_factory=threading.Lock)
     _ts: Any = field(default_factory=lambda: itertools.count(1))
     server: ThreadingHTTPServer | None = None
@@ -60,6 +77,18 @@ class FakeSlack:
             self.calls.clear()
             self.failures.clear()
             self.not_in.clear()
+            self.messages.clear()
+
+    def hold(self, method: str) -> None:
+        """Answer no ``method`` call until :meth:`release` (the calls are recorded as they come)."""
+        with self.lock:
+            self.holds[method] = threading.Event()
+
+    def release(self, method: str) -> None:
+        with self.lock:
+            event = self.holds.pop(method, None)
+        if event is not None:
+            event.set()
 
     def fail_next(self, method: str, status: int, error: str | None = None, times: int = 1) -> None:
         with self.lock:
@@ -80,7 +109,8 @@ class FakeSlack:
 
     # -- answers ---------------------------------------------------------------
 
-    def answer(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+    def answer(self, method: str, params: dict[str, Any], token: str | None = None
+               ) -> tuple[int, dict[str, Any], dict[str, str]]:  # fmt: skip
         with self.lock:
             queue = self.failures.get(method)
             failure = queue.pop(0) if queue else None
@@ -94,11 +124,25 @@ class FakeSlack:
         channel = str(params.get("channel", ""))
         if method in ("chat.postMessage", "chat.update", "chat.postEphemeral") and channel in self.not_in:
             return 200, {"ok": False, "error": "not_in_channel"}, {}
+        if method == "oauth.v2.access":
+            grant = self.grants.get(str(params.get("code")))
+            if grant is None:
+                return 200, {"ok": False, "error": "invalid_code"}, {}
+            return 200, {"ok": True, "app_id": grant.app_id, "authed_user": {"id": grant.installer},
+                         "scope": "chat:write,commands", "token_type": "bot", "access_token": grant.token,
+                         "bot_user_id": BOT_USER, "team": {"id": grant.team_id, "name": grant.team_name},
+                         "enterprise": None, "is_enterprise_install": False}, {}  # fmt: skip
+        granted = next((g for g in self.grants.values() if g.token == token), None)
+        if method == "auth.test" and granted is not None:
+            return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT2", "team_id": granted.team_id,
+                         "user": "errkb", "team": granted.team_name, "url": "https://other.slack.com/"}, {}  # fmt: skip
         if method == "auth.test":
             return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT", "team_id": "T1", "user": "errkb",
                          "team": "Test", "url": "https://test.slack.com/"}, {}  # fmt: skip
         if method in ("chat.postMessage", "chat.update"):
             ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
+            with self.lock:
+                self.messages[(channel, str(ts))] = {"ts": ts, "text": params.get("text"), "blocks": params.get("blocks")}
             return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}}, {}
         if method == "chat.postEphemeral":
             return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
@@ -116,6 +160,10 @@ class FakeSlack:
             return 200, {"ok": True, "users": group}, {}
         if method == "views.open":
             return 200, {"ok": True, "view": {"id": "V1", **(params.get("view") or {})}}, {}
+        if method == "conversations.history":
+            with self.lock:
+                found = self.messages.get((channel, str(params.get("latest"))))
+            return 200, {"ok": True, "messages": [found] if found else [], "has_more": False}, {}
         if method == "conversations.info":
             return 200, {"ok": True, "channel": {"id": channel, "name": "errors", "is_member": True}}, {}
         if method == "files.getUploadURLExternal":
@@ -169,7 +217,13 @@ class FakeSlack:
                 method = path.removeprefix("/api/")
                 params = fake._params(raw, headers, self.path)
                 fake._record(method, params, headers)
-                status, body, extra = fake.answer(method, params)
+                with fake.lock:
+                    held = fake.holds.get(method)
+                if held is not None:
+                    held.wait(timeout=30)
+                auth = headers.get("Authorization") or ""
+                token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
+                status, body, extra = fake.answer(method, params, token)
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", extra)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -61,7 +61,7 @@ def test_stale_lists_records_past_the_threshold(bot: Bot) -> None:
 
 def test_stale_by_domain(bot: Bot) -> None:
     call = _respond(bot, "stale no-such-domain")
-    assert "No record" in call.params["text"]
+    assert "Nothing is stale" in call.params["text"]
 
 
 def test_unknown_lists_the_most_common_unknown_errors(bot: Bot) -> None:

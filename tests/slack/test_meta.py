@@ -10,7 +10,7 @@ import pytest
 
 from bot.i18n import available_locales, catalog, placeholders
 from bot.render.ids import ActionId, CallbackId
-from bot.render.state import AddState, ReplyState, VoteState
+from bot.render.state import DeprecateState, DigestItemState, AddState, ReplyState, VoteState
 from tests.slack.conftest import CHANNEL, EN_USER, Bot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,14 +55,17 @@ def _payload(kind: str, ident: str) -> dict[str, object]:
     if kind == "action":
         value = {ActionId.VOTE_FIXED: VoteState(reply=999999, record="x/y", pos=0).dump(),
                  ActionId.VOTE_FAILED: VoteState(reply=999999, record="x/y", pos=0).dump(),
-                 ActionId.SHARE: ReplyState(reply=999999).dump()}.get(ident, AddState().dump())  # fmt: skip
+                 ActionId.SHARE: ReplyState(reply=999999).dump(),
+                 **{a: DigestItemState(record="x/y", domain="x").dump() for a in ActionId if a.startswith("errkb.digest.")},
+                 }.get(ident, AddState().dump())  # fmt: skip
         return {"type": "block_actions", "user": {"id": EN_USER}, "trigger_id": "t", "channel": {"id": CHANNEL},
                 "actions": [{"type": "button", "action_id": ident, "value": value, "block_id": "b"}]}  # fmt: skip
     if ident == CallbackId.LOOKUP_SHORTCUT:
         return {"type": "message_action", "callback_id": ident, "trigger_id": "t", "user": {"id": EN_USER},
                 "channel": {"id": CHANNEL}, "message": {"text": "hello", "ts": "1.0"}}  # fmt: skip
+    metadata = DeprecateState(record="x/y", domain="x").dump() if ident == CallbackId.DEPRECATE_VIEW else AddState().dump()
     return {"type": "view_submission", "user": {"id": EN_USER},
-            "view": {"type": "modal", "callback_id": ident, "private_metadata": AddState().dump(), "state": {"values": {}}}}  # fmt: skip
+            "view": {"type": "modal", "callback_id": ident, "private_metadata": metadata, "state": {"values": {}}}}  # fmt: skip
 
 
 @pytest.mark.parametrize("kind,ident", [("action", a) for a in ActionId] + [("callback", c) for c in CallbackId])

@@ -7,6 +7,8 @@ from datetime import date
 import pytest
 
 from bot.records import Record
+from bot.digest.select import Candidate, StalePolicy, select_stale
+from bot.render.digest import render_digest
 from bot.render import blocks, panels
 from bot.render.ids import BlockId
 from bot.render.modal import modal_errors, prefill, render_add_modal
@@ -84,7 +86,10 @@ def test_panels_are_valid() -> None:
     for locale in ("en", "zh"):
         assert_valid_message(panels.render_help(locale))
         assert_valid_message(panels.render_unknown(locale, unknown, now))
-        assert_valid_message(panels.render_stale(locale, 180, [(f"a/{i}", None) for i in range(300)], TODAY, "py"))
+        items = select_stale([Candidate(f"a/{i}", "py", "ai", "x" * 5000, None) for i in range(300)],
+                             importance={}, policy=StalePolicy(), today=TODAY)  # fmt: skip
+        assert_valid_message(render_digest(locale, items, total=300, by_domain={"py": 300},
+                                           unknown=[(3, "y" * 4000)] * 9, today=TODAY))  # fmt: skip
         assert_valid_message(panels.render_refusal(locale))
         assert_valid_message(blocks.render_nothing(blocks.Reply(locale=locale, today=TODAY,
                                                                 add=AddState(unknown=1)), ["E: x" * 500]))  # fmt: skip

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.slack.listeners import actions, commands, events, shortcuts, views
+from bot.slack.listeners import actions, commands, digest, events, shortcuts, views
 from bot.slack.world import World
 
-MODULES = (events, commands, actions, shortcuts, views)
+MODULES = (events, commands, actions, digest, shortcuts, views)
 
 
 def register(app: App, world: World) -> None:

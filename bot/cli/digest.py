@@ -1,0 +1,90 @@
+"""Command: ``errkb digest`` — the staleness digest in a terminal, or posted now."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+
+from bot.cli.common import console, emit_json, fail, open_default_store, settings
+from bot.digest.jobs import Audience, DigestSender, audiences, collect, local_today
+from bot.i18n import supported, t
+from bot.render.digest import render_stale_lines
+from bot.store import repository
+from graph.build import build_graph
+
+
+def digest(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the digest here; post nothing.")] = False,
+    send: Annotated[bool, typer.Option("--send", help="Post the digest to Slack now.")] = False,
+    domain: Annotated[list[str] | None, typer.Option("--domain", help="Only these domains (repeatable).")] = None,
+    lang: Annotated[str, typer.Option("--lang", help="Language of the explanations.")] = "en",
+    limit: Annotated[int, typer.Option(help="Records to list (dry run).")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
+) -> None:
+    """The records nobody has confirmed for too long, most important first.
+
+    --dry-run prints them with the reason for each rank; --send posts the digest
+    to ERRKB_DIGEST_CHANNEL and the domain owners now, outside the schedule.
+
+    Example: [bold]errkb digest --dry-run --domain llm[/]
+    """
+    if dry_run == send:
+        fail("choose one of --dry-run or --send", 2)
+    config = settings()
+    now = datetime.now(UTC)
+    store = open_default_store(config)
+    try:
+        with store.transaction() as session:
+            records = repository.load_records(session)
+            graph = build_graph(records)
+            items = collect(session, settings=config, graph=graph, now=now, domains=domain or None)
+        if send:
+            _send(config, store, graph, now)
+            return
+    finally:
+        store.dispose()
+    locale = supported(lang) or "en"
+    if as_json:
+        emit_json({
+            "today": local_today(config, now).isoformat(), "stale": len(items),
+            "records": [
+                {"id": i.record_id, "domain": i.domain, "score": i.score, "days_overdue": i.days_overdue,
+                 "last_confirmed": i.last_confirmed, "matches": i.importance.matches,
+                 "leads_in": i.importance.leads_in, "reasons": [r.key for r in i.reasons]}
+                for i in items[:limit]
+            ],
+        })  # fmt: skip
+        return
+    console.print(t(locale, "digest.cli.header", count=len(items)), style="bold")
+    for line in render_stale_lines(locale, items[:limit]):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def _send(config: object, store: object, graph: object, now: datetime) -> None:
+    from bot.settings import Settings
+    from bot.slack.gateway import SlackGateway
+    from bot.slack.metrics import Metrics
+
+    assert isinstance(config, Settings)
+    if config.slack_bot_token is None:
+        fail("SLACK_BOT_TOKEN is required to post the digest", 1)
+    targets: list[Audience] = audiences(config)
+    if not targets:
+        fail("set ERRKB_DIGEST_CHANNEL or ERRKB_DOMAIN_OWNERS to say where the digest goes", 1)
+    gateway = SlackGateway(token=config.slack_bot_token.get_secret_value(), base_url=config.slack_api_url,
+                           metrics=Metrics())  # fmt: skip
+    sender = DigestSender(settings=config, store=store, gateway=gateway, graph=lambda: graph,  # type: ignore[arg-type]
+                          clock=lambda: now)  # fmt: skip
+    period = f"manual:{now.strftime('%Y-%m-%dT%H:%M:%SZ')}"
+    sent = [a.key for a in targets if sender.send(a, period, now)]
+    for audience in targets:
+        state = "sent" if audience.key in sent else "NOT sent (see the log)"
+        console.print(f"{audience.key}: {state}", highlight=False)
+    if len(sent) < len(targets):
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("digest")(digest)

@@ -1,0 +1,193 @@
+"""The digest at the edges: gathering its inputs, posting it once per period, scheduling.
+
+Every replica runs the same scheduler. The cron job and a short retry tick
+both call :meth:`DigestSender.run_due`, which names the period by its cron fire
+time and claims (period, audience) in the database before posting: one
+claimant per period, a missed period sent once on the next start, a failed
+post retried on the next tick and only marked done once Slack has it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from sqlalchemy.orm import Session
+
+from bot.digest.schedule import latest_fire, make_trigger, period_key
+from bot.digest.select import StaleItem, StalePolicy, importance_of, select_stale
+from bot.errors import ErrkbError, SlackUnavailable
+from bot.i18n import negotiate_locale
+from bot.render.digest import render_digest
+from bot.settings import Settings
+from bot.store import digest_repo, slack_repo
+from bot.store.db import Store
+from graph.build import KnowledgeGraph
+
+log = logging.getLogger(__name__)
+
+USAGE_WINDOW = timedelta(days=30)
+
+
+def local_today(settings: Settings, now: datetime) -> date:
+    return now.astimezone(ZoneInfo(settings.timezone)).date()
+
+
+def policy_of(settings: Settings) -> StalePolicy:
+    return StalePolicy(
+        settings.stale_after_days, settings.stale_after_days_by_domain, settings.stale_after_days_by_tier
+    )
+
+
+def collect(
+    session: Session,
+    *,
+    settings: Settings,
+    graph: KnowledgeGraph | None,
+    now: datetime,
+    domains: Sequence[str] | None = None,
+) -> list[StaleItem]:
+    """Every stale record (optionally of some domains), ranked."""
+    candidates = digest_repo.load_candidates(session)
+    matches = digest_repo.match_counts(session, since=now - USAGE_WINDOW)
+    centrality = (
+        {rid: (c.in_degree, c.pagerank) for rid, c in graph.centralities().items()} if graph else {}
+    )
+    weights = importance_of([c.record_id for c in candidates], matches=matches, centrality=centrality)
+    return select_stale(candidates, importance=weights, policy=policy_of(settings),
+                        today=local_today(settings, now), domains=domains)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who a digest goes to: the digest channel, or one domain owner by DM."""
+
+    key: str
+    channel: str
+    domains: tuple[str, ...] | None = None
+    user: str | None = None
+
+
+def audiences(settings: Settings) -> list[Audience]:
+    found = []
+    if settings.digest_channel:
+        found.append(Audience(f"channel:{settings.digest_channel}", settings.digest_channel))
+    owned: dict[str, list[str]] = {}
+    for domain, users in sorted(settings.domain_owners.items()):
+        for user in users:
+            owned.setdefault(user, []).append(domain)
+    for user, domains in sorted(owned.items()):
+        found.append(Audience(f"owner:{user}", user, tuple(domains), user))
+    return found
+
+
+class Poster(Protocol):
+    """What the sender needs of Slack (the gateway has it)."""
+
+    def post_message(self, *, channel: str, text: str, blocks: Sequence[dict[str, object]]) -> object: ...
+    def user_locale(self, user_id: str) -> str | None: ...
+
+
+class DigestSender:
+    """Posts digests once per period and audience, whichever replica gets there first."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        store: Store,
+        gateway: Poster,
+        graph: Callable[[], KnowledgeGraph | None],
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.settings, self.store, self.gateway, self.graph, self.clock = settings, store, gateway, graph, clock
+        self.trigger = make_trigger(settings.digest_cron, settings.timezone)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._lock = threading.Lock()
+
+    def run_due(self) -> list[str]:
+        """Send the digest of the latest due period to every audience still owed it."""
+        now = self.clock()
+        fire = latest_fire(self.trigger, now)
+        if fire is None:
+            return []
+        with self._lock:
+            return [a.key for a in audiences(self.settings) if self.send(a, period_key(fire), now)]
+
+    def send(self, audience: Audience, period: str, now: datetime) -> bool:
+        """Claim, build, post and mark done; False when another replica has it or Slack failed."""
+        lease = timedelta(seconds=self.settings.digest_lease_seconds)
+        with self.store.transaction() as session:
+            if not digest_repo.claim_run(session, period=period, audience=audience.key, owner=self.owner,
+                                         now=now, lease=lease):  # fmt: skip
+                return False
+        try:
+            ts, shown = self._post(audience, now)
+        except (ErrkbError, OSError) as exc:
+            log.warning("digest for %s not sent: %s", audience.key, exc, extra={"period": period})
+            with self.store.transaction() as session:
+                digest_repo.fail_run(session, period=period, audience=audience.key, owner=self.owner, error=str(exc))
+            return False
+        with self.store.transaction() as session:
+            digest_repo.finish_run(session, period=period, audience=audience.key, owner=self.owner,
+                                   now=self.clock(), channel=audience.channel, ts=ts)  # fmt: skip
+            digest_repo.mark_digested(session, record_ids=shown, at=now)
+        log.info("digest sent", extra={"period": period, "audience": audience.key, "records": len(shown)})
+        return True
+
+    def _locale(self, audience: Audience) -> str:
+        if audience.user is None:
+            return negotiate_locale(None, None, self.settings.channel_locales.get(audience.channel), "")
+        with self.store.transaction() as session:
+            chosen = slack_repo.chosen_locale(session, user_id=audience.user)
+        return negotiate_locale(chosen, None if chosen else self.gateway.user_locale(audience.user), None, "")
+
+    def _post(self, audience: Audience, now: datetime) -> tuple[str | None, list[str]]:
+        locale = self._locale(audience)
+        with self.store.transaction() as session:
+            items = collect(session, settings=self.settings, graph=self.graph(), now=now, domains=audience.domains)
+            unknown = [(u.count, u.template) for u in slack_repo.unknown_errors(session, limit=5)]
+        shown = items[: self.settings.digest_size]
+        by_domain: dict[str, int] = {}
+        for item in items:
+            by_domain[item.domain] = by_domain.get(item.domain, 0) + 1
+        msg = render_digest(locale, shown, total=len(items), by_domain=by_domain, unknown=unknown,
+                            today=local_today(self.settings, now), owner_domains=audience.domains)  # fmt: skip
+        sent = self.gateway.post_message(channel=audience.channel, text=msg["text"], blocks=msg["blocks"])
+        if not getattr(sent, "ok", False):
+            raise SlackUnavailable(f"digest post to {audience.channel} failed: {getattr(sent, 'error', '?')}")
+        return getattr(sent, "ts", None), [item.record_id for item in shown]
+
+
+def start_scheduler(sender: DigestSender, settings: Settings) -> BackgroundScheduler | None:
+    """The cron job plus a retry tick; None when no digest audience is configured."""
+    if not audiences(settings):
+        log.info("no digest channel or domain owners: digest scheduler not started")
+        return None
+    scheduler = BackgroundScheduler(timezone=ZoneInfo(settings.timezone))
+    scheduler.add_job(_safely(sender), sender.trigger, id="digest", coalesce=True, max_instances=1,
+                      misfire_grace_time=None)  # fmt: skip
+    # the retry tick also runs at once, so a digest missed while errkb was down goes out now
+    scheduler.add_job(_safely(sender), "interval", seconds=settings.digest_retry_seconds, id="digest-retry",
+                      coalesce=True, max_instances=1, next_run_time=sender.clock())  # fmt: skip
+    scheduler.start()
+    return scheduler
+
+
+def _safely(sender: DigestSender) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            sender.run_due()
+        except ErrkbError as exc:  # the database is down: the next tick tries again
+            log.warning("digest run failed: %s", exc)
+
+    return run

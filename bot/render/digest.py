@@ -1,0 +1,135 @@
+"""The staleness digest as Block Kit, and its in-place updates. Pure.
+
+Each stale record is three blocks: what it is, why it ranks there, and its
+buttons (block id ``errkb.digest.item:<record id>``). When a maintainer acts,
+:func:`mark_item` swaps that record's buttons for a line saying who did what,
+so the next maintainer sees the work is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from bot.digest.select import StaleItem, explain
+from bot.i18n import t
+from bot.render.blocks import freshness
+from bot.render.ids import ActionId, BlockId, CallbackId, InputId
+from bot.render.kit import (
+    HEADER_TEXT,
+    MODAL_BUTTON,
+    MODAL_TITLE,
+    Block,
+    Message,
+    actions,
+    button,
+    code,
+    context,
+    cut,
+    divider,
+    esc,
+    header,
+    message,
+    plain,
+    section,
+)  # fmt: skip
+from bot.render.state import DeprecateState, DigestItemState
+
+SIGNATURE_CHARS = 200
+UNKNOWN_SHOWN = 5
+#: Blocks a digest keeps for its header, summary and unknown errors.
+_FRAME_BLOCKS = 8
+
+
+def item_block_id(record_id: str) -> str:
+    return f"{BlockId.DIGEST_ITEM}:{record_id}"
+
+
+def _domains(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{domain} {count}" for domain, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _item_blocks(locale: str, rank: int, item: StaleItem, today: date) -> list[Block]:
+    state = DigestItemState(record=item.record_id, domain=item.domain).dump()
+    text = t(
+        locale, "digest.item", rank=rank, signature=esc(cut(item.signature.splitlines()[0], SIGNATURE_CHARS)),
+        id=code(item.record_id), fresh=freshness(locale, item.last_confirmed, today),
+    )  # fmt: skip
+    buttons = [
+        button(t(locale, "digest.button.confirm"), ActionId.DIGEST_CONFIRM, value=state, style="primary"),
+        button(t(locale, "digest.button.snooze"), ActionId.DIGEST_SNOOZE, value=state),
+        button(t(locale, "digest.button.deprecate"), ActionId.DIGEST_DEPRECATE, value=state, style="danger"),
+        button(t(locale, "digest.button.open"), ActionId.DIGEST_OPEN, value=state),
+    ]
+    return [section(text), context(explain(item, t, locale)), actions(buttons, block_id=item_block_id(item.record_id))]
+
+
+def render_digest(
+    locale: str,
+    items: Sequence[StaleItem],
+    *,
+    total: int,
+    by_domain: Mapping[str, int],
+    unknown: Sequence[tuple[int, str]],
+    today: date,
+    owner_domains: Sequence[str] | None = None,
+) -> Message:
+    """The digest: counts, the ranked stale records with buttons, then frequent unknown errors."""
+    if not items:
+        return message(t(locale, "digest.none"), [section(t(locale, "digest.none"))])
+    title = t(locale, "digest.title", count=total)
+    blocks: list[Block] = [header(cut(title, HEADER_TEXT))]
+    summary = t(locale, "digest.summary", shown=len(items), domains=_domains(by_domain))
+    if owner_domains:
+        summary += "\n" + t(locale, "digest.summary.mine", domains=", ".join(owner_domains))
+    blocks.append(context(summary))
+    room = (50 - _FRAME_BLOCKS) // 3
+    for rank, item in enumerate(items[:room], start=1):
+        blocks.extend(_item_blocks(locale, rank, item, today))
+    if unknown:
+        lines = [f"• *{count}×* {code(cut(template, 300))}" for count, template in unknown[:UNKNOWN_SHOWN]]
+        blocks += [divider(), section(t(locale, "digest.unknown.title") + "\n" + "\n".join(lines))]
+    return message(title, blocks)
+
+
+def mark_item(blocks: Sequence[Block], record_id: str, note: str) -> list[Block]:
+    """The digest's blocks with ``record_id``'s buttons replaced by ``note``."""
+    target = item_block_id(record_id)
+    out: list[Block] = []
+    for block in blocks:
+        if block.get("type") == "actions" and block.get("block_id") == target:
+            done = context(note)
+            done["block_id"] = target
+            out.append(done)
+        else:
+            out.append(dict(block))
+    return out
+
+
+def render_deprecate_modal(locale: str, state: DeprecateState) -> dict[str, Any]:
+    return {
+        "type": "modal",
+        "callback_id": CallbackId.DEPRECATE_VIEW,
+        "title": plain(t(locale, "digest.deprecate.title"), MODAL_TITLE),
+        "submit": plain(t(locale, "digest.deprecate.submit"), MODAL_BUTTON),
+        "close": plain(t(locale, "modal.cancel"), MODAL_BUTTON),
+        "private_metadata": state.dump(),
+        "blocks": [
+            {
+                "type": "input",
+                "block_id": BlockId.DEPRECATE_REASON,
+                "label": plain(t(locale, "digest.deprecate.reason", id=state.record), 2000),
+                "element": {"type": "plain_text_input", "action_id": InputId.VALUE, "multiline": True,
+                            "max_length": 1000},
+            }
+        ],
+    }
+
+
+def render_stale_lines(locale: str, items: Sequence[StaleItem]) -> list[str]:
+    """Plain lines for a terminal: rank, id, explanation."""
+    return [
+        f"{rank:>3}. {item.record_id}  [{item.domain}]  {explain(item, t, locale)}"
+        for rank, item in enumerate(items, start=1)
+    ]
