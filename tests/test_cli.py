@@ -178,3 +178,11 @@ def test_a_triage_session_records_observed_transitions(committed_store: Store, c
     pairs = {(o["source"], o["target"]) for o in (observed if isinstance(observed, list) else observed["observed"])}
     assert any(t == "llm/vllm-no-available-memory-for-cache-blocks" for _, t in pairs)
     assert all("nccl" not in t for _, t in pairs)  # another session is not a transition
+
+
+def test_import_flags_a_regex_that_could_backtrack_catastrophically(committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({**seed(), "regex": "(a+)+b"}), encoding="utf-8")
+    code, out, _ = run(capsys, "import", str(path), "--json")
+    assert code == 0
+    assert any("nested quantifier" in w for w in json.loads(out)["warnings"])

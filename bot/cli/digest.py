@@ -11,8 +11,10 @@ from bot.cli.common import console, emit_json, fail, open_default_store, setting
 from bot.digest.jobs import Audience, DigestSender, audiences, collect, local_today
 from bot.i18n import supported, t
 from bot.render.digest import render_stale_lines
+from bot.settings import Settings
 from bot.store import repository
-from graph.build import build_graph
+from bot.store.db import Store
+from graph.build import KnowledgeGraph, build_graph
 
 
 def digest(
@@ -62,12 +64,10 @@ def digest(
         console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
-def _send(config: object, store: object, graph: object, now: datetime) -> None:
-    from bot.settings import Settings
+def _send(config: Settings, store: Store, graph: KnowledgeGraph, now: datetime) -> None:
     from bot.slack.gateway import SlackGateway
     from bot.slack.metrics import Metrics
 
-    assert isinstance(config, Settings)
     if config.slack_bot_token is None:
         fail("SLACK_BOT_TOKEN is required to post the digest", 1)
     targets: list[Audience] = audiences(config)
@@ -75,8 +75,7 @@ def _send(config: object, store: object, graph: object, now: datetime) -> None:
         fail("set ERRKB_DIGEST_CHANNEL or ERRKB_DOMAIN_OWNERS to say where the digest goes", 1)
     gateway = SlackGateway(token=config.slack_bot_token.get_secret_value(), base_url=config.slack_api_url,
                            metrics=Metrics())  # fmt: skip
-    sender = DigestSender(settings=config, store=store, gateway=gateway, graph=lambda: graph,  # type: ignore[arg-type]
-                          clock=lambda: now)  # fmt: skip
+    sender = DigestSender(settings=config, store=store, gateway=gateway, graph=lambda: graph, clock=lambda: now)
     period = f"manual:{now.strftime('%Y-%m-%dT%H:%M:%SZ')}"
     sent = [a.key for a in targets if sender.send(a, period, now)]
     for audience in targets:

@@ -13,9 +13,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from bot.cli.common import console, emit_json, err_console, fail, open_default_store, settings
-from bot.errors import ImportFailed, RecordNotFound
+from bot.errors import ImportFailed, Problem, RecordNotFound
 from bot.ingest import Format, dangling_links, read_records
 from bot.ingest.deadends import native_to_canon
+from bot.match.patterns import risky_regex
 from bot.records import Record
 from bot.render.terminal import print_record
 from bot.starter import starter_dir
@@ -74,12 +75,15 @@ def run_import(
         f"{source}: {kind} → {target}: not in the knowledge base (kept)"
         for source, kind, target in dangling_links(result.records, known)
     ]
+    warnings += [
+        f"{record.id}: regex: {reason}"
+        for record in result.records
+        if (reason := risky_regex(record.regex)) is not None
+    ]
     return summary, warnings
 
 
-def _conflict(place: str, record_id: str) -> object:
-    from bot.errors import Problem
-
+def _conflict(place: str, record_id: str) -> Problem:
     file, _, where = place.partition(":")
     return Problem(file, where, record_id, "id", "already in the knowledge base with other content (--on-conflict fail)")
 

@@ -147,7 +147,7 @@ def clean(text: str) -> tuple[str, bool]:
     truncated = len(text) > MAX_CHARS
     if truncated:
         middle = text[MAX_CHARS // 8 : -MAX_CHARS // 2]
-        hits = [m.group(0) for _, m in zip(range(200), _ERRORISH.finditer(middle))]
+        hits = [m.group(0) for _, m in zip(range(200), _ERRORISH.finditer(middle), strict=False)]
         text = "\n".join([text[: MAX_CHARS // 8], *hits, text[-MAX_CHARS // 2 :]])
     text = html.unescape(text) if "&" in text else text
     text = _ANSI.sub("", text)

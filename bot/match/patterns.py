@@ -114,7 +114,7 @@ def analyse(pattern: str) -> Alternative:
                 out[-1] = " "
             i += 1
         elif ch == "?":
-            if out and not pattern[i - 1 : i] in "(*+?":
+            if out and pattern[i - 1 : i] not in "(*+?":
                 out[-1] = " "
             i += 1
         elif ch == "{":

@@ -20,6 +20,7 @@ from typing import Any
 
 from bot.i18n import t
 from bot.records import Record
+from bot.render.ids import ActionId
 from bot.render.kit import (
     Block,
     Message,
@@ -34,7 +35,6 @@ from bot.render.kit import (
     message,
     section,
 )
-from bot.render.ids import ActionId
 from bot.render.state import AddState, RecordState, ReplyState, VoteState
 
 SHOWN_WORKAROUNDS = 5

@@ -13,8 +13,8 @@ from datetime import date
 from typing import Any
 
 from bot.i18n import t
-from bot.render.kit import INITIAL_VALUE, INPUT_LABEL, MODAL_BUTTON, MODAL_TITLE, Block, cut, plain
 from bot.render.ids import BlockId, CallbackId, InputId
+from bot.render.kit import INITIAL_VALUE, INPUT_LABEL, MODAL_BUTTON, MODAL_TITLE, Block, cut, plain
 from bot.render.state import AddState
 
 #: Input blocks in order: (block, catalog key suffix, multiline, optional).

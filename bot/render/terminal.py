@@ -19,7 +19,7 @@ def record_panel(record: Record, locale: str, *, title: str | None = None) -> Pa
     root_cause, rc_loc = record.text("root_cause", locale)
     actions, _ = record.text("workarounds", locale)
     dead_texts, _ = record.text("dead_ends", locale)
-    parts: list[object] = [
+    parts: list[Text] = [
         Text(signature, style="bold red"),
         Text.from_markup(f"\n[bold]Root cause[/]{_fallback_note(rc_loc, locale)}: {escape(root_cause)}"),
     ]

@@ -8,13 +8,12 @@ reply, so votes update it in place and "Share in channel" posts it.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import logging
 import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Literal
 
 from bot.match.index import MatchIndex

@@ -9,7 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.records import LINK_KINDS, TRANSLATABLE, Record, link_condition, link_probability, link_target
+from bot.records import (
+    LINK_KINDS,
+    TRANSLATABLE,
+    Record,
+    link_condition,
+    link_probability,
+    link_target,
+)
 
 #: Scalar record fields stored as columns of ``records``.
 SCALARS = (
@@ -44,7 +51,6 @@ def record_values(record: Record) -> dict[str, Any]:
 
 def child_values(record: Record) -> dict[str, list[dict[str, Any]]]:
     """Rows of the child tables, keyed by table name."""
-    native = record.to_native()
     rid = record.id
     translations = [
         {"record_id": rid, "locale": locale, "field": name, "value": value}

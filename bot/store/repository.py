@@ -16,7 +16,7 @@ from sqlalchemy import Select, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.records import TRANSLATABLE, Record, normalise_locale
-from bot.store.convert import SCALARS, child_values, record_from_rows, record_values
+from bot.store.convert import child_values, record_from_rows, record_values
 from bot.store.models import (
     AuditRow,
     DeadEndRow,

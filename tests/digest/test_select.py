@@ -95,3 +95,13 @@ def test_selection_is_deterministic_whatever_the_input_order() -> None:
     first = select_stale(records, importance=importance, policy=StalePolicy(180), today=TODAY)
     second = select_stale(list(reversed(records)), importance=importance, policy=StalePolicy(180), today=TODAY)
     assert first == second
+
+
+def test_explanations_read_naturally_in_english_and_chinese() -> None:
+    from bot.digest.select import explain
+    from bot.i18n import t
+
+    [item] = select_stale([candidate("x", 390)], importance={"x": Importance(matches=23, leads_in=4)},
+                          policy=StalePolicy(180), today=TODAY)  # fmt: skip
+    assert explain(item, t, "en") == "matched 23 time(s) in the last 30 days; 4 error(s) lead to it; 210 day(s) overdue"
+    assert explain(item, t, "zh") == "近 30 天匹配 23 次；4 个错误会导致它；已超期 210 天"

@@ -10,7 +10,7 @@ import pytest
 
 from bot.i18n import available_locales, catalog, placeholders
 from bot.render.ids import ActionId, CallbackId
-from bot.render.state import DeprecateState, DigestItemState, AddState, ReplyState, VoteState
+from bot.render.state import AddState, DeprecateState, DigestItemState, ReplyState, VoteState
 from tests.slack.conftest import CHANNEL, EN_USER, Bot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ def test_the_pure_middle_imports_no_io(path: str) -> None:
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
             [node.module or ""] if isinstance(node, ast.ImportFrom) else []  # fmt: skip
         for name in names:
-            assert not name.split(".")[0] in FORBIDDEN, f"{path} imports {name}"
+            assert name.split(".")[0] not in FORBIDDEN, f"{path} imports {name}"
 
 
 def _payload(kind: str, ident: str) -> dict[str, object]:

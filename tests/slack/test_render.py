@@ -6,10 +6,10 @@ from datetime import date
 
 import pytest
 
-from bot.records import Record
 from bot.digest.select import Candidate, StalePolicy, select_stale
-from bot.render.digest import render_digest
+from bot.records import Record
 from bot.render import blocks, panels
+from bot.render.digest import render_digest
 from bot.render.ids import BlockId
 from bot.render.modal import modal_errors, prefill, render_add_modal
 from bot.render.state import AddState, BadState, VoteState, load_state
