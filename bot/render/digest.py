@@ -18,8 +18,6 @@ from bot.render.blocks import freshness
 from bot.render.ids import ActionId, BlockId, CallbackId, InputId
 from bot.render.kit import (
     HEADER_TEXT,
-    MODAL_BUTTON,
-    MODAL_TITLE,
     Block,
     Message,
     actions,
@@ -34,6 +32,7 @@ from bot.render.kit import (
     plain,
     section,
 )  # fmt: skip
+from bot.render.modal import modal_view
 from bot.render.state import DeprecateState, DigestItemState
 
 SIGNATURE_CHARS = 200
@@ -108,23 +107,14 @@ def mark_item(blocks: Sequence[Block], record_id: str, note: str) -> list[Block]
 
 
 def render_deprecate_modal(locale: str, state: DeprecateState) -> dict[str, Any]:
-    return {
-        "type": "modal",
-        "callback_id": CallbackId.DEPRECATE_VIEW,
-        "title": plain(t(locale, "digest.deprecate.title"), MODAL_TITLE),
-        "submit": plain(t(locale, "digest.deprecate.submit"), MODAL_BUTTON),
-        "close": plain(t(locale, "modal.cancel"), MODAL_BUTTON),
-        "private_metadata": state.dump(),
-        "blocks": [
-            {
-                "type": "input",
-                "block_id": BlockId.DEPRECATE_REASON,
-                "label": plain(t(locale, "digest.deprecate.reason", id=state.record), 2000),
-                "element": {"type": "plain_text_input", "action_id": InputId.VALUE, "multiline": True,
-                            "max_length": 1000},
-            }
-        ],
+    reason = {
+        "type": "input",
+        "block_id": BlockId.DEPRECATE_REASON,
+        "label": plain(t(locale, "digest.deprecate.reason", id=state.record), 2000),
+        "element": {"type": "plain_text_input", "action_id": InputId.VALUE, "multiline": True, "max_length": 1000},
     }
+    return modal_view(locale, CallbackId.DEPRECATE_VIEW, "digest.deprecate.title", "digest.deprecate.submit",
+                      state.dump(), [reason])  # fmt: skip
 
 
 def render_stale_lines(locale: str, items: Sequence[StaleItem]) -> list[str]:

@@ -62,14 +62,21 @@ def _input(block: BlockId, key: str, multiline: bool, optional: bool, locale: st
 
 def render_add_modal(locale: str, state: AddState, values: Mapping[BlockId, str]) -> dict[str, Any]:
     """The modal view; ``private_metadata`` carries ``state``."""
+    blocks = [_input(b, k, m, o, locale, values.get(b, "")) for b, k, m, o in FIELDS]
+    return modal_view(locale, CallbackId.ADD_RECORD_VIEW, "modal.title", "modal.submit", state.dump(), blocks)
+
+
+def modal_view(locale: str, callback_id: str, title_key: str, submit_key: str, metadata: str,
+               blocks: list[Block]) -> dict[str, Any]:  # fmt: skip
+    """A modal with a translated title, submit and cancel, carrying ``metadata``."""
     return {
         "type": "modal",
-        "callback_id": CallbackId.ADD_RECORD_VIEW,
-        "title": plain(t(locale, "modal.title"), MODAL_TITLE),
-        "submit": plain(t(locale, "modal.submit"), MODAL_BUTTON),
+        "callback_id": callback_id,
+        "title": plain(t(locale, title_key), MODAL_TITLE),
+        "submit": plain(t(locale, submit_key), MODAL_BUTTON),
         "close": plain(t(locale, "modal.cancel"), MODAL_BUTTON),
-        "private_metadata": state.dump(),
-        "blocks": [_input(b, k, m, o, locale, values.get(b, "")) for b, k, m, o in FIELDS],
+        "private_metadata": metadata,
+        "blocks": blocks,
     }
 
 

@@ -219,3 +219,16 @@ def _clean(request: pytest.FixtureRequest) -> Iterator[None]:
             session.query(model).delete()
         session.execute(update(WorkaroundRow).values(fixed_count=0, failed_count=0))
     yield
+
+
+def wait_for_unknown(bot: Bot, text: str, timeout: float = 10.0) -> None:
+    """Until the unknown error containing ``text`` is in the database (noted after the answer work)."""
+    from bot.store import slack_repo
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with bot.store.transaction() as session:
+            if any(text in u.sample for u in slack_repo.unknown_errors(session, limit=50)):
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"no unknown error with {text!r} was recorded")

@@ -7,7 +7,7 @@ from datetime import date
 
 from bot.store import slack_repo
 from tests.slack.blockkit import assert_valid_message
-from tests.slack.conftest import CHANNEL, EN_USER, PASTE, ZH_USER, Bot
+from tests.slack.conftest import CHANNEL, EN_USER, PASTE, ZH_USER, Bot, wait_for_unknown
 from tests.slack.fake_slack import Call
 
 
@@ -66,7 +66,7 @@ def test_stale_by_domain(bot: Bot) -> None:
 
 def test_unknown_lists_the_most_common_unknown_errors(bot: Bot) -> None:
     bot.send.message("RuntimeError: the flux capacitor is misaligned by 3 degrees")
-    bot.fake.wait_for("chat.getPermalink")
+    wait_for_unknown(bot, "flux capacitor")
     call = _respond(bot, "unknown")
     text = json.dumps(call.params["blocks"])
     assert "flux capacitor" in text and "errkb.add_record" in text

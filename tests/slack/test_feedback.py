@@ -12,7 +12,16 @@ from bot.render.state import AddState, ReplyState, VoteState
 from bot.store import repository
 from bot.store.models import AuditRow, WorkaroundRow
 from tests.slack.blockkit import assert_valid_message, assert_valid_view
-from tests.slack.conftest import CHANNEL, EN_USER, MAINTAINER, PASTE, TODAY, ZH_USER, Bot
+from tests.slack.conftest import (
+    CHANNEL,
+    EN_USER,
+    MAINTAINER,
+    PASTE,
+    TODAY,
+    ZH_USER,
+    Bot,
+    wait_for_unknown,
+)
 
 RECORD = "errkbtest/frobnicator-overheat"
 
@@ -111,7 +120,7 @@ def _submit(bot: Bot, view: dict[str, Any], values: dict[str, str], user: str = 
 
 def test_a_maintainer_adds_a_record_from_an_unknown_error(bot: Bot) -> None:
     bot.send.message("RuntimeError: the flux capacitor is misaligned by 3 degrees")
-    bot.fake.wait_for("chat.getPermalink")
+    wait_for_unknown(bot, "flux capacitor")
     bot.send.command("unknown", user=MAINTAINER)
     add = _buttons([{"type": "actions", "elements": [b["accessory"]]} for b in
                     bot.fake.wait_for("response_url")[0].params["blocks"] if "accessory" in b], ActionId.ADD_RECORD)[0]
