@@ -28,10 +28,10 @@ def serve(
     """
     if http == socket:
         common.fail("choose exactly one of --http or --socket")
+    from bot.knowledge import LiveKnowledge, store_loader, version_reader
     from bot.slack.app import create_app
     from bot.slack.clock import SystemClock
     from bot.slack.gateway import SlackGateway
-    from bot.slack.knowledge import LiveKnowledge, store_loader, version_reader
     from bot.slack.logs import configure_logging
     from bot.slack.metrics import Metrics
     from bot.store.db import open_store

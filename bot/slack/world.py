@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 class IndexSource(Protocol):
-    """The live match index (``bot.match.live``); None until the first build."""
+    """The live match index (``bot.knowledge``); None until the first build."""
 
     def current(self) -> MatchIndex | None: ...
 

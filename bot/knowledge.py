@@ -1,10 +1,12 @@
 """The live knowledge base of one process: match index and graph, rebuilt when records change.
 
-A stand-in for ``bot.match.live`` until that lands: :class:`LiveKnowledge`
-polls the database's change counter (``kb_state``) and rebuilds both the
-:class:`~bot.match.index.MatchIndex` and the graph (through
-``graph.cache.GraphCache``) off the request path; requests keep using the
-previous build until the new one is ready.
+:class:`LiveKnowledge` builds the :class:`~bot.match.index.MatchIndex` and the
+graph (through ``graph.cache.GraphCache``) at start, then polls the
+database's change counter (``kb_state``) and rebuilds both on its own thread
+when it moves. Answering never waits: ``index.current()`` and
+``graph.current()`` return the previous build until the new one is swapped
+in, and a failed rebuild keeps serving the old one. Deprecated records are
+left out, so they are no longer offered as answers.
 """
 
 from __future__ import annotations
