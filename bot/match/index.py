@@ -99,7 +99,8 @@ class MatchIndex:
         self._by_id = {r.id: i for i, r in enumerate(self.records)}
         self.similarity = Similarity.build(self.records)
         self.info = [RecordInfo.of(r) for r in self.records]
-        self._owner: list[int] = []  # alternative → record
+        self._owners: list[list[int]] = []  # alternative → the records whose regex has it
+        seen: dict[str, int] = {}  # branch text → its alternative: identical branches are confirmed once
         self._alts: list[Alternative] = []
         self._compiled: dict[int, re2._Regexp | None] = {}
         self._always: list[int] = []  # alternatives without a prefilter key
@@ -113,9 +114,14 @@ class MatchIndex:
                 self._fallback.append((i, re.compile(record.regex, re.IGNORECASE)))
                 continue
             for branch in split_alternatives(record.regex):
-                alt = len(self._alts)
+                if branch in seen:
+                    owners = self._owners[seen[branch]]
+                    if owners[-1] != i:
+                        owners.append(i)
+                    continue
+                alt = seen[branch] = len(self._alts)
                 self._alts.append(analyse(branch))
-                self._owner.append(i)
+                self._owners.append([i])
                 required = required_literals(branch)
                 self._need.append(required[1] if required else 0)
                 if required is None:
@@ -171,7 +177,7 @@ class MatchIndex:
         for alt in sorted(candidates):
             regex = self._regex(alt)
             if regex is not None and regex.search(line):
-                found.append((self._owner[alt], self._alts[alt]))
+                found.extend((owner, self._alts[alt]) for owner in self._owners[alt])
         bounded = line[:FALLBACK_INPUT]
         for record, pattern in self._fallback:
             if pattern.search(bounded):

@@ -35,6 +35,7 @@ MEDIUM = 0.50
 WEIGHTS = {"bias": -6.0, "regex": 4.5, "cover": 2.0, "bare": -1.0, "overlap": 8.0, "explained": 2.0, "bm25": 0.5, "env": 4.5,
            "foreign": -2.5, "offtopic": -3.0, "confidence": 1.0, "reviewed": 0.2}  # fmt: skip
 SIM_CANDIDATES = 12
+MAX_RANKED = 48  # candidates given the full ranking, chosen by regex strength + BM25
 QUERY_LINES = 12
 
 FAMILIES = {
@@ -251,6 +252,13 @@ def rank(
     candidates = set(best_regex)
     if bm25 is not None:
         candidates.update(i for i, _ in similarity.top(query, SIM_CANDIDATES))
+    if len(candidates) > MAX_RANKED:  # keep ranking cost flat however many records share a hit
+
+        def first_look(record: int) -> tuple[float, int]:
+            rough = best_regex.get(record, (0.0,))[0] + (float(bm25[record]) if bm25 is not None else 0.0)
+            return -rough, record
+
+        candidates = set(sorted(candidates, key=first_look)[:MAX_RANKED])
     words, kind, technical = _paste_facts(extraction)
     family = FAMILIES.get(kind, set())
     scored: list[tuple[float, float, str, Match]] = []
