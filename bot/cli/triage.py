@@ -16,6 +16,7 @@ from bot.cli.common import console, emit_json, fail, open_default_store, setting
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
 from bot.records import Record
+from bot.render.blocks import Graph
 from bot.render.terminal import record_panel
 from bot.store.db import Store
 from graph.build import KnowledgeGraph, build_graph
@@ -116,11 +117,7 @@ def _as_json(result: Triage, index: MatchIndex, sections: dict[str, Any] | None,
 
 
 def _cause_first(result: Triage, sections: dict[str, Any] | None) -> list[str]:
-    ids = result.answer_ids()
-    if sections and sections.get("order"):
-        ordered = [e["id"] for e in sections["order"]["errors"]]
-        ids = [rid for rid in ordered if rid in ids] + [rid for rid in ids if rid not in ordered]
-    return ids
+    return Graph(sections or {}).order(result.answer_ids())
 
 
 def _first_line(text: str, limit: int = 120) -> str:
@@ -130,7 +127,7 @@ def _first_line(text: str, limit: int = 120) -> str:
 
 def _show_graph(sections: dict[str, Any], record_id: str) -> None:
     def items(kind: str) -> list[dict[str, Any]]:
-        return next((s["items"] for s in sections[kind] if s["error"] == record_id), [])
+        return Graph(sections).items(kind, record_id)
 
     causes = items("causes")
     if causes:

@@ -173,7 +173,7 @@ class MatchIndex:
         need = self._need
         candidates = {alt for alt, seen in counts.items() if seen >= need[alt]}
         candidates.update(self._always)
-        found = []
+        found: list[tuple[int, Alternative]] = []
         for alt in sorted(candidates):
             regex = self._regex(alt)
             if regex is not None and regex.search(line):
