@@ -38,6 +38,7 @@ SET_SIZE = 50_000
 SET_MAX_MEM = 256 << 20
 FALLBACK_INPUT = 500
 EAGER_COMPILE = 60_000
+WARM_RECORDS = 3_000  # records whose text warms the literal sets at build
 CANARY = "\x01errkb\x02canary\x03"
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
@@ -137,6 +138,17 @@ class MatchIndex:
             (_compile_set(names[start : start + SET_SIZE]), start)
             for start in range(0, len(names), SET_SIZE)
         ]
+        self._warm([t for r in self.records[:WARM_RECORDS] for t in (r.signature, r.root_cause)])
+
+    def _warm(self, texts: Sequence[str]) -> None:
+        """Build the literal sets' DFA states now, over the records' own text.
+
+        RE2 builds DFA states lazily; without this the first pastes after a
+        (re)build pay for the states that ordinary technical English needs.
+        """
+        for text in texts:
+            for literal_set, _ in self._sets:
+                literal_set.Match(text[:2000])
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> MatchIndex:

@@ -177,11 +177,17 @@ class _Lines:
         self.lines = extraction.lines
         self._terms: dict[int, frozenset[str]] = {}
         self._size: dict[int, int] = {}
+        self._weight: dict[int, float] = {}
 
     def _fill(self, pos: int) -> None:
         masked = template(self.lines[pos].text)
         self._terms[pos] = frozenset(tokens(masked)) - _MASK_WORDS
         self._size[pos] = sum(c.isalnum() for c in masked) or 1
+
+    def weight(self, pos: int, similarity: Similarity) -> float:
+        if pos not in self._weight:
+            self._weight[pos] = similarity.line_weight(self.terms(pos))
+        return self._weight[pos]
 
     def terms(self, pos: int) -> frozenset[str]:
         if pos not in self._terms:
@@ -251,7 +257,7 @@ def rank(
             best_regex[hit.record] = (strength, hit.position, weight * cover, weight * bare)
     candidates = set(best_regex)
     if bm25 is not None:
-        candidates.update(i for i, _ in similarity.top(query, SIM_CANDIDATES))
+        candidates.update(i for i, _ in similarity.best(bm25, SIM_CANDIDATES))
     if len(candidates) > MAX_RANKED:  # keep ranking cost flat however many records share a hit
 
         def first_look(record: int) -> tuple[float, int]:
@@ -267,7 +273,7 @@ def rank(
         regex, regex_pos, cover, bare = best_regex.get(record, (0.0, -1, 0.0, 0.0))
         overlap, overlap_pos, explained = 0.0, regex_pos, 0.0
         for pos in sorted(set(important) | ({regex_pos} if regex_pos >= 0 else set())):
-            recall, precision = similarity.overlap(record, cache.terms(pos))
+            recall, precision = similarity.overlap(record, cache.terms(pos), cache.weight(pos, similarity))
             value = recall * (0.3 + 0.7 * precision) * ROLE_WEIGHT[lines[pos].role]
             if value > overlap:
                 overlap, overlap_pos, explained = value, pos, precision

@@ -77,15 +77,23 @@ class Similarity:
         return np.bincount(ids, weights=weights, minlength=self.size) / self.self_score
 
     def top(self, query_terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        if not self.size:
-            return []
-        scores = self.scores(query_terms)
+        return self.best(self.scores(query_terms), limit) if self.size else []
+
+    def best(self, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """The ``limit`` highest of already computed ``scores`` (ties by record)."""
         limit = min(limit, self.size)
         best = np.argpartition(-scores, limit - 1)[:limit]
         ranked = sorted(((int(i), float(scores[i])) for i in best), key=lambda p: (-p[1], p[0]))
         return [(i, s) for i, s in ranked if s > 0]
 
-    def overlap(self, record: int, line_terms: frozenset[str]) -> tuple[float, float]:
+    def line_weight(self, line_terms: frozenset[str]) -> float:
+        """The IDF weight of a line's known terms (the denominator of "explained")."""
+        idf = self.idf
+        return sum(idf[t] for t in line_terms if t in idf) or 1.0
+
+    def overlap(
+        self, record: int, line_terms: frozenset[str], known: float | None = None
+    ) -> tuple[float, float]:
         """(share of the record's term weight found in the line, share of the line's explained)."""
         doc = self.doc_terms[record]
         if not doc or not line_terms:
@@ -95,5 +103,5 @@ class Similarity:
             return 0.0, 0.0
         idf = self.idf
         found = sum(idf[t] for t in common)
-        known = sum(idf[t] for t in line_terms if t in idf) or 1.0
+        known = self.line_weight(line_terms) if known is None else known
         return found / self.doc_weight[record], found / known
