@@ -31,7 +31,7 @@ def test_dev_set_does_not_regress(deadends_index: MatchIndex) -> None:
 
 
 @pytest.mark.xfail(
-    strict=True, reason="issue 3 targets not met yet: top-1 0.84 < 0.90, declines 0.625 < 0.75, median ~1.8 ms > 1 ms"
+    strict=True, reason="issue 3 targets not met yet: top-1 0.84 < 0.90, declines 0.625 < 0.75, median ~1.7 ms > 1 ms"
 )
 def test_dev_set_meets_the_targets(deadends_index: MatchIndex) -> None:
     report = _report(deadends_index)
