@@ -35,6 +35,7 @@ MEDIUM = 0.50
 WEIGHTS = {"bias": -6.0, "regex": 4.5, "cover": 2.0, "bare": -1.0, "overlap": 8.0, "explained": 2.0, "bm25": 0.5, "env": 4.5,
            "foreign": -2.5, "offtopic": -3.0, "confidence": 1.0, "reviewed": 0.2}  # fmt: skip
 SIM_CANDIDATES = 12
+SPECIFIC_WEIGHT = 20.0  # IDF weight of a record text specific enough to count in full
 MAX_RANKED = 48  # candidates given the full ranking, chosen by regex strength + BM25
 QUERY_LINES = 12
 
@@ -272,9 +273,12 @@ def rank(
         info = infos[record]
         regex, regex_pos, cover, bare = best_regex.get(record, (0.0, -1, 0.0, 0.0))
         overlap, overlap_pos, explained = 0.0, regex_pos, 0.0
+        # a record whose text is one or two common words ("AssertionError") is found in
+        # countless lines: finding all of it says less than finding a long, specific text
+        specific = min(1.0, similarity.doc_weight[record] / SPECIFIC_WEIGHT)
         for pos in sorted(set(important) | ({regex_pos} if regex_pos >= 0 else set())):
             recall, precision = similarity.overlap(record, cache.terms(pos), cache.weight(pos, similarity))
-            value = recall * (0.3 + 0.7 * precision) * ROLE_WEIGHT[lines[pos].role]
+            value = recall * specific * (0.3 + 0.7 * precision) * ROLE_WEIGHT[lines[pos].role]
             if value > overlap:
                 overlap, overlap_pos, explained = value, pos, precision
         features = {
@@ -282,7 +286,7 @@ def rank(
             "cover": cover,
             "bare": bare,
             "overlap": overlap,
-            "bm25": min(float(bm25[record]), 1.0) if bm25 is not None else 0.0,
+            "bm25": min(float(bm25[record]), 1.0) * specific if bm25 is not None else 0.0,
             "env": _env(info, words),
             "explained": explained,
             "foreign": _foreign(info, family, words),
