@@ -245,7 +245,10 @@ def evaluate(
         labelled = read_cases(cases)
     except (ValueError, ValidationError) as exc:
         fail(f"{cases}: not a JSONL file of labelled cases ({str(exc).splitlines()[0]})")
-    report = run_eval(_index(_knowledge(records).records), labelled, time.perf_counter)
+    knowledge = _knowledge(records)
+    if knowledge.store is not None:
+        knowledge.store.dispose()
+    report = run_eval(_index(knowledge.records), labelled, time.perf_counter)
     if as_json:
         emit_json(report.summary(verbose=verbose))
         return

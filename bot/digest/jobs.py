@@ -156,16 +156,12 @@ class DigestSender:
         with self.store.transaction() as session:
             items = collect(session, settings=self.settings, graph=self.graph(), now=now, domains=audience.domains)
             unknown = [(u.count, u.template) for u in slack_repo.unknown_errors(session, limit=5)]
-        shown = items[: self.settings.digest_size]
-        by_domain: dict[str, int] = {}
-        for item in items:
-            by_domain[item.domain] = by_domain.get(item.domain, 0) + 1
-        msg = render_digest(locale, shown, total=len(items), by_domain=by_domain, unknown=unknown,
+        msg = render_digest(locale, items, shown=self.settings.digest_size, unknown=unknown,
                             today=local_today(self.settings, now), owner_domains=audience.domains)  # fmt: skip
         sent = self.gateway.post_message(channel=audience.channel, text=msg["text"], blocks=msg["blocks"])
         if not getattr(sent, "ok", False):
             raise SlackUnavailable(f"digest post to {audience.channel} failed: {getattr(sent, 'error', '?')}")
-        return getattr(sent, "ts", None), [item.record_id for item in shown]
+        return getattr(sent, "ts", None), [item.record_id for item in items[: self.settings.digest_size]]
 
 
 def start_scheduler(sender: DigestSender, settings: Settings) -> BackgroundScheduler | None:

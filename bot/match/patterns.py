@@ -10,6 +10,7 @@ and flags patterns that could backtrack catastrophically in Python ``re``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.match.normalise import tokens
@@ -30,49 +31,9 @@ class Alternative:
 _FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
 
 
-def split_alternatives(pattern: str) -> list[str]:
-    """Top-level ``|`` branches, after unwrapping one group around the whole pattern."""
-    body = _FLAGS.sub("", pattern)
-    for _ in range(3):
-        inner = _unwrap(body)
-        if inner is None:
-            break
-        body = inner
-    parts, depth, start, i, in_class = [], 0, 0, 0, False
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-            if body[i + 1 : i + 2] == "]":
-                i += 1
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(body[start:i])
-            start = i + 1
-        i += 1
-    parts.append(body[start:])
-    return [p for p in parts if p.strip()] or [pattern]
-
-
-def _unwrap(body: str) -> str | None:
-    """``(a|b)`` or ``(?:a|b)`` → ``a|b`` when the group spans the whole pattern."""
-    prefix = (
-        "(?:"
-        if body.startswith("(?:")
-        else "("
-        if body.startswith("(") and not body.startswith("(?")
-        else ""
-    )
-    if not prefix or not body.endswith(")"):
-        return None
+def _structure(body: str) -> Iterator[tuple[int, str, int]]:
+    """``(index, char, depth)`` of every ``(``, ``)`` and ``|`` that is neither escaped nor
+    inside a character class; ``depth`` is the group nesting after the character."""
     depth, i, in_class = 0, 0, False
     while i < len(body):
         ch = body[i]
@@ -83,13 +44,41 @@ def _unwrap(body: str) -> str | None:
             in_class = ch != "]"
         elif ch == "[":
             in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0 and i != len(body) - 1:
-                return None
+            if body[i + 1 : i + 2] == "]":  # "[]...]": the first ] is a literal
+                i += 1
+        elif ch in "()|":
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            yield i, ch, depth
         i += 1
+
+
+def split_alternatives(pattern: str) -> list[str]:
+    """Top-level ``|`` branches, after unwrapping one group around the whole pattern."""
+    body = _FLAGS.sub("", pattern)
+    for _ in range(3):
+        inner = _unwrap(body)
+        if inner is None:
+            break
+        body = inner
+    parts, start = [], 0
+    for i, ch, depth in _structure(body):
+        if ch == "|" and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+    parts.append(body[start:])
+    return [p for p in parts if p.strip()] or [pattern]
+
+
+def _unwrap(body: str) -> str | None:
+    """``(a|b)`` or ``(?:a|b)`` → ``a|b`` when the group spans the whole pattern."""
+    if body.startswith("(?:"):
+        prefix = "(?:"
+    elif body.startswith("(") and not body.startswith("(?"):
+        prefix = "("
+    else:
+        return None
+    if not body.endswith(")") or _group_end(body, 0) != len(body) - 1:
+        return None
     return body[len(prefix) : -1]
 
 
@@ -197,15 +186,10 @@ def fragments(pattern: str) -> list[str]:
 
 
 def _group_end(body: str, start: int) -> int:
-    depth, i = 0, start
-    while i < len(body):
-        if body[i] == "\\":
-            i += 2
-            continue
-        depth += {"(": 1, ")": -1}.get(body[i], 0)
-        if depth == 0:
-            return i
-        i += 1
+    """Index of the ``)`` closing the group opened at ``start`` (the last index if none)."""
+    for i, ch, depth in _structure(body[start:]):
+        if ch == ")" and depth == 0:
+            return start + i
     return len(body) - 1
 
 

@@ -8,6 +8,7 @@ so the next maintainer sees the work is done.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
@@ -68,23 +69,23 @@ def render_digest(
     locale: str,
     items: Sequence[StaleItem],
     *,
-    total: int,
-    by_domain: Mapping[str, int],
+    shown: int,
     unknown: Sequence[tuple[int, str]],
     today: date,
     owner_domains: Sequence[str] | None = None,
 ) -> Message:
-    """The digest: counts, the ranked stale records with buttons, then frequent unknown errors."""
+    """The digest of all stale ``items``: counts, the first ``shown`` with buttons, then
+    frequent unknown errors."""
     if not items:
         return message(t(locale, "digest.none"), [section(t(locale, "digest.none"))])
-    title = t(locale, "digest.title", count=total)
+    listed = items[: min(shown, (50 - _FRAME_BLOCKS) // 3)]
+    title = t(locale, "digest.title", count=len(items))
     blocks: list[Block] = [header(cut(title, HEADER_TEXT))]
-    summary = t(locale, "digest.summary", shown=len(items), domains=_domains(by_domain))
+    summary = t(locale, "digest.summary", shown=len(listed), domains=_domains(Counter(i.domain for i in items)))
     if owner_domains:
         summary += "\n" + t(locale, "digest.summary.mine", domains=", ".join(owner_domains))
     blocks.append(context(summary))
-    room = (50 - _FRAME_BLOCKS) // 3
-    for rank, item in enumerate(items[:room], start=1):
+    for rank, item in enumerate(listed, start=1):
         blocks.extend(_item_blocks(locale, rank, item, today))
     if unknown:
         lines = [f"• *{count}×* {code(cut(template, 300))}" for count, template in unknown[:UNKNOWN_SHOWN]]

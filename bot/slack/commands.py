@@ -108,11 +108,8 @@ def run_stale(world: World, cmd: Command) -> None:
     with world.store.transaction() as session:
         items = collect(session, settings=world.settings, graph=world.graph.current(), now=now,
                         domains=[domain] if domain else None)  # fmt: skip
-    by_domain: dict[str, int] = {}
-    for item in items:
-        by_domain[item.domain] = by_domain.get(item.domain, 0) + 1
-    _respond(world, cmd, render_digest(locale, items[: world.settings.digest_size], total=len(items),
-                                       by_domain=by_domain, unknown=[], today=local_today(world.settings, now)))  # fmt: skip
+    _respond(world, cmd, render_digest(locale, items, shown=world.settings.digest_size, unknown=[],
+                                       today=local_today(world.settings, now)))  # fmt: skip
 
 
 def run_unknown(world: World, cmd: Command) -> None:

@@ -88,7 +88,7 @@ def test_panels_are_valid() -> None:
         assert_valid_message(panels.render_unknown(locale, unknown, now))
         items = select_stale([Candidate(f"a/{i}", "py", "ai", "x" * 5000, None) for i in range(300)],
                              importance={}, policy=StalePolicy(), today=TODAY)  # fmt: skip
-        assert_valid_message(render_digest(locale, items, total=300, by_domain={"py": 300},
+        assert_valid_message(render_digest(locale, items, shown=40,
                                            unknown=[(3, "y" * 4000)] * 9, today=TODAY))  # fmt: skip
         assert_valid_message(panels.render_refusal(locale))
         assert_valid_message(blocks.render_nothing(blocks.Reply(locale=locale, today=TODAY,
