@@ -58,7 +58,9 @@ class _Source:
 
 
 class LiveKnowledge:
-    def __init__(self, load: Loader, version: Callable[[], int], *, poll_seconds: float = 5.0) -> None:
+    def __init__(
+        self, load: Loader, version: Callable[[], int], *, poll_seconds: float = 5.0
+    ) -> None:
         self._load, self._version, self.poll_seconds = load, version, poll_seconds
         self._index: MatchIndex | None = None
         self._graph: KnowledgeGraph | None = None

@@ -306,7 +306,9 @@ class Record(BaseModel):
             if value is None:
                 continue
             if field in TRANSLATABLE_LIST:
-                merged = [value[i] if i < len(value) and value[i] else b for i, b in enumerate(base)]
+                merged = [
+                    value[i] if i < len(value) and value[i] else b for i, b in enumerate(base)
+                ]
                 full = len(value) >= len(base) and all(value[: len(base)])
                 return merged, loc if full else self.locale
             return value, loc

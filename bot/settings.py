@@ -122,7 +122,9 @@ class Settings(BaseSettings):
         default="0 9 * * mon",
         description="When the digest is posted: a five-field cron expression.",
     )
-    timezone: str = Field(default="UTC", description="Time zone of the digest schedule (IANA name).")
+    timezone: str = Field(
+        default="UTC", description="Time zone of the digest schedule (IANA name)."
+    )
     stale_after_days: int = Field(
         default=180, ge=1, description="A record is stale when last_confirmed is older than this."
     )
@@ -179,7 +181,9 @@ class Settings(BaseSettings):
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown time zone {value!r} (expected an IANA name like Europe/Berlin)") from None
+            raise ValueError(
+                f"unknown time zone {value!r} (expected an IANA name like Europe/Berlin)"
+            ) from None
         return value
 
     @field_validator("domain_owners", mode="before")
@@ -204,10 +208,18 @@ class Settings(BaseSettings):
         if self.slack_signing_secret is None:
             problems.append("SLACK_SIGNING_SECRET: required to verify requests from Slack")
         if self.multi_workspace and self.slack_client_secret is None:
-            problems.append("SLACK_CLIENT_SECRET: required with SLACK_CLIENT_ID (multi-workspace install)")
+            problems.append(
+                "SLACK_CLIENT_SECRET: required with SLACK_CLIENT_ID (multi-workspace install)"
+            )
         if self.slack_client_secret is not None and not self.multi_workspace:
-            problems.append("SLACK_CLIENT_ID: required with SLACK_CLIENT_SECRET (multi-workspace install)")
-        if not self.multi_workspace and self.slack_client_secret is None and self.slack_bot_token is None:
+            problems.append(
+                "SLACK_CLIENT_ID: required with SLACK_CLIENT_SECRET (multi-workspace install)"
+            )
+        if (
+            not self.multi_workspace
+            and self.slack_client_secret is None
+            and self.slack_bot_token is None
+        ):
             problems.append("SLACK_BOT_TOKEN: required to answer in Slack (or SLACK_CLIENT_ID and "
                             "SLACK_CLIENT_SECRET for a multi-workspace install)")  # fmt: skip
         if socket and self.slack_app_token is None:
@@ -218,7 +230,12 @@ class Settings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """The configured secrets, for masking in logs."""
-        secrets = (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token, self.slack_client_secret)
+        secrets = (
+            self.slack_bot_token,
+            self.slack_signing_secret,
+            self.slack_app_token,
+            self.slack_client_secret,
+        )
         return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]
 
 

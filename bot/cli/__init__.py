@@ -34,5 +34,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(1) from None
     except ErrkbError as exc:  # one line, however narrow the terminal: operators grep for it
         message = escape(" ".join(str(exc).split()))
-        common.err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+        common.err_console.print(
+            f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True
+        )
         raise SystemExit(1) from None

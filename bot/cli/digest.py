@@ -18,9 +18,13 @@ from graph.build import KnowledgeGraph, build_graph
 
 
 def digest(
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the digest here; post nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the digest here; post nothing.")
+    ] = False,
     send: Annotated[bool, typer.Option("--send", help="Post the digest to Slack now.")] = False,
-    domain: Annotated[list[str] | None, typer.Option("--domain", help="Only these domains (repeatable).")] = None,
+    domain: Annotated[
+        list[str] | None, typer.Option("--domain", help="Only these domains (repeatable).")
+    ] = None,
     lang: Annotated[str, typer.Option("--lang", help="Language of the explanations.")] = "en",
     limit: Annotated[int, typer.Option(help="Records to list (dry run).")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
@@ -75,7 +79,9 @@ def _send(config: Settings, store: Store, graph: KnowledgeGraph, now: datetime) 
         fail("set ERRKB_DIGEST_CHANNEL or ERRKB_DOMAIN_OWNERS to say where the digest goes", 1)
     gateway = SlackGateway(token=config.slack_bot_token.get_secret_value(), base_url=config.slack_api_url,
                            metrics=Metrics())  # fmt: skip
-    sender = DigestSender(settings=config, store=store, gateway=gateway, graph=lambda: graph, clock=lambda: now)
+    sender = DigestSender(
+        settings=config, store=store, gateway=gateway, graph=lambda: graph, clock=lambda: now
+    )
     period = f"manual:{now.strftime('%Y-%m-%dT%H:%M:%SZ')}"
     sent = [a.key for a in targets if sender.send(a, period, now)]
     for audience in targets:

@@ -51,7 +51,9 @@ def run_import(
     """Validate everything, then write it in one transaction; warnings are returned."""
     with _progress("reading") as bar:
         task = bar.add_task("read", total=None)
-        result = read_records(paths, fmt, lambda n, total: bar.update(task, completed=n, total=total))
+        result = read_records(
+            paths, fmt, lambda n, total: bar.update(task, completed=n, total=total)
+        )
     if result.problems:
         raise ImportFailed(result.problems)
     store = open_default_store()
@@ -85,7 +87,13 @@ def run_import(
 
 def _conflict(place: str, record_id: str) -> Problem:
     file, _, where = place.partition(":")
-    return Problem(file, where, record_id, "id", "already in the knowledge base with other content (--on-conflict fail)")
+    return Problem(
+        file,
+        where,
+        record_id,
+        "id",
+        "already in the knowledge base with other content (--on-conflict fail)",
+    )
 
 
 def init(
@@ -102,7 +110,9 @@ def init(
     open_default_store(config).dispose()
     counts = {"added": 0, "updated": 0, "unchanged": 0, "skipped": 0}
     if starter:
-        summary, _ = run_import([starter_dir()], fmt="native", on_conflict="upsert", actor="errkb init")
+        summary, _ = run_import(
+            [starter_dir()], fmt="native", on_conflict="upsert", actor="errkb init"
+        )
         counts = summary.counts()
     if as_json:
         emit_json({"database": _safe_url(config.database_url), **counts})
@@ -153,9 +163,13 @@ def import_(
 
 
 def export(
-    fmt: Annotated[str, typer.Option("--format", help="json, jsonl or deadends (JSONL of canons).")] = "json",
+    fmt: Annotated[
+        str, typer.Option("--format", help="json, jsonl or deadends (JSONL of canons).")
+    ] = "json",
     domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default stdout).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default stdout).")
+    ] = None,
 ) -> None:
     """Export records in native form (or as deadends.dev canons).
 
@@ -184,7 +198,9 @@ def format_records(records: list[Record], fmt: str) -> str:
 
 def show(
     record_id: Annotated[str, typer.Argument(help="Record id.")],
-    lang: Annotated[str, typer.Option("--lang", help="Locale of the text (English fallback).")] = "en",
+    lang: Annotated[
+        str, typer.Option("--lang", help="Locale of the text (English fallback).")
+    ] = "en",
     as_json: JsonOpt = False,
 ) -> None:
     """Show one record, in a locale when it has a translation.
@@ -220,7 +236,9 @@ def search(
         records = repo.load_records(session)
     store.dispose()
     index = MatchIndex.build(records)
-    found = [(index.record(rid), score) for rid, score in index.search(" ".join(words), limit=limit)]
+    found = [
+        (index.record(rid), score) for rid, score in index.search(" ".join(words), limit=limit)
+    ]
     hits = [(record, score) for record, score in found if record is not None]
     if as_json:
         emit_json([
@@ -233,7 +251,9 @@ def search(
         return
     table = Table("record", "signature", "score")
     for record, score in hits:
-        table.add_row(record.id, record.text("signature", lang)[0].splitlines()[0][:100], f"{score:.2f}")
+        table.add_row(
+            record.id, record.text("signature", lang)[0].splitlines()[0][:100], f"{score:.2f}"
+        )
     console.print(table)
 
 

@@ -17,8 +17,12 @@ log = logging.getLogger(__name__)
 
 
 def serve(
-    http: Annotated[bool, typer.Option("--http", help="Serve Slack over HTTP at POST /slack/events.")] = False,
-    socket: Annotated[bool, typer.Option("--socket", help="Connect with Socket Mode (needs SLACK_APP_TOKEN).")] = False,
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve Slack over HTTP at POST /slack/events.")
+    ] = False,
+    socket: Annotated[
+        bool, typer.Option("--socket", help="Connect with Socket Mode (needs SLACK_APP_TOKEN).")
+    ] = False,
     port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 3000,
     host: Annotated[str, typer.Option("--host", help="HTTP address to bind.")] = "0.0.0.0",
 ) -> None:
@@ -42,7 +46,9 @@ def serve(
         raise ConfigError("missing settings for errkb serve: " + "; ".join(problems))
     configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
     store = open_store(settings.database_url)
-    knowledge = LiveKnowledge(store_loader(store), version_reader(store), poll_seconds=settings.kb_refresh_seconds)
+    knowledge = LiveKnowledge(
+        store_loader(store), version_reader(store), poll_seconds=settings.kb_refresh_seconds
+    )
     knowledge.start()
     # A multi-workspace install answers each request with its workspace's token (bot.slack.install).
     bot_token = None if settings.multi_workspace else settings.slack_bot_token
@@ -50,7 +56,9 @@ def serve(
     gateway = SlackGateway(token=token, base_url=settings.slack_api_url, metrics=Metrics(),
                            cache_seconds=settings.user_cache_seconds)  # fmt: skip
     executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="errkb-work")
-    app = create_app(settings, store, knowledge.index, knowledge.graph, gateway, SystemClock(), executor=executor)  # type: ignore[arg-type]
+    app = create_app(
+        settings, store, knowledge.index, knowledge.graph, gateway, SystemClock(), executor=executor
+    )  # type: ignore[arg-type]
     scheduler = _start_digest(settings, store, gateway, knowledge)
     try:
         if http:
@@ -74,7 +82,9 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> An
     if settings.multi_workspace:
         # the digest goes to one workspace: it needs that workspace's bot token
         if settings.slack_bot_token is None:
-            log.warning("multi-workspace install without SLACK_BOT_TOKEN: no staleness digest is posted")
+            log.warning(
+                "multi-workspace install without SLACK_BOT_TOKEN: no staleness digest is posted"
+            )
             return None
         gateway = SlackGateway(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url,
                                metrics=gateway.metrics, cache_seconds=settings.user_cache_seconds)  # fmt: skip
@@ -83,19 +93,28 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> An
     return start_scheduler(sender, settings)
 
 
-def _serve_http(app: Any, store: Any, gateway: Any, executor: Any, knowledge: Any, host: str, port: int) -> None:
+def _serve_http(
+    app: Any, store: Any, gateway: Any, executor: Any, knowledge: Any, host: str, port: int
+) -> None:
     from bot.slack.server import Server
 
     server = Server(app, store, gateway.metrics, executor, lambda: knowledge.records if knowledge.index.current() else None,
                     host=host, port=port)  # fmt: skip
 
     def stop(signum: int, _frame: object) -> None:
-        log.info("stopping on signal %s: finishing work in flight", signum, extra={"signal": signum})
+        log.info(
+            "stopping on signal %s: finishing work in flight", signum, extra={"signal": signum}
+        )
         threading.Thread(target=server.httpd.shutdown, name="errkb-stop").start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    log.info("errkb serving Slack at http://%s:%s/slack/events", host, server.port, extra={"port": server.port})
+    log.info(
+        "errkb serving Slack at http://%s:%s/slack/events",
+        host,
+        server.port,
+        extra={"port": server.port},
+    )
     server.serve_forever()
     server.stop()
     log.info("errkb stopped")

@@ -61,7 +61,9 @@ def _knowledge(paths: list[Path] | None) -> Knowledge:
 
 def _index(records: list[Record]) -> MatchIndex:
     if not records:
-        fail("the knowledge base is empty: run errkb init, import records (errkb import FILE) or pass --records")
+        fail(
+            "the knowledge base is empty: run errkb init, import records (errkb import FILE) or pass --records"
+        )
     return MatchIndex.build(records)
 
 
@@ -79,14 +81,21 @@ def _record_json(record: Record, lang: str) -> dict[str, Any]:
     root_cause, _ = record.text("root_cause", lang)
     workarounds, _ = record.text("workarounds", lang)
     dead_ends, _ = record.text("dead_ends", lang)
-    ranked = sorted(range(len(record.workarounds)), key=lambda i: (-(record.workarounds[i].success_rate or 0.0), i))
+    ranked = sorted(
+        range(len(record.workarounds)),
+        key=lambda i: (-(record.workarounds[i].success_rate or 0.0), i),
+    )
     return {
         "id": record.id,
         "locale": used,
         "signature": signature,
         "root_cause": root_cause,
         "workarounds": [
-            {"action": workarounds[i], "success_rate": record.workarounds[i].success_rate, "how": record.workarounds[i].how}
+            {
+                "action": workarounds[i],
+                "success_rate": record.workarounds[i].success_rate,
+                "how": record.workarounds[i].how,
+            }
             for i in ranked
         ],
         "dead_ends": [
@@ -98,7 +107,9 @@ def _record_json(record: Record, lang: str) -> dict[str, Any]:
     }
 
 
-def _as_json(result: Triage, index: MatchIndex, sections: dict[str, Any] | None, lang: str) -> dict[str, Any]:
+def _as_json(
+    result: Triage, index: MatchIndex, sections: dict[str, Any] | None, lang: str
+) -> dict[str, Any]:
     answers = [index.record(rid) for rid in _cause_first(result, sections)]
     return {
         "answered": result.answered,
@@ -107,7 +118,13 @@ def _as_json(result: Triage, index: MatchIndex, sections: dict[str, Any] | None,
             for e in result.errors
         ],
         "matches": [
-            {"id": m.record_id, "score": m.score, "band": m.band, "line": m.line, "error_index": m.error_index}
+            {
+                "id": m.record_id,
+                "score": m.score,
+                "band": m.band,
+                "line": m.line,
+                "error_index": m.error_index,
+            }
             for m in result.matches
         ],
         "answers": [_record_json(r, lang) for r in answers if r is not None],
@@ -134,14 +151,20 @@ def _show_graph(sections: dict[str, Any], record_id: str) -> None:
         console.print("[bold]Usually preceded by[/] (root-cause candidates):")
         for c in causes:
             hops = f", {c['hops']} steps back" if c["hops"] > 1 else ""
-            console.print(f"  {c['score']:.0%}{hops}  {_first_line(c['label'])}", highlight=False, markup=False)
+            console.print(
+                f"  {c['score']:.0%}{hops}  {_first_line(c['label'])}",
+                highlight=False,
+                markup=False,
+            )
     following = items("next")
     if following:
         console.print("[bold]What to expect next[/] once fixed:")
         for n in following:
             chance = f"{n['probability']:.0%}" if n.get("probability") is not None else "?"
             when = f" (when {n['conditions'][0]})" if n.get("conditions") else ""
-            console.print(f"  {chance}  {_first_line(n['label'])}{when}", highlight=False, markup=False)
+            console.print(
+                f"  {chance}  {_first_line(n['label'])}{when}", highlight=False, markup=False
+            )
     alike = items("confused_with")
     if alike:
         console.print("[bold]Often confused with[/]:")
@@ -163,7 +186,9 @@ def _show(result: Triage, index: MatchIndex, sections: dict[str, Any] | None, la
         return
     ids = _cause_first(result, sections)
     if len(ids) > 1:
-        console.print(f"[bold]{len(ids)} errors in this paste[/], cause first: fix [bold]{ids[0]}[/] first.")
+        console.print(
+            f"[bold]{len(ids)} errors in this paste[/], cause first: fix [bold]{ids[0]}[/] first."
+        )
     matches = {m.record_id: m for m in result.matches}
     for rid in ids:
         record, match = index.record(rid), matches.get(rid)
@@ -192,8 +217,11 @@ def triage(
     records: RecordsOption = None,
     session_name: Annotated[
         str | None,
-        typer.Option("--session", help="Name a debugging session: errors seen in it one after another "
-                     "are recorded as observed transitions."),
+        typer.Option(
+            "--session",
+            help="Name a debugging session: errors seen in it one after another "
+            "are recorded as observed transitions.",
+        ),
     ] = None,  # fmt: skip
 ) -> None:
     """Name the record that answers a pasted error, or say that none does.

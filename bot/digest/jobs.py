@@ -44,7 +44,9 @@ def local_today(settings: Settings, now: datetime) -> date:
 
 def policy_of(settings: Settings) -> StalePolicy:
     return StalePolicy(
-        settings.stale_after_days, settings.stale_after_days_by_domain, settings.stale_after_days_by_tier
+        settings.stale_after_days,
+        settings.stale_after_days_by_domain,
+        settings.stale_after_days_by_tier,
     )
 
 
@@ -62,7 +64,9 @@ def collect(
     centrality = (
         {rid: (c.in_degree, c.pagerank) for rid, c in graph.centralities().items()} if graph else {}
     )
-    weights = importance_of([c.record_id for c in candidates], matches=matches, centrality=centrality)
+    weights = importance_of(
+        [c.record_id for c in candidates], matches=matches, centrality=centrality
+    )
     return select_stale(candidates, importance=weights, policy=policy_of(settings),
                         today=local_today(settings, now), domains=domains)  # fmt: skip
 
@@ -93,7 +97,9 @@ def audiences(settings: Settings) -> list[Audience]:
 class Poster(Protocol):
     """What the sender needs of Slack (the gateway has it)."""
 
-    def post_message(self, *, channel: str, text: str, blocks: Sequence[dict[str, object]]) -> object: ...
+    def post_message(
+        self, *, channel: str, text: str, blocks: Sequence[dict[str, object]]
+    ) -> object: ...
     def user_locale(self, user_id: str) -> str | None: ...
 
 
@@ -109,7 +115,13 @@ class DigestSender:
         graph: Callable[[], KnowledgeGraph | None],
         clock: Callable[[], datetime],
     ) -> None:
-        self.settings, self.store, self.gateway, self.graph, self.clock = settings, store, gateway, graph, clock
+        self.settings, self.store, self.gateway, self.graph, self.clock = (
+            settings,
+            store,
+            gateway,
+            graph,
+            clock,
+        )
         self.trigger = make_trigger(settings.digest_cron, settings.timezone)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._lock = threading.Lock()
@@ -135,33 +147,53 @@ class DigestSender:
         except (ErrkbError, OSError) as exc:
             log.warning("digest for %s not sent: %s", audience.key, exc, extra={"period": period})
             with self.store.transaction() as session:
-                digest_repo.fail_run(session, period=period, audience=audience.key, owner=self.owner, error=str(exc))
+                digest_repo.fail_run(
+                    session, period=period, audience=audience.key, owner=self.owner, error=str(exc)
+                )
             return False
         with self.store.transaction() as session:
             digest_repo.finish_run(session, period=period, audience=audience.key, owner=self.owner,
                                    now=self.clock(), channel=audience.channel, ts=ts)  # fmt: skip
             digest_repo.mark_digested(session, record_ids=shown, at=now)
-        log.info("digest sent", extra={"period": period, "audience": audience.key, "records": len(shown)})
+        log.info(
+            "digest sent", extra={"period": period, "audience": audience.key, "records": len(shown)}
+        )
         return True
 
     def _locale(self, audience: Audience) -> str:
         if audience.user is None:
-            return negotiate_locale(None, None, self.settings.channel_locales.get(audience.channel), "")
+            return negotiate_locale(
+                None, None, self.settings.channel_locales.get(audience.channel), ""
+            )
         with self.store.transaction() as session:
             chosen = slack_repo.chosen_locale(session, user_id=audience.user)
-        return negotiate_locale(chosen, None if chosen else self.gateway.user_locale(audience.user), None, "")
+        return negotiate_locale(
+            chosen, None if chosen else self.gateway.user_locale(audience.user), None, ""
+        )
 
     def _post(self, audience: Audience, now: datetime) -> tuple[str | None, list[str]]:
         locale = self._locale(audience)
         with self.store.transaction() as session:
-            items = collect(session, settings=self.settings, graph=self.graph(), now=now, domains=audience.domains)
+            items = collect(
+                session,
+                settings=self.settings,
+                graph=self.graph(),
+                now=now,
+                domains=audience.domains,
+            )
             unknown = [(u.count, u.template) for u in slack_repo.unknown_errors(session, limit=5)]
         msg = render_digest(locale, items, shown=self.settings.digest_size, unknown=unknown,
                             today=local_today(self.settings, now), owner_domains=audience.domains)  # fmt: skip
-        sent = self.gateway.post_message(channel=audience.channel, text=msg["text"], blocks=msg["blocks"])
+        sent = self.gateway.post_message(
+            channel=audience.channel, text=msg["text"], blocks=msg["blocks"]
+        )
         if not getattr(sent, "ok", False):
-            raise SlackUnavailable(f"digest post to {audience.channel} failed: {getattr(sent, 'error', '?')}")
-        return getattr(sent, "ts", None), [item.record_id for item in items[: self.settings.digest_size]]
+            raise SlackUnavailable(
+                f"digest post to {audience.channel} failed: {getattr(sent, 'error', '?')}"
+            )
+        return getattr(sent, "ts", None), [
+            item.record_id for item in items[: self.settings.digest_size]
+        ]
 
 
 def start_scheduler(sender: DigestSender, settings: Settings) -> BackgroundScheduler | None:

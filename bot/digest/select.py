@@ -154,7 +154,9 @@ def importance_of(
     out = {}
     for record_id in record_ids:
         leads_in, rank = centrality.get(record_id, (0, 0.0))
-        out[record_id] = Importance(matches=matches.get(record_id, 0), leads_in=leads_in, pagerank=rank)
+        out[record_id] = Importance(
+            matches=matches.get(record_id, 0), leads_in=leads_in, pagerank=rank
+        )
     return out
 
 

@@ -25,7 +25,9 @@ CJK_MIN = 4
 @cache
 def available_locales() -> tuple[str, ...]:
     folder = resources.files("bot.i18n") / "catalogs"
-    return tuple(sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json")))
+    return tuple(
+        sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+    )
 
 
 @cache

@@ -35,7 +35,9 @@ def parse_item(item: RawItem, fmt: Format = "auto") -> tuple[Record | None, list
     data = item.data
     if not isinstance(data, dict):
         kind = type(data).__name__
-        return None, [Problem(item.file, item.where, None, "(record)", f"expected an object, got {kind}")]
+        return None, [
+            Problem(item.file, item.where, None, "(record)", f"expected an object, got {kind}")
+        ]
     if fmt == "deadends" or (fmt == "auto" and is_canon(data)):
         data = canon_to_native(data)
     raw_id = data.get("id")

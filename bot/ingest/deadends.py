@@ -36,8 +36,10 @@ _KEPT = ("schema_version", "url", "environment", "metadata")
 
 
 def is_canon(data: Any) -> bool:
-    return isinstance(data, dict) and isinstance(data.get("error"), dict) and (
-        "verdict" in data or "schema_version" in data
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("error"), dict)
+        and ("verdict" in data or "schema_version" in data)
     )
 
 
@@ -82,7 +84,9 @@ def native_to_canon(record: Record) -> dict[str, Any]:
     metadata["evidence_count"] = record.evidence_count
     environment = extra.get("environment")
     if environment is None:
-        name, _, version_range = (record.versions[0].version if record.versions else "").partition(" ")
+        name, _, version_range = (record.versions[0].version if record.versions else "").partition(
+            " "
+        )
         environment = {"runtime": {"name": name, "version_range": version_range}}
     canon: dict[str, Any] = {
         "schema_version": extra.get("schema_version", "1.0.0"),

@@ -104,7 +104,9 @@ def _read_jsonl(name: str, text: str) -> tuple[list[RawItem], list[Problem]]:
         try:
             items.append(RawItem(name, f"line {number}", json.loads(line)))
         except json.JSONDecodeError as exc:
-            problems.append(Problem(name, f"line {number}", None, "(line)", f"invalid JSON: {exc.msg}"))
+            problems.append(
+                Problem(name, f"line {number}", None, "(line)", f"invalid JSON: {exc.msg}")
+            )
     return items, problems
 
 

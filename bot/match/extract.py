@@ -89,7 +89,7 @@ _PREFIXES = tuple(
     )
 )
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
-_PROGRESS = re2.compile(r"\d+%\|[^|]{0,200}\||[\x{2580}-\x{259f}]{4}|\d+(?:\.\d+)?(?:it/s|s/it)\]")
+_PROGRESS = re.compile(r"\d%\|[^|]{0,200}\||[\u2580-\u259f]{4}|\d(?:it/s|s/it)\]")
 _FRAME = re.compile(
     r"^(?:File \".*\", line \d+|at [\w$.<>/\[\]-]+\(.*\)$|at (?:async )?\S+ \(.*:\d+:\d+\)$"
     r"|at .+:\d+:\d+$|\.\.\. \d+ (?:more|common frames omitted)|#\d+\s+0x[0-9a-f]+|frame #\d+:"
@@ -160,10 +160,10 @@ def clean(text: str) -> tuple[str, bool]:
 
 def _strip_prefixes(line: str) -> str:
     for _ in range(6):
-        before = line
-        line = _PREFIX.sub("", line, count=1)
-        if line == before:
+        prefix = _PREFIX.match(line)
+        if prefix is None or not prefix.end():
             break
+        line = line[prefix.end() :]
     return line.strip().strip("`").strip()
 
 

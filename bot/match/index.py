@@ -22,14 +22,22 @@ Patterns RE2 refuses (lookarounds, backreferences) are matched by Python
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
+from itertools import chain
 
 import re2
 
 from bot.errors import ErrkbError
 from bot.match.extract import Extraction, extract
-from bot.match.normalise import tokens
-from bot.match.patterns import Alternative, analyse, required_literals, split_alternatives
+from bot.match.normalise import terms
+from bot.match.patterns import (
+    Alternative,
+    analyse,
+    non_capturing,
+    required_literals,
+    split_alternatives,
+)
 from bot.match.rank import Hit, Match, RecordInfo, Triage, rank
 from bot.match.similarity import Similarity
 from bot.records import Record
@@ -43,6 +51,22 @@ CANARY = "\x01errkb\x02canary\x03"
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
+
+
+_Matcher = Callable[[bytes], bool]
+
+
+def _matcher(regex: re2._Regexp) -> _Matcher:
+    """A yes/no test of UTF-8 bytes. It calls the compiled RE2 object directly when the
+    binding exposes it: the public ``search`` re-encodes the text and builds a match
+    object on every call, which costs more than the match itself on a short line."""
+    raw = getattr(regex, "_regexp", None)
+    anchor = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+    if raw is None or anchor is None:
+        return lambda data: regex.search(data) is not None
+    no_match = (-1, -1)
+    match = raw.Match
+    return lambda data: match(anchor, data, 0, len(data))[0] != no_match
 
 
 class IndexBuildFailed(ErrkbError):
@@ -101,9 +125,11 @@ class MatchIndex:
         self.similarity = Similarity.build(self.records)
         self.info = [RecordInfo.of(r) for r in self.records]
         self._owners: list[list[int]] = []  # alternative → the records whose regex has it
-        seen: dict[str, int] = {}  # branch text → its alternative: identical branches are confirmed once
+        seen: dict[
+            str, int
+        ] = {}  # branch text → its alternative: identical branches are confirmed once
         self._alts: list[Alternative] = []
-        self._compiled: dict[int, re2._Regexp | None] = {}
+        self._compiled: dict[int, _Matcher | None] = {}
         self._always: list[int] = []  # alternatives without a prefilter key
         self._fallback: list[tuple[int, re.Pattern[str]]] = []
         by_key: dict[str, list[int]] = {}
@@ -166,46 +192,61 @@ class MatchIndex:
         index = self._by_id.get(record_id)
         return None if index is None else self.records[index]
 
-    def _regex(self, alt: int) -> re2._Regexp | None:
+    def _regex(self, alt: int) -> _Matcher | None:
         if alt not in self._compiled:
             try:
-                self._compiled[alt] = re2.compile(self._alts[alt].pattern, _options())
+                pattern = non_capturing(self._alts[alt].pattern)
+                self._compiled[alt] = _matcher(re2.compile(pattern, _options()))
             except Exception:  # noqa: BLE001 - a branch RE2 cannot take alone is skipped
                 self._compiled[alt] = None
         return self._compiled[alt]
 
-    def alternative_hits(self, line: str) -> list[tuple[int, Alternative]]:
-        """(record, alternative) for every record branch that matches ``line``."""
-        counts: dict[int, int] = {}
+    def _line_hits(self, line: str) -> list[tuple[int, int]]:
+        """(record, alternative) for every RE2 record branch that matches ``line``;
+        alternative ``-1`` for a record matched by its Python ``re`` fallback."""
+        data = line.encode("utf-8", "surrogatepass")
+        keys = self._keys
+        matched: list[int] = []
         for literal_set, offset in self._sets:
-            for j in literal_set.Match(line) or ():
-                if offset + j < len(self._keys):
-                    for alt in self._keys[offset + j]:
-                        counts[alt] = counts.get(alt, 0) + 1
+            matched.extend(
+                offset + j for j in literal_set.Match(data) or () if offset + j < len(keys)
+            )
+        counts = Counter(chain.from_iterable(keys[j] for j in matched))
         need = self._need
-        candidates = {alt for alt, seen in counts.items() if seen >= need[alt]}
-        candidates.update(self._always)
-        found: list[tuple[int, Alternative]] = []
+        candidates = [alt for alt, seen in counts.items() if seen >= need[alt]]
+        candidates.extend(self._always)
+        found: list[tuple[int, int]] = []
+        owners = self._owners
         for alt in sorted(candidates):
             regex = self._regex(alt)
-            if regex is not None and regex.search(line):
-                found.extend((owner, self._alts[alt]) for owner in self._owners[alt])
-        bounded = line[:FALLBACK_INPUT]
-        for record, pattern in self._fallback:
-            if pattern.search(bounded):
-                found.append((record, analyse(pattern.pattern)))
+            if regex is not None and regex(data):
+                found.extend((owner, alt) for owner in owners[alt])
+        if self._fallback:
+            bounded = line[:FALLBACK_INPUT]
+            found.extend(
+                (record, -1) for record, pattern in self._fallback if pattern.search(bounded)
+            )
         return found
+
+    def _alternative(self, record: int, alt: int) -> Alternative:
+        if alt >= 0:
+            return self._alts[alt]
+        return analyse(self.records[record].regex)
+
+    def alternative_hits(self, line: str) -> list[tuple[int, Alternative]]:
+        """(record, alternative) for every record branch that matches ``line``."""
+        return [(record, self._alternative(record, alt)) for record, alt in self._line_hits(line)]
 
     def regex_hits(self, line: str) -> list[int]:
         """Indices of every record whose regex matches ``line``."""
-        return sorted({record for record, _ in self.alternative_hits(line)})
+        return sorted({record for record, _ in self._line_hits(line)})
 
     def _hits(self, extraction: Extraction) -> list[Hit]:
         hits: list[Hit] = []
         for position in _scan_positions(extraction):
-            line = extraction.lines[position]
             best: dict[int, Alternative] = {}
-            for record, alt in self.alternative_hits(line.text):
+            for record, index in self._line_hits(extraction.lines[position].text):
+                alt = self._alternative(record, index)
                 if record not in best or alt.literal_chars > best[record].literal_chars:
                     best[record] = alt
             for record, alt in best.items():
@@ -220,7 +261,7 @@ class MatchIndex:
 
     def search(self, words: str, *, limit: int = 10) -> list[tuple[str, float]]:
         """Records whose signature, aliases or translations best match ``words``."""
-        top = self.similarity.top(tokens(words), limit)
+        top = self.similarity.top(terms(words), limit)
         return [(self.records[i].id, round(score, 4)) for i, score in top]
 
 

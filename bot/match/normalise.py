@@ -10,6 +10,7 @@ error from two machines gets the same template; it is idempotent.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>"),
@@ -23,9 +24,12 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d+"), "<n>"),
 )  # fmt: skip
 _SPACE = re.compile(r"\s+")
+_VERSION_RUN = re.compile(r"<(?:n|ver)>(?:\.<(?:n|ver)>)+")
+_QUOTE_RUN = re.compile(r"<q>(?:<q>)+")
 _TEMPLATE_CAP = 2000
 
 
+@lru_cache(maxsize=4096)  # extraction and ranking both ask for the same error lines
 def template(line: str) -> str:
     """The line with its variable parts masked; ``template(template(x)) == template(x)``."""
     text = line[:_TEMPLATE_CAP]
@@ -34,8 +38,8 @@ def template(line: str) -> str:
     text = _SPACE.sub(" ", text).strip()
     # Masks can make new neighbours (``<n>.<n>``): fold them until stable.
     while True:
-        folded = re.sub(r"<(?:n|ver)>(?:\.<(?:n|ver)>)+", "<ver>", text)
-        folded = re.sub(r"<q>(?:<q>)+", "<q>", folded)
+        folded = _VERSION_RUN.sub("<ver>", text)
+        folded = _QUOTE_RUN.sub("<q>", folded)
         if folded == text:
             return text
         text = folded
@@ -121,6 +125,57 @@ _STOP = frozenset(
 )
 
 
+#: Chinese words people use around an English error, and the English words of the
+#: records they point to: "最后报错超时" is about a timeout, whatever the paste shows.
+_GLOSSARY: dict[str, tuple[str, ...]] = {
+    "超时": ("timeout", "timed", "out"),
+    "内存不足": ("out", "memory"),
+    "内存溢出": ("out", "memory", "overflow"),
+    "显存": ("cuda", "memory", "gpu"),
+    "爆显存": ("cuda", "out", "memory"),
+    "找不到": ("not", "found"),
+    "未找到": ("not", "found"),
+    "不存在": ("not", "exist"),
+    "没有权限": ("permission", "denied"),
+    "权限不足": ("permission", "denied"),
+    "拒绝访问": ("access", "denied"),
+    "连接被拒绝": ("connection", "refused"),
+    "无法连接": ("connection", "connect", "failed"),
+    "连接失败": ("connection", "failed"),
+    "连接超时": ("connection", "timeout", "timed", "out"),
+    "崩溃": ("crash", "crashed"),
+    "闪退": ("crash", "crashed"),
+    "不兼容": ("incompatible", "version"),
+    "版本": ("version",),
+    "证书": ("certificate", "ssl"),
+    "代理": ("proxy",),
+    "端口": ("port",),
+    "端口被占用": ("address", "already", "use", "port"),
+    "磁盘空间不足": ("no", "space", "left", "device"),
+    "空间不足": ("no", "space", "left"),
+    "限流": ("rate", "limit"),
+    "频率限制": ("rate", "limit"),
+    "配额": ("quota", "exceeded"),
+    "额度": ("quota", "exceeded"),
+    "未授权": ("unauthorized",),
+    "认证失败": ("authentication", "failed", "unauthorized"),
+    "登录": ("login",),
+    "死锁": ("deadlock",),
+    "编译": ("compile", "build"),
+    "依赖": ("dependency", "dependencies"),
+    "冲突": ("conflict",),
+    "段错误": ("segmentation", "fault"),
+    "被杀": ("killed",),
+    "下载失败": ("download", "failed"),
+    "安装失败": ("install", "failed"),
+    "导入失败": ("import", "error"),
+    "环境变量": ("environment", "variable"),
+    "令牌": ("token",),
+    "死循环": ("infinite", "loop"),
+    "栈溢出": ("stack", "overflow"),
+}
+
+
 def _is_cjk(ch: str) -> bool:
     code = ord(ch)
     return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF
@@ -143,6 +198,31 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+_MASK_NAMES = frozenset({"uuid", "url", "hex", "path", "ip", "ver", "q", "n"})
+
+
+def terms(text: str) -> list[str]:
+    """:func:`tokens` plus each pair of neighbouring words (``"model type"``).
+
+    A record and a line that share a phrase agree more than two that share the
+    same words scattered (``out of memory`` is not ``out of date``). Stop words
+    are skipped, not counted as a break; other scripts and masks break a phrase.
+    """
+    out = tokens(text)
+    previous = ""
+    for word in _WORD.findall(text[:20000]):
+        lower = word.lower()
+        if not word.isascii() or lower in _MASK_NAMES or lower.isdigit():
+            previous = ""
+            continue
+        if lower in _STOP or len(lower) < 2:
+            continue
+        if previous:
+            out.append(f"{previous} {lower}")
+        previous = lower
+    return out
+
+
 def _mixed_tokens(word: str) -> list[str]:
     """CJK runs become bigrams; other parts of the word are tokenised as words."""
     out: list[str] = []
@@ -155,6 +235,7 @@ def _mixed_tokens(word: str) -> list[str]:
             continue
         if run:
             out.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+            out.extend(w for term, english in _GLOSSARY.items() if term in run for w in english)
             run = ""
         rest.append(ch)
     ascii_rest = "".join(rest)

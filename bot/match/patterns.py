@@ -69,6 +69,19 @@ def split_alternatives(pattern: str) -> list[str]:
     return [p for p in parts if p.strip()] or [pattern]
 
 
+def non_capturing(pattern: str) -> str:
+    """``pattern`` with its capturing groups made non-capturing: same matches, and RE2
+    can answer "does it match?" from its DFA alone."""
+    out, last = [], 0
+    for i, ch, _ in _structure(pattern):
+        if ch == "(" and pattern[i + 1 : i + 2] != "?":
+            out.append(pattern[last : i + 1])
+            out.append("?:")
+            last = i + 1
+    out.append(pattern[last:])
+    return "".join(out)
+
+
 def _unwrap(body: str) -> str | None:
     """``(a|b)`` or ``(?:a|b)`` → ``a|b`` when the group spans the whole pattern."""
     if body.startswith("(?:"):

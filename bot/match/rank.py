@@ -25,15 +25,21 @@ import math
 import re
 from dataclasses import dataclass
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from bot.match.extract import ROLE_WEIGHT, ExtractedError, Extraction
-from bot.match.normalise import template, tokens
+from bot.match.normalise import template, terms, version_hints
 from bot.match.similarity import Similarity
 from bot.records import Record
 
 HIGH = 0.70
 MEDIUM = 0.50
 WEIGHTS = {"bias": -6.0, "regex": 4.5, "cover": 2.0, "bare": -1.0, "overlap": 8.0, "explained": 2.0, "bm25": 0.5, "env": 4.5,
-           "foreign": -2.5, "offtopic": -3.0, "confidence": 1.0, "reviewed": 0.2}  # fmt: skip
+           "foreign": -2.5, "offtopic": -3.0, "confidence": 1.0, "reviewed": 0.2, "version": 0.5}  # fmt: skip
+FEATURES = ("regex", "cover", "bare", "overlap", "bm25", "env", "explained", "foreign", "offtopic",
+            "confidence", "reviewed", "version")  # fmt: skip
+_FEATURE_WEIGHTS = tuple(WEIGHTS[name] for name in FEATURES)
 SIM_CANDIDATES = 12
 SPECIFIC_WEIGHT = 20.0  # IDF weight of a record text specific enough to count in full
 MAX_RANKED = 48  # candidates given the full ranking, chosen by regex strength + BM25
@@ -52,7 +58,10 @@ FAMILIES = {
 _ALL_LANGUAGE_DOMAINS = set().union(*FAMILIES.values())
 #: Words that only name a language or runtime (``py`` from ``py311``, ``jdk17``): every
 #: paste in that language has them, so they say nothing about which library failed.
-_LANGUAGE_WORDS = _ALL_LANGUAGE_DOMAINS | {"py", "js", "ts", "jdk", "jre", "jvm", "golang", "rb", "cs"}
+_LANGUAGE_WORDS = frozenset(
+    "python py pip conda java jdk jre jvm kotlin go golang rust cargo node npm js ts typescript"
+    " dotnet csharp cs php rb ruby".split()
+)
 _MASK_WORDS = frozenset({"uuid", "url", "hex", "path", "ip", "ver"})
 _GENERIC_ENV = frozenset(
     [
@@ -87,6 +96,7 @@ class RecordInfo:
     technical: bool
     confidence: float
     reviewed: bool
+    versions: tuple[tuple[str, SpecifierSet], ...] = ()
 
     @classmethod
     def of(cls, record: Record) -> RecordInfo:
@@ -103,7 +113,39 @@ class RecordInfo:
             confidence=record.confidence if record.confidence is not None else 0.7,
             reviewed=record.verification_tier.lower()
             in ("human_reviewed", "verified", "confirmed"),
+            versions=tuple(spec for v in record.versions if (spec := _specifier(v.version))),
         )
+
+
+def _specifier(text: str) -> tuple[str, SpecifierSet] | None:
+    """``"vllm >=0.4,<0.5"`` → ``("vllm", SpecifierSet(">=0.4,<0.5"))``; None if it is not one."""
+    name, _, spec = text.strip().partition(" ")
+    try:
+        return (name.lower(), SpecifierSet(spec.replace(" ", ""))) if spec.strip() else None
+    except InvalidSpecifier:
+        return None
+
+
+def _version_fit(info: RecordInfo, hints: dict[str, list[Version]]) -> float:
+    """1: the paste names a version the record is about; -1: only versions it is not about."""
+    fit = 0.0
+    for name, spec in info.versions:
+        seen = hints.get(name)
+        if seen:
+            if any(spec.contains(v, prereleases=True) for v in seen):
+                return 1.0
+            fit = -1.0
+    return fit
+
+
+def _hints(text: str) -> dict[str, list[Version]]:
+    found: dict[str, list[Version]] = {}
+    for name, version in version_hints(text):
+        try:
+            found.setdefault(name, []).append(Version(version))
+        except InvalidVersion:
+            continue
+    return found
 
 
 @dataclass(frozen=True)
@@ -162,13 +204,13 @@ def band(score: float) -> str:
 _PASTE_WORD = re.compile(r"[a-z][a-z0-9]*")
 
 
-def _paste_facts(extraction: Extraction) -> tuple[set[str], str, bool]:
-    text = "\n".join(line.text for line in extraction.lines).lower()
-    words = set(_PASTE_WORD.findall(text))
+def _paste_facts(extraction: Extraction) -> tuple[set[str], str, bool, dict[str, list[Version]]]:
+    text = "\n".join(line.text for line in extraction.lines)
+    words = set(_PASTE_WORD.findall(text.lower()))
     kinds = {e.kind for e in extraction.errors}
     kind = next(iter(kinds)) if len(kinds) == 1 else "log"
     technical = kind != "log" or any(l.role in ("exception", "frame") for l in extraction.lines)
-    return words, kind, technical or len(extraction.errors) > 0
+    return words, kind, technical or len(extraction.errors) > 0, _hints(text)
 
 
 class _Lines:
@@ -182,7 +224,7 @@ class _Lines:
 
     def _fill(self, pos: int) -> None:
         masked = template(self.lines[pos].text)
-        self._terms[pos] = frozenset(tokens(masked)) - _MASK_WORDS
+        self._terms[pos] = frozenset(terms(masked)) - _MASK_WORDS
         self._size[pos] = sum(c.isalnum() for c in masked) or 1
 
     def weight(self, pos: int, similarity: Similarity) -> float:
@@ -262,13 +304,16 @@ def rank(
     if len(candidates) > MAX_RANKED:  # keep ranking cost flat however many records share a hit
 
         def first_look(record: int) -> tuple[float, int]:
-            rough = best_regex.get(record, (0.0,))[0] + (float(bm25[record]) if bm25 is not None else 0.0)
+            rough = best_regex.get(record, (0.0,))[0] + (
+                float(bm25[record]) if bm25 is not None else 0.0
+            )
             return -rough, record
 
         candidates = set(sorted(candidates, key=first_look)[:MAX_RANKED])
-    words, kind, technical = _paste_facts(extraction)
+    words, kind, technical, hints = _paste_facts(extraction)
     family = FAMILIES.get(kind, set())
-    scored: list[tuple[float, float, str, Match]] = []
+    rows: list[tuple[float, float, str, int, tuple[float, ...]]] = []
+    weights, bias = _FEATURE_WEIGHTS, WEIGHTS["bias"]
     for record in candidates:
         info = infos[record]
         regex, regex_pos, cover, bare = best_regex.get(record, (0.0, -1, 0.0, 0.0))
@@ -277,41 +322,51 @@ def rank(
         # countless lines: finding all of it says less than finding a long, specific text
         specific = min(1.0, similarity.doc_weight[record] / SPECIFIC_WEIGHT)
         for pos in sorted(set(important) | ({regex_pos} if regex_pos >= 0 else set())):
-            recall, precision = similarity.overlap(record, cache.terms(pos), cache.weight(pos, similarity))
+            recall, precision = similarity.overlap(
+                record, cache.terms(pos), cache.weight(pos, similarity)
+            )
             value = recall * specific * (0.3 + 0.7 * precision) * ROLE_WEIGHT[lines[pos].role]
             if value > overlap:
                 overlap, overlap_pos, explained = value, pos, precision
-        features = {
-            "regex": regex,
-            "cover": cover,
-            "bare": bare,
-            "overlap": overlap,
-            "bm25": min(float(bm25[record]), 1.0) * specific if bm25 is not None else 0.0,
-            "env": _env(info, words),
-            "explained": explained,
-            "foreign": _foreign(info, family, words),
-            "offtopic": 1.0 if technical and not info.technical else 0.0,
-            "confidence": info.confidence - 0.85,
-            "reviewed": 1.0 if info.reviewed else 0.0,
-        }
-        z = WEIGHTS["bias"] + sum(WEIGHTS[k] * v for k, v in features.items())
-        score = round(1 / (1 + math.exp(-z)), 4)
+        values = (
+            regex,
+            cover,
+            bare,
+            overlap,
+            min(float(bm25[record]), 1.0) * specific if bm25 is not None else 0.0,
+            _env(info, words),
+            explained,
+            _foreign(info, family, words),
+            1.0 if technical and not info.technical else 0.0,
+            info.confidence - 0.85,
+            1.0 if info.reviewed else 0.0,
+            _version_fit(info, hints) if hints and info.versions else 0.0,
+        )
+        z = bias + sum(w * v for w, v in zip(weights, values, strict=True))
         pos = regex_pos if regex_pos >= 0 and regex >= overlap * 0.5 else overlap_pos
+        rows.append((-z, -regex, info.id, pos, values))
+    rows.sort(key=lambda row: row[:3])  # by score; ties by regex strength, then id
+
+    def as_match(row: tuple[float, float, str, int, tuple[float, ...]]) -> Match:
+        z, _, record_id, pos, values = row
+        score = round(1 / (1 + math.exp(z)), 4)
         line = lines[pos] if pos >= 0 else None
-        match = Match(
-            record_id=info.id,
+        return Match(
+            record_id=record_id,
             score=score,
             band=band(score),
             error_index=line.error_index if line else -1,
             line=line.text if line else "",
             line_no=line.no if line else 0,
-            features=tuple(features.items()),
+            features=tuple(zip(FEATURES, values, strict=True)),
         )
-        scored.append((-score, -regex, info.id, match))
-    scored.sort(key=lambda item: item[:3])
-    ordered = [m for *_, m in scored]
-    per_error = tuple(
-        (e.index, tuple(m for m in ordered if m.error_index == e.index)[:limit])
-        for e in extraction.errors
-    )
+
+    ordered = [as_match(row) for row in rows[:limit]]
+    by_error: dict[int, list[Match]] = {e.index: [] for e in extraction.errors}
+    for rank_no, row in enumerate(rows):
+        index = lines[row[3]].error_index if row[3] >= 0 else -1
+        chosen = by_error.get(index)
+        if chosen is not None and len(chosen) < limit:
+            chosen.append(ordered[rank_no] if rank_no < limit else as_match(row))
+    per_error = tuple((index, tuple(chosen)) for index, chosen in by_error.items())
     return Triage(extraction.errors, tuple(ordered[:limit]), per_error, extraction.truncated)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bot.match.normalise import tokens
+from bot.match.normalise import terms as text_terms
 from bot.records import Record
 
 K1 = 1.2
@@ -40,7 +40,7 @@ class Similarity:
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> Similarity:
-        docs = [Counter(tokens(" \n ".join(record_text(r)))) for r in records]
+        docs = [Counter(t for text in record_text(r) for t in text_terms(text)) for r in records]
         size = max(len(docs), 1)
         lengths = np.array([sum(d.values()) for d in docs] or [0], dtype=np.float64)
         average = float(lengths.mean()) or 1.0

@@ -71,7 +71,9 @@ class Graph:
         return []
 
     def order(self, ids: Sequence[str]) -> list[str]:
-        ordered = [e["id"] for e in self.sections.get("order", {}).get("errors", []) if e["id"] in ids]
+        ordered = [
+            e["id"] for e in self.sections.get("order", {}).get("errors", []) if e["id"] in ids
+        ]
         return ordered + [i for i in ids if i not in ordered]
 
 
@@ -79,7 +81,7 @@ class Graph:
 
 
 def freshness(locale: str, last_confirmed: date | None, today: date) -> str:
-    """"last confirmed 14 months ago" in ``locale``; ``today`` comes from the caller's clock."""
+    """ "last confirmed 14 months ago" in ``locale``; ``today`` comes from the caller's clock."""
     if last_confirmed is None:
         return t(locale, "fresh.never")
     days = max(0, (today - last_confirmed).days)
@@ -96,7 +98,10 @@ def freshness(locale: str, last_confirmed: date | None, today: date) -> str:
 
 def ranked_workarounds(record: Record) -> list[int]:
     """Workaround positions, best curated success rate first (record order breaks ties)."""
-    return sorted(range(len(record.workarounds)), key=lambda i: (-(record.workarounds[i].success_rate or 0.0), i))
+    return sorted(
+        range(len(record.workarounds)),
+        key=lambda i: (-(record.workarounds[i].success_rate or 0.0), i),
+    )
 
 
 def _fell_back(wanted: str, used: str) -> bool:
@@ -106,13 +111,20 @@ def _fell_back(wanted: str, used: str) -> bool:
 def _untranslated(record: Record, locale: str) -> bool:
     if record.locale.split("_")[0] == locale.split("_")[0]:
         return False
-    return any(_fell_back(locale, record.text(f, locale)[1]) for f in ("signature", "root_cause", "workarounds"))
+    return any(
+        _fell_back(locale, record.text(f, locale)[1])
+        for f in ("signature", "root_cause", "workarounds")
+    )
 
 
 def _share_tail(reply: Reply) -> list[Block]:
     if not (reply.ephemeral and reply.reply_id):
         return []
-    share = button(t(reply.locale, "button.share"), ActionId.SHARE, value=ReplyState(reply=reply.reply_id).dump())
+    share = button(
+        t(reply.locale, "button.share"),
+        ActionId.SHARE,
+        value=ReplyState(reply=reply.reply_id).dump(),
+    )
     return [actions([share])]
 
 
@@ -160,7 +172,16 @@ def _workaround_blocks(record: Record, reply: Reply, counts: Counts) -> list[Blo
                 button(t(loc, "button.failed"), ActionId.VOTE_FAILED, value=state),
             ]))  # fmt: skip
     if len(order) > SHOWN_WORKAROUNDS:
-        out.append(context(t(loc, "answer.more_workarounds", count=len(order) - SHOWN_WORKAROUNDS, id=esc(record.id))))
+        out.append(
+            context(
+                t(
+                    loc,
+                    "answer.more_workarounds",
+                    count=len(order) - SHOWN_WORKAROUNDS,
+                    id=esc(record.id),
+                )
+            )
+        )
     return out
 
 
@@ -177,10 +198,17 @@ def _dead_end_blocks(record: Record, loc: str) -> list[Block]:
 
 def _graph_blocks(record: Record, graph: Graph, loc: str) -> list[Block]:
     lines = []
-    for name, key in (("causes", "answer.causes"), ("next", "answer.next"), ("confused_with", "answer.lookalikes")):
+    for name, key in (
+        ("causes", "answer.causes"),
+        ("next", "answer.next"),
+        ("confused_with", "answer.lookalikes"),
+    ):
         items = graph.items(name, record.id)[:SHOWN_GRAPH_ITEMS]
         if items:
-            shown = ", ".join(f"{code(i['id'])} {esc(cut(str(i.get('label') or ''), 120))}".rstrip() for i in items)
+            shown = ", ".join(
+                f"{code(i['id'])} {esc(cut(str(i.get('label') or ''), 120))}".rstrip()
+                for i in items
+            )
             lines.append(f"{t(loc, key)} {shown}")
     return [section("\n".join(lines))] if lines else []
 
@@ -190,7 +218,11 @@ def record_blocks(record: Record, reply: Reply, graph: Graph, counts: Counts) ->
     loc = reply.locale
     signature, _ = record.text("signature", loc)
     root_cause, _ = record.text("root_cause", loc)
-    blocks = [section(f"*{esc(cut(str(signature), 1_500))}*\n{t(loc, 'answer.record', id=code(record.id))}")]
+    blocks = [
+        section(
+            f"*{esc(cut(str(signature), 1_500))}*\n{t(loc, 'answer.record', id=code(record.id))}"
+        )
+    ]
     if str(root_cause).strip():
         blocks.append(section(f"{t(loc, 'answer.root_cause')}\n{esc(str(root_cause))}"))
     blocks += _workaround_blocks(record, reply, counts)
@@ -198,7 +230,13 @@ def record_blocks(record: Record, reply: Reply, graph: Graph, counts: Counts) ->
     blocks += _graph_blocks(record, graph, loc)
     footer = [freshness(loc, record.last_confirmed, reply.today)]
     if record.versions:
-        footer.append(t(loc, "answer.versions", versions=esc(", ".join(v.version for v in record.versions[:8]))))
+        footer.append(
+            t(
+                loc,
+                "answer.versions",
+                versions=esc(", ".join(v.version for v in record.versions[:8])),
+            )
+        )
     if record.official_doc_url:
         footer.append(link(record.official_doc_url, t(loc, "answer.docs")))
     if _untranslated(record, loc):
@@ -223,7 +261,9 @@ def render_answer(records: Sequence[Record], reply: Reply, graph: Graph, counts:
             blocks += [divider(), context(t(loc, "answer.error_n", n=n, count=len(ordered)))]
         blocks += record_blocks(record, reply, graph, counts)
     first = ordered[0]
-    fallback = t(loc, "answer.fallback", signature=str(first.text("signature", loc)[0]), id=first.id)
+    fallback = t(
+        loc, "answer.fallback", signature=str(first.text("signature", loc)[0]), id=first.id
+    )
     return message(fallback, blocks, tail=_share_tail(reply), overflow=t(loc, "answer.overflow"))
 
 
@@ -233,19 +273,32 @@ def render_candidates(candidates: Sequence[tuple[Record, float]], reply: Reply) 
     blocks = [*_intro(reply), section(t(loc, "uncertain.title"))]
     for record, score in candidates[:SHOWN_CANDIDATES]:
         signature, _ = record.text("signature", loc)
-        text = t(loc, "uncertain.item", score=round(score * 100), id=code(record.id), signature=esc(cut(str(signature), 500)))
-        show = button(t(loc, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump())
+        text = t(
+            loc,
+            "uncertain.item",
+            score=round(score * 100),
+            id=code(record.id),
+            signature=esc(cut(str(signature), 500)),
+        )
+        show = button(
+            t(loc, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump()
+        )
         blocks.append(section(text, accessory=show))
     blocks.append(context(t(loc, "uncertain.hint")))
     add = _add_button(reply)
     tail = [*([actions([add])] if add else []), *_share_tail(reply)]
-    return message(t(loc, "uncertain.fallback"), blocks, tail=tail, overflow=t(loc, "answer.overflow"))
+    return message(
+        t(loc, "uncertain.fallback"), blocks, tail=tail, overflow=t(loc, "answer.overflow")
+    )
 
 
 def render_nothing(reply: Reply, errors: Sequence[str] = ()) -> Message:
     """Nothing in the knowledge base matches (or no error was found in the text)."""
     loc = reply.locale
-    blocks = [*_intro(reply), section(t(loc, "nothing.title") if errors else t(loc, "nothing.no_error"))]
+    blocks = [
+        *_intro(reply),
+        section(t(loc, "nothing.title") if errors else t(loc, "nothing.no_error")),
+    ]
     if errors:
         blocks.append(section("\n".join(code(cut(e, 300)) for e in errors[:5])))
         blocks.append(context(t(loc, "nothing.hint")))

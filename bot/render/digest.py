@@ -47,7 +47,10 @@ def item_block_id(record_id: str) -> str:
 
 
 def _domains(counts: Mapping[str, int]) -> str:
-    return ", ".join(f"{domain} {count}" for domain, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return ", ".join(
+        f"{domain} {count}"
+        for domain, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
 
 
 def _item_blocks(locale: str, rank: int, item: StaleItem, today: date) -> list[Block]:
@@ -57,12 +60,26 @@ def _item_blocks(locale: str, rank: int, item: StaleItem, today: date) -> list[B
         id=code(item.record_id), fresh=freshness(locale, item.last_confirmed, today),
     )  # fmt: skip
     buttons = [
-        button(t(locale, "digest.button.confirm"), ActionId.DIGEST_CONFIRM, value=state, style="primary"),
+        button(
+            t(locale, "digest.button.confirm"),
+            ActionId.DIGEST_CONFIRM,
+            value=state,
+            style="primary",
+        ),
         button(t(locale, "digest.button.snooze"), ActionId.DIGEST_SNOOZE, value=state),
-        button(t(locale, "digest.button.deprecate"), ActionId.DIGEST_DEPRECATE, value=state, style="danger"),
+        button(
+            t(locale, "digest.button.deprecate"),
+            ActionId.DIGEST_DEPRECATE,
+            value=state,
+            style="danger",
+        ),
         button(t(locale, "digest.button.open"), ActionId.DIGEST_OPEN, value=state),
     ]
-    return [section(text), context(explain(item, t, locale)), actions(buttons, block_id=item_block_id(item.record_id))]
+    return [
+        section(text),
+        context(explain(item, t, locale)),
+        actions(buttons, block_id=item_block_id(item.record_id)),
+    ]
 
 
 def render_digest(
@@ -81,14 +98,22 @@ def render_digest(
     listed = items[: min(shown, (50 - _FRAME_BLOCKS) // 3)]
     title = t(locale, "digest.title", count=len(items))
     blocks: list[Block] = [header(cut(title, HEADER_TEXT))]
-    summary = t(locale, "digest.summary", shown=len(listed), domains=_domains(Counter(i.domain for i in items)))
+    summary = t(
+        locale,
+        "digest.summary",
+        shown=len(listed),
+        domains=_domains(Counter(i.domain for i in items)),
+    )
     if owner_domains:
         summary += "\n" + t(locale, "digest.summary.mine", domains=", ".join(owner_domains))
     blocks.append(context(summary))
     for rank, item in enumerate(listed, start=1):
         blocks.extend(_item_blocks(locale, rank, item, today))
     if unknown:
-        lines = [f"• *{count}×* {code(cut(template, 300))}" for count, template in unknown[:UNKNOWN_SHOWN]]
+        lines = [
+            f"• *{count}×* {code(cut(template, 300))}"
+            for count, template in unknown[:UNKNOWN_SHOWN]
+        ]
         blocks += [divider(), section(t(locale, "digest.unknown.title") + "\n" + "\n".join(lines))]
     return message(title, blocks)
 
@@ -112,7 +137,12 @@ def render_deprecate_modal(locale: str, state: DeprecateState) -> dict[str, Any]
         "type": "input",
         "block_id": BlockId.DEPRECATE_REASON,
         "label": plain(t(locale, "digest.deprecate.reason", id=state.record), 2000),
-        "element": {"type": "plain_text_input", "action_id": InputId.VALUE, "multiline": True, "max_length": 1000},
+        "element": {
+            "type": "plain_text_input",
+            "action_id": InputId.VALUE,
+            "multiline": True,
+            "max_length": 1000,
+        },
     }
     return modal_view(locale, CallbackId.DEPRECATE_VIEW, "digest.deprecate.title", "digest.deprecate.submit",
                       state.dump(), [reason])  # fmt: skip

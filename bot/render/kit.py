@@ -81,11 +81,19 @@ def divider() -> Block:
     return {"type": "divider"}
 
 
-def button(text: str, action_id: str, *, value: str | None = None, style: str | None = None) -> Block:
-    element: Block = {"type": "button", "text": plain(text, BUTTON_TEXT), "action_id": cut(action_id, ID_CHARS)}
+def button(
+    text: str, action_id: str, *, value: str | None = None, style: str | None = None
+) -> Block:
+    element: Block = {
+        "type": "button",
+        "text": plain(text, BUTTON_TEXT),
+        "action_id": cut(action_id, ID_CHARS),
+    }
     if value is not None:
         if len(value) > VALUE_CHARS:
-            raise ValueError(f"button value of {len(value)} characters is over Slack's {VALUE_CHARS}")
+            raise ValueError(
+                f"button value of {len(value)} characters is over Slack's {VALUE_CHARS}"
+            )
         element["value"] = value
     if style in ("primary", "danger"):
         element["style"] = style
@@ -107,7 +115,9 @@ def fit(blocks: list[Block], overflow: str, limit: int = MESSAGE_BLOCKS) -> list
     return [*blocks[: limit - 1], context(overflow)]
 
 
-def message(fallback: str, blocks: list[Block], *, tail: Sequence[Block] = (), overflow: str = ELLIPSIS) -> Message:
+def message(
+    fallback: str, blocks: list[Block], *, tail: Sequence[Block] = (), overflow: str = ELLIPSIS
+) -> Message:
     """A message payload: ``blocks`` fitted so that ``tail`` (buttons) always fits after them."""
     body = fit(blocks, overflow, MESSAGE_BLOCKS - len(tail))
     return {"text": cut(fallback, FALLBACK_TEXT) or " ", "blocks": [*body, *tail]}

@@ -44,11 +44,21 @@ def prefill(sample: str, template: str) -> dict[BlockId, str]:
     head = re.split(r"[:(\[{]", line, maxsplit=1)[0] if line else ""
     slug = "-".join(_WORD.findall(head.lower()))[:60] or "new-error"
     literal = re.escape(line.split(":", 1)[0] if ":" in line else line)[:300]
-    return {BlockId.RECORD_ID: f"unsorted/{slug}", BlockId.SIGNATURE: line or template, BlockId.REGEX: literal}
+    return {
+        BlockId.RECORD_ID: f"unsorted/{slug}",
+        BlockId.SIGNATURE: line or template,
+        BlockId.REGEX: literal,
+    }
 
 
-def _input(block: BlockId, key: str, multiline: bool, optional: bool, locale: str, value: str) -> Block:
-    element: Block = {"type": "plain_text_input", "action_id": InputId.VALUE, "multiline": multiline}
+def _input(
+    block: BlockId, key: str, multiline: bool, optional: bool, locale: str, value: str
+) -> Block:
+    element: Block = {
+        "type": "plain_text_input",
+        "action_id": InputId.VALUE,
+        "multiline": multiline,
+    }
     if value:
         element["initial_value"] = cut(value, INITIAL_VALUE)
     return {
@@ -63,7 +73,9 @@ def _input(block: BlockId, key: str, multiline: bool, optional: bool, locale: st
 def render_add_modal(locale: str, state: AddState, values: Mapping[BlockId, str]) -> dict[str, Any]:
     """The modal view; ``private_metadata`` carries ``state``."""
     blocks = [_input(b, k, m, o, locale, values.get(b, "")) for b, k, m, o in FIELDS]
-    return modal_view(locale, CallbackId.ADD_RECORD_VIEW, "modal.title", "modal.submit", state.dump(), blocks)
+    return modal_view(
+        locale, CallbackId.ADD_RECORD_VIEW, "modal.title", "modal.submit", state.dump(), blocks
+    )
 
 
 def modal_view(locale: str, callback_id: str, title_key: str, submit_key: str, metadata: str,
@@ -99,7 +111,9 @@ def record_from_form(values: Mapping[BlockId, str], *, today: date) -> dict[str,
         "domain": values.get(BlockId.DOMAIN, ""),
         "category": values.get(BlockId.CATEGORY, ""),
         "root_cause": values.get(BlockId.ROOT_CAUSE, ""),
-        "workarounds": [{"action": workaround, "how": values.get(BlockId.HOW, "")}] if workaround else [],
+        "workarounds": [{"action": workaround, "how": values.get(BlockId.HOW, "")}]
+        if workaround
+        else [],
         "official_doc_url": values.get(BlockId.DOCS) or None,
         "verification_tier": "human_reviewed",
         "first_seen": today.isoformat(),

@@ -42,8 +42,15 @@ def render_text(locale: str, key: str, **params: object) -> Message:
 def render_record(record: Record, reply: Reply, graph: Graph) -> Message:
     """``/errkb show ID``: the record as an answer shows it, without vote buttons."""
     blocks = record_blocks(record, Reply(**{**reply.__dict__, "votes": False}), graph, {})
-    fallback = t(reply.locale, "answer.fallback", signature=str(record.text("signature", reply.locale)[0]), id=record.id)
-    return message(fallback, blocks, tail=_share_tail(reply), overflow=t(reply.locale, "answer.overflow"))
+    fallback = t(
+        reply.locale,
+        "answer.fallback",
+        signature=str(record.text("signature", reply.locale)[0]),
+        id=record.id,
+    )
+    return message(
+        fallback, blocks, tail=_share_tail(reply), overflow=t(reply.locale, "answer.overflow")
+    )
 
 
 def render_search(words: str, results: Sequence[tuple[Record, float]], reply: Reply) -> Message:
@@ -53,14 +60,25 @@ def render_search(words: str, results: Sequence[tuple[Record, float]], reply: Re
     blocks = [section(t(loc, "search.title", words=esc(cut(words, 200))))]
     for record, _score in results[:SHOWN_RESULTS]:
         signature, _ = record.text("signature", loc)
-        show = button(t(loc, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump())
-        blocks.append(section(f"{code(record.id)}\n{esc(cut(str(signature), 600))}", accessory=show))
+        show = button(
+            t(loc, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump()
+        )
+        blocks.append(
+            section(f"{code(record.id)}\n{esc(cut(str(signature), 600))}", accessory=show)
+        )
     return message(t(loc, "search.title", words=cut(words, 200)), blocks, tail=_share_tail(reply))
 
 
 def render_help(locale: str) -> Message:
-    lines = [f"{code(t(locale, f'help.cmd.{name}', command=COMMAND))} — {t(locale, f'help.{name}')}" for name in HELP_COMMANDS]
-    blocks = [section(t(locale, "help.title")), section("\n".join(lines)), context(t(locale, "help.footer"))]
+    lines = [
+        f"{code(t(locale, f'help.cmd.{name}', command=COMMAND))} — {t(locale, f'help.{name}')}"
+        for name in HELP_COMMANDS
+    ]
+    blocks = [
+        section(t(locale, "help.title")),
+        section("\n".join(lines)),
+        context(t(locale, "help.footer")),
+    ]
     return message(t(locale, "help.title"), blocks)
 
 
@@ -72,11 +90,19 @@ def render_unknown(locale: str, unknown: Sequence[UnknownItem], now: datetime) -
     for item in unknown[:SHOWN_UNKNOWN]:
         days = max(0, (now - item.last_seen).days)
         examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
-        text = t(locale, "unknown.item", count=item.count, template=code(cut(item.template, 900)), days=days)
+        text = t(
+            locale,
+            "unknown.item",
+            count=item.count,
+            template=code(cut(item.template, 900)),
+            days=days,
+        )
         if examples:
             text += "\n" + t(locale, "unknown.examples", links=examples)
         add = AddState(unknown=item.id, locale=locale).dump()
-        blocks.append(section(text, accessory=button(t(locale, "button.add"), ActionId.ADD_RECORD, value=add)))
+        blocks.append(
+            section(text, accessory=button(t(locale, "button.add"), ActionId.ADD_RECORD, value=add))
+        )
     return message(t(locale, "unknown.title"), blocks)
 
 

@@ -26,7 +26,9 @@ class _State(BaseModel):
     def dump(self) -> str:
         text = self.model_dump_json(exclude_none=True)
         if len(text) > VALUE_LIMIT:
-            raise ValueError(f"{type(self).__name__} state is {len(text)} characters, over {VALUE_LIMIT}")
+            raise ValueError(
+                f"{type(self).__name__} state is {len(text)} characters, over {VALUE_LIMIT}"
+            )
         return text
 
 
@@ -51,7 +53,7 @@ class RecordState(_State):
 
 
 class AddState(_State):
-    """"Add to knowledge base": the unknown error to prefill from, and where to say thanks."""
+    """ "Add to knowledge base": the unknown error to prefill from, and where to say thanks."""
 
     unknown: int | None = None
     channel: str | None = None

@@ -21,7 +21,9 @@ def record_panel(record: Record, locale: str, *, title: str | None = None) -> Pa
     dead_texts, _ = record.text("dead_ends", locale)
     parts: list[Text] = [
         Text(signature, style="bold red"),
-        Text.from_markup(f"\n[bold]Root cause[/]{_fallback_note(rc_loc, locale)}: {escape(root_cause)}"),
+        Text.from_markup(
+            f"\n[bold]Root cause[/]{_fallback_note(rc_loc, locale)}: {escape(root_cause)}"
+        ),
     ]
     ranked = sorted(
         range(len(record.workarounds)),
@@ -52,7 +54,9 @@ def record_panel(record: Record, locale: str, *, title: str | None = None) -> Pa
     if footer:
         parts.append(Text("\n" + " · ".join(footer), style="dim"))
     heading = title or record.id
-    return Panel(Group(*parts), title=escape(heading) + _fallback_note(sig_loc, locale), title_align="left")
+    return Panel(
+        Group(*parts), title=escape(heading) + _fallback_note(sig_loc, locale), title_align="left"
+    )
 
 
 def print_record(console: Console, record: Record, locale: str) -> None:

@@ -94,7 +94,12 @@ def _graph(world: World, ids: Sequence[str], locale: str) -> blocks.Graph:
 
 
 def render_stored(
-    world: World, reply: Reply, *, ephemeral: bool, note: str | None = None, counts: blocks.Counts | None = None
+    world: World,
+    reply: Reply,
+    *,
+    ephemeral: bool,
+    note: str | None = None,
+    counts: blocks.Counts | None = None,
 ) -> Message:
     """Render a stored reply again from the live knowledge base (``counts``: votes, when already read)."""
     index = world.index.current()
@@ -109,8 +114,12 @@ def render_stored(
         if records:
             if counts is None:
                 with world.store.transaction() as session:
-                    counts = slack_repo.workaround_counts(session, record_ids=[r.id for r in records])
-            return blocks.render_answer(records, view, _graph(world, [r.id for r in records], reply.locale), counts)
+                    counts = slack_repo.workaround_counts(
+                        session, record_ids=[r.id for r in records]
+                    )
+            return blocks.render_answer(
+                records, view, _graph(world, [r.id for r in records], reply.locale), counts
+            )
     if reply.kind == "candidates":
         found = [(index.record(rid), score) for rid, score in args["candidates"]]
         candidates = [(r, s) for r, s in found if r is not None]
@@ -141,7 +150,9 @@ def _note_unknown(world: World, paste: Paste, triage: Triage) -> int | None:
     return first
 
 
-def _args(outcome: Outcome, triage: Triage, cut_at: int | None, add: AddState | None) -> dict[str, Any]:
+def _args(
+    outcome: Outcome, triage: Triage, cut_at: int | None, add: AddState | None
+) -> dict[str, Any]:
     args: dict[str, Any] = {"cut_at": cut_at, "errors": [e.text[:300] for e in triage.errors[:5]]}
     if outcome == "answer":
         args["records"] = triage.answer_ids()
@@ -184,7 +195,9 @@ def _remember(world: World, paste: Paste, outcome: Outcome, args: dict[str, Any]
     return reply, counts
 
 
-def answer_paste(world: World, paste: Paste, *, claim: tuple[str, str | None] | None = None) -> Outcome:
+def answer_paste(
+    world: World, paste: Paste, *, claim: tuple[str, str | None] | None = None
+) -> Outcome:
     """Triage ``paste`` and answer it (in its thread, or privately); ``claim`` is the
     (event id, client message id) that must be new for anything to be said."""
     text, cut_at = clean_paste(paste.text, world.settings.paste_limit)
@@ -210,9 +223,15 @@ def answer_paste(world: World, paste: Paste, *, claim: tuple[str, str | None] | 
         if outcome == "silent":
             world.metrics.decline("not_confident")
             return outcome
-        add = AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts) if unknown else None
+        add = (
+            AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts)
+            if unknown
+            else None
+        )
     locale = user_locale(world, user=paste.user, channel=paste.channel, text=text)
-    remembered = _remember(world, paste, outcome, _args(outcome, triage, cut_at, add), locale, claim)
+    remembered = _remember(
+        world, paste, outcome, _args(outcome, triage, cut_at, add), locale, claim
+    )
     if remembered is None:
         world.metrics.decline("duplicate")
         return "silent"
@@ -237,7 +256,9 @@ def _send(world: World, paste: Paste, payload: Message, locale: str) -> None:
     sent = world.gateway.post_message(channel=paste.channel, text=payload["text"], blocks=payload["blocks"],
                                       thread_ts=paste.thread_ts)  # fmt: skip
     if not sent.ok and paste.response_url:
-        world.gateway.respond(paste.response_url, blocks.ephemeral(panels.render_text(locale, "share.not_in_channel")))
+        world.gateway.respond(
+            paste.response_url, blocks.ephemeral(panels.render_text(locale, "share.not_in_channel"))
+        )
     elif not sent.ok:
         log.info("could not answer in %s: %s", paste.channel, sent.error)
 

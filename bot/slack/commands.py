@@ -45,7 +45,9 @@ def _respond(world: World, cmd: Command, payload: Message) -> None:
     if cmd.response_url:
         world.gateway.respond(cmd.response_url, blocks.ephemeral(payload))
     else:
-        world.gateway.post_ephemeral(channel=cmd.channel, user=cmd.user, text=payload["text"], blocks=payload["blocks"])
+        world.gateway.post_ephemeral(
+            channel=cmd.channel, user=cmd.user, text=payload["text"], blocks=payload["blocks"]
+        )
 
 
 def _locale(world: World, cmd: Command) -> str:
@@ -131,7 +133,11 @@ def run_lang(world: World, cmd: Command) -> None:
     if choice == AUTO:
         _respond(world, cmd, panels.render_text(locale, "lang.auto"))
     else:
-        _respond(world, cmd, panels.render_text(locale, "lang.set", language=t(locale, f"lang.name.{choice}")))
+        _respond(
+            world,
+            cmd,
+            panels.render_text(locale, "lang.set", language=t(locale, f"lang.name.{choice}")),
+        )
 
 
 def run_help(world: World, cmd: Command) -> None:

@@ -27,12 +27,16 @@ def may_act(world: World, user: str, domain: str) -> bool:
     return user in world.settings.domain_owners.get(domain, ()) or world.is_maintainer(user)
 
 
-def _refuse(world: World, locale: str, user: str, channel: str | None, response_url: str | None) -> None:
+def _refuse(
+    world: World, locale: str, user: str, channel: str | None, response_url: str | None
+) -> None:
     refusal = blocks.ephemeral(panels.render_text(locale, "digest.refuse"))
     if response_url:
         world.gateway.respond(response_url, {**refusal, "replace_original": False})
     elif channel:
-        world.gateway.post_ephemeral(channel=channel, user=user, text=refusal["text"], blocks=refusal["blocks"])
+        world.gateway.post_ephemeral(
+            channel=channel, user=user, text=refusal["text"], blocks=refusal["blocks"]
+        )
     world.metrics.decline("not_maintainer")
 
 
@@ -44,18 +48,22 @@ def _update(world: World, message: tuple[str, str] | None, shown: list[dict[str,
         return
     channel, ts = message
     if shown is None:
-        found = world.gateway.call("conversations.history", channel=channel, latest=ts, inclusive=True, limit=1)
+        found = world.gateway.call(
+            "conversations.history", channel=channel, latest=ts, inclusive=True, limit=1
+        )
         history = (found.data or {}).get("messages") or [] if found.ok else []
         shown = history[0].get("blocks") if history else None
     if not shown:
         log.info("digest message %s not found; not updated", ts)
         return
-    world.gateway.update_message(channel=channel, ts=ts, text=note, blocks=mark_item(shown, record, note))
+    world.gateway.update_message(
+        channel=channel, ts=ts, text=note, blocks=mark_item(shown, record, note)
+    )
 
 
 def act(world: World, *, action: str, state: DigestItemState, user: str, channel: str | None,
         message: tuple[str, str] | None, shown: list[dict[str, Any]] | None, response_url: str | None) -> None:  # fmt: skip
-    """"Still valid" or "Snooze 30 days"."""
+    """ "Still valid" or "Snooze 30 days"."""
     locale = user_locale(world, user=user, channel=channel)
     if not may_act(world, user, state.domain):
         _refuse(world, locale, user, channel, response_url)
@@ -90,7 +98,9 @@ def reason_of(state_values: dict[str, Any]) -> str:
     return str((block.get(InputId.VALUE) or {}).get("value") or "").strip()
 
 
-def check_deprecate(world: World, *, state: DeprecateState, user: str, reason: str) -> dict[str, str] | None:
+def check_deprecate(
+    world: World, *, state: DeprecateState, user: str, reason: str
+) -> dict[str, str] | None:
     """Errors to show in the modal, or None when the deprecation may go ahead."""
     if not may_act(world, user, state.domain):
         return {BlockId.DEPRECATE_REASON: t(state.locale, "digest.refuse")}
@@ -109,5 +119,9 @@ def deprecate(world: World, *, state: DeprecateState, user: str, reason: str) ->
     world.metrics.answer("digest_deprecate")
 
 
-def open_record(world: World, *, state: DigestItemState, user: str, channel: str, response_url: str | None) -> None:
-    feedback.show(world, record_id=state.record, user=user, channel=channel, response_url=response_url)
+def open_record(
+    world: World, *, state: DigestItemState, user: str, channel: str, response_url: str | None
+) -> None:
+    feedback.show(
+        world, record_id=state.record, user=user, channel=channel, response_url=response_url
+    )

@@ -26,7 +26,9 @@ log = logging.getLogger(__name__)
 def _where(body: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
     """(response_url, channel, user) of a request body, whatever its kind."""
     event = body.get("event") or {}
-    channel = body.get("channel_id") or (body.get("channel") or {}).get("id") or event.get("channel")
+    channel = (
+        body.get("channel_id") or (body.get("channel") or {}).get("id") or event.get("channel")
+    )
     user = body.get("user_id") or (body.get("user") or {}).get("id") or event.get("user")
     return body.get("response_url"), channel, user
 
@@ -48,9 +50,13 @@ def report_error(world: World, error: Exception, body: dict[str, Any]) -> None:
     else:
         incident = uuid.uuid4().hex[:12]
         key, params = "error.unexpected", {"id": "", "incident": incident}
-        log.error("unexpected error, incident %s", incident, exc_info=error, extra={"incident": incident})
+        log.error(
+            "unexpected error, incident %s", incident, exc_info=error, extra={"incident": incident}
+        )
     response_url, channel, user = _where(body)
-    passive = body.get("type") == "event_callback" and (body.get("event") or {}).get("type") == "message"
+    passive = (
+        body.get("type") == "event_callback" and (body.get("event") or {}).get("type") == "message"
+    )
     if passive or isinstance(error, SlackUnavailable) and not response_url:
         return  # a paste nobody asked errkb about: log only; or Slack itself is down
     payload = render_error(_locale(world, user, channel), key, **params)
@@ -58,7 +64,9 @@ def report_error(world: World, error: Exception, body: dict[str, Any]) -> None:
         if response_url:
             world.gateway.respond(response_url, ephemeral(payload))
         elif channel and user:
-            world.gateway.post_ephemeral(channel=channel, user=user, text=payload["text"], blocks=payload["blocks"])
+            world.gateway.post_ephemeral(
+                channel=channel, user=user, text=payload["text"], blocks=payload["blocks"]
+            )
     except SlackUnavailable:
         log.warning("could not tell the user about an error: Slack unavailable")
 

@@ -34,7 +34,9 @@ def vote(world: World, *, state: VoteState, verdict: str, user: str, response_ur
         outcome = slack_repo.cast_vote(session, user_id=user, record_id=state.record, position=state.pos,
                                        thread=reply.thread, verdict=verdict, at=now)  # fmt: skip
         if verdict == "fixed" and outcome.changed:
-            slack_repo.record_evidence(session, record_id=state.record, actor=f"slack:{user}", today=now.date(), at=now)
+            slack_repo.record_evidence(
+                session, record_id=state.record, actor=f"slack:{user}", today=now.date(), at=now
+            )
     note = t(reply.locale, f"vote.{verdict}", user=user)
     payload = render_stored(world, reply, ephemeral=message is None, note=note)
     if message is not None:  # (channel, ts) of the public message that was clicked
@@ -44,7 +46,9 @@ def vote(world: World, *, state: VoteState, verdict: str, user: str, response_ur
         world.gateway.respond(response_url, {**payload, "replace_original": True})
 
 
-def share(world: World, *, state: ReplyState, user: str, channel: str | None, response_url: str | None) -> None:
+def share(
+    world: World, *, state: ReplyState, user: str, channel: str | None, response_url: str | None
+) -> None:
     """Post an ephemeral reply for everyone (in its thread when it has one)."""
     with world.store.transaction() as session:
         reply = slack_repo.get_reply(session, reply_id=state.reply)
@@ -60,14 +64,19 @@ def share(world: World, *, state: ReplyState, user: str, channel: str | None, re
                                       thread_ts=copy.thread_ts)  # fmt: skip
     if not sent.ok:
         if response_url:
-            world.gateway.respond(response_url, blocks.ephemeral(panels.render_text(reply.locale, "share.not_in_channel")))
+            world.gateway.respond(
+                response_url,
+                blocks.ephemeral(panels.render_text(reply.locale, "share.not_in_channel")),
+            )
         return
     if response_url:
         world.gateway.respond(response_url, {"delete_original": True})
     world.metrics.answer("share")
 
 
-def show(world: World, *, record_id: str, user: str, channel: str, response_url: str | None) -> None:
+def show(
+    world: World, *, record_id: str, user: str, channel: str, response_url: str | None
+) -> None:
     """A record, privately, with "Share in channel"."""
     index = world.index.current()
     if index is not None and index.record(record_id) is None:
@@ -82,10 +91,14 @@ def show(world: World, *, record_id: str, user: str, channel: str, response_url:
     if response_url:
         world.gateway.respond(response_url, payload)
     else:
-        world.gateway.post_ephemeral(channel=channel, user=user, text=payload["text"], blocks=payload["blocks"])
+        world.gateway.post_ephemeral(
+            channel=channel, user=user, text=payload["text"], blocks=payload["blocks"]
+        )
 
 
-def show_button(world: World, *, state: RecordState, user: str, channel: str, response_url: str | None) -> None:
+def show_button(
+    world: World, *, state: RecordState, user: str, channel: str, response_url: str | None
+) -> None:
     show(world, record_id=state.record, user=user, channel=channel, response_url=response_url)
 
 
@@ -98,7 +111,9 @@ def open_add_modal(world: World, *, state: AddState, user: str, channel: str | N
         if response_url:
             world.gateway.respond(response_url, refusal)
         elif channel:
-            world.gateway.post_ephemeral(channel=channel, user=user, text=refusal["text"], blocks=refusal["blocks"])
+            world.gateway.post_ephemeral(
+                channel=channel, user=user, text=refusal["text"], blocks=refusal["blocks"]
+            )
         world.metrics.decline("not_maintainer")
         return
     values: dict[BlockId, str] = {}
@@ -126,7 +141,9 @@ def submit_record(
     with world.store.transaction() as session:
         if slack_repo.record_exists(session, record_id=record.id):
             return {BlockId.RECORD_ID: t(state.locale, "modal.exists")}
-        repository.import_records(session, records=[record], on_conflict="fail", actor=f"slack:{user}", now=now)
+        repository.import_records(
+            session, records=[record], on_conflict="fail", actor=f"slack:{user}", now=now
+        )
     log.info("record added from Slack", extra={"record_id": record.id})
     return record.id
 

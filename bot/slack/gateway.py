@@ -93,7 +93,9 @@ class SlackGateway:
         cache_seconds: float = 3600,
         timeout: int = 10,
     ) -> None:
-        self.client = WebClient(token=token, base_url=base_url, timeout=timeout, retry_handlers=retry_handlers())
+        self.client = WebClient(
+            token=token, base_url=base_url, timeout=timeout, retry_handlers=retry_handlers()
+        )
         self.metrics = metrics
         self._users = _TtlCache(cache_seconds)
         self._groups = _TtlCache(min(cache_seconds, 300))
@@ -130,19 +132,31 @@ class SlackGateway:
 
     def post_message(self, *, channel: str, text: str, blocks: Sequence[dict[str, Any]],
                      thread_ts: str | None = None) -> Sent:  # fmt: skip
-        params: dict[str, Any] = {"channel": channel, "text": text, "blocks": list(blocks), "unfurl_links": False}
+        params: dict[str, Any] = {
+            "channel": channel,
+            "text": text,
+            "blocks": list(blocks),
+            "unfurl_links": False,
+        }
         if thread_ts:
             params["thread_ts"] = thread_ts
         return self.call("chat.postMessage", **params)
 
     def post_ephemeral(self, *, channel: str, user: str, text: str, blocks: Sequence[dict[str, Any]],
                        thread_ts: str | None = None) -> Sent:  # fmt: skip
-        params: dict[str, Any] = {"channel": channel, "user": user, "text": text, "blocks": list(blocks)}
+        params: dict[str, Any] = {
+            "channel": channel,
+            "user": user,
+            "text": text,
+            "blocks": list(blocks),
+        }
         if thread_ts:
             params["thread_ts"] = thread_ts
         return self.call("chat.postEphemeral", **params)
 
-    def update_message(self, *, channel: str, ts: str, text: str, blocks: Sequence[dict[str, Any]]) -> Sent:
+    def update_message(
+        self, *, channel: str, ts: str, text: str, blocks: Sequence[dict[str, Any]]
+    ) -> Sent:
         return self.call("chat.update", channel=channel, ts=ts, text=text, blocks=list(blocks))
 
     def respond(self, response_url: str, payload: dict[str, Any]) -> Sent:

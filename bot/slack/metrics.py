@@ -24,7 +24,9 @@ def _labels(pairs: tuple[tuple[str, str], ...]) -> str:
 class Metrics:
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._counters: dict[str, dict[tuple[tuple[str, str], ...], float]] = defaultdict(lambda: defaultdict(float))
+        self._counters: dict[str, dict[tuple[tuple[str, str], ...], float]] = defaultdict(
+            lambda: defaultdict(float)
+        )
         self._buckets = [0] * len(LATENCY_BUCKETS)
         self._latency_sum = 0.0
         self._latency_count = 0

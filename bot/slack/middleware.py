@@ -60,7 +60,9 @@ def make_middleware(metrics: Metrics) -> Callable[..., BoltResponse | None]:
         bind_scope(req, body, context)
         kind = request_kind(body)
         retry = _header(req, "x-slack-retry-num")
-        log.info("slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})})
+        log.info(
+            "slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})}
+        )
         metrics.event(kind)
         event = body.get("event") if body.get("type") == "event_callback" else None
         if isinstance(event, dict) and should_ignore(event, req.context.bot_user_id):

@@ -54,10 +54,16 @@ def health(store: Store, records: Callable[[], int | None]) -> tuple[bool, dict[
         database = False
     count = records()
     ok = database and count is not None
-    return ok, {"ok": ok, "database": database, "knowledge_base": {"loaded": count is not None, "records": count or 0}}
+    return ok, {
+        "ok": ok,
+        "database": database,
+        "knowledge_base": {"loaded": count is not None, "records": count or 0},
+    }
 
 
-def wsgi_app(app: App, store: Store, metrics: Metrics, records: Callable[[], int | None]) -> Callable[..., Iterable[bytes]]:
+def wsgi_app(
+    app: App, store: Store, metrics: Metrics, records: Callable[[], int | None]
+) -> Callable[..., Iterable[bytes]]:
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
 
     def route(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:

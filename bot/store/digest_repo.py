@@ -33,8 +33,13 @@ def load_candidates(session: Session) -> list[Candidate]:
     )  # fmt: skip
     return [
         Candidate(
-            record_id=rid, domain=domain, verification_tier=tier, signature=signature,
-            last_confirmed=confirmed, deprecated=deprecated is not None, snoozed_until=snoozed,
+            record_id=rid,
+            domain=domain,
+            verification_tier=tier,
+            signature=signature,
+            last_confirmed=confirmed,
+            deprecated=deprecated is not None,
+            snoozed_until=snoozed,
         )
         for rid, domain, tier, signature, confirmed, deprecated, snoozed in session.execute(stmt)
     ]
@@ -74,20 +79,26 @@ def _state_dict(state: RecordStateRow) -> dict[str, Any]:
     }
 
 
-def confirm_record(session: Session, *, record_id: str, actor: str, today: date, now: datetime) -> None:
-    """"Still valid": ``last_confirmed`` becomes today (audited); any snooze ends."""
+def confirm_record(
+    session: Session, *, record_id: str, actor: str, today: date, now: datetime
+) -> None:
+    """ "Still valid": ``last_confirmed`` becomes today (audited); any snooze ends."""
     record = repository.get_record(session, record_id=record_id)
     if record is None:
         raise RecordNotFound(record_id)
     if record.last_confirmed != today:
         updated = record.model_copy(update={"last_confirmed": today})
-        repository.import_records(session, records=[updated], on_conflict="upsert", actor=actor, now=now)
+        repository.import_records(
+            session, records=[updated], on_conflict="upsert", actor=actor, now=now
+        )
     state = session.get(RecordStateRow, record_id)
     if state is not None and state.snoozed_until is not None:
         state.snoozed_until = None
 
 
-def snooze_record(session: Session, *, record_id: str, days: int, actor: str, today: date, now: datetime) -> date:
+def snooze_record(
+    session: Session, *, record_id: str, days: int, actor: str, today: date, now: datetime
+) -> date:
     state = _state(session, record_id)
     before = _state_dict(state)
     state.snoozed_until = today + timedelta(days=days)
@@ -96,7 +107,9 @@ def snooze_record(session: Session, *, record_id: str, days: int, actor: str, to
     return state.snoozed_until
 
 
-def deprecate_record(session: Session, *, record_id: str, reason: str, actor: str, now: datetime) -> None:
+def deprecate_record(
+    session: Session, *, record_id: str, reason: str, actor: str, now: datetime
+) -> None:
     state = _state(session, record_id)
     before = _state_dict(state)
     state.deprecated_at, state.deprecated_by, state.deprecated_reason = now, actor, reason
@@ -140,18 +153,34 @@ def claim_run(
             DigestRunRow.status != "done",
             (DigestRunRow.status == "failed") | (DigestRunRow.lease_until < now),
         )
-        .values(status="claimed", claimed_by=owner, claimed_at=now, lease_until=now + lease,
-                attempts=DigestRunRow.attempts + 1)
+        .values(
+            status="claimed",
+            claimed_by=owner,
+            claimed_at=now,
+            lease_until=now + lease,
+            attempts=DigestRunRow.attempts + 1,
+        )
     )
     return bool(taken.rowcount)  # type: ignore[attr-defined]
 
 
 def finish_run(
-    session: Session, *, period: str, audience: str, owner: str, now: datetime, channel: str, ts: str | None
+    session: Session,
+    *,
+    period: str,
+    audience: str,
+    owner: str,
+    now: datetime,
+    channel: str,
+    ts: str | None,
 ) -> None:
     session.execute(
         update(DigestRunRow)
-        .where(DigestRunRow.period == period, DigestRunRow.audience == audience, DigestRunRow.claimed_by == owner)
+        .where(
+            DigestRunRow.period == period,
+            DigestRunRow.audience == audience,
+            DigestRunRow.claimed_by == owner,
+        )
         .values(status="done", done_at=now, channel=channel, message_ts=ts, last_error=None)
     )
 
@@ -159,7 +188,11 @@ def finish_run(
 def fail_run(session: Session, *, period: str, audience: str, owner: str, error: str) -> None:
     session.execute(
         update(DigestRunRow)
-        .where(DigestRunRow.period == period, DigestRunRow.audience == audience, DigestRunRow.claimed_by == owner)
+        .where(
+            DigestRunRow.period == period,
+            DigestRunRow.audience == audience,
+            DigestRunRow.claimed_by == owner,
+        )
         .values(status="failed", last_error=error[:2000])
     )
 
@@ -173,4 +206,8 @@ def runs(session: Session, *, period: str | None = None) -> list[DigestRunRow]:
 
 def deprecated_ids(session: Session) -> set[str]:
     """Records maintainers deprecated: kept in the store, no longer offered as answers."""
-    return set(session.scalars(select(RecordStateRow.record_id).where(RecordStateRow.deprecated_at.is_not(None))))
+    return set(
+        session.scalars(
+            select(RecordStateRow.record_id).where(RecordStateRow.deprecated_at.is_not(None))
+        )
+    )

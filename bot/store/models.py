@@ -256,9 +256,7 @@ class VoteRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     user_id: Mapped[str] = mapped_column(String(50))
-    record_id: Mapped[str] = mapped_column(
-        ForeignKey("records.id", ondelete="CASCADE"), index=True
-    )
+    record_id: Mapped[str] = mapped_column(ForeignKey("records.id", ondelete="CASCADE"), index=True)
     position: Mapped[int] = mapped_column(Integer)
     thread: Mapped[str] = mapped_column(String(120))
     verdict: Mapped[str] = mapped_column(String(10))

@@ -70,7 +70,11 @@ def load_records(
         stmt = stmt.where(RecordRow.domain == domain)
     if ids is not None:
         wanted = sorted(set(ids))
-        rows = [r for chunk in _chunks(wanted) for r in _rows(session, stmt.where(RecordRow.id.in_(chunk)))]
+        rows = [
+            r
+            for chunk in _chunks(wanted)
+            for r in _rows(session, stmt.where(RecordRow.id.in_(chunk)))
+        ]
         rows.sort(key=lambda r: r["id"])
     else:
         rows = _rows(session, stmt)
@@ -143,7 +147,9 @@ def record_text(session: Session, *, record_id: str, locale: str) -> dict[str, t
 def stats(session: Session) -> dict[str, Any]:
     by_domain = dict(
         session.execute(
-            select(RecordRow.domain, func.count()).group_by(RecordRow.domain).order_by(RecordRow.domain)
+            select(RecordRow.domain, func.count())
+            .group_by(RecordRow.domain)
+            .order_by(RecordRow.domain)
         ).all()
     )
     locales = dict(
@@ -155,7 +161,9 @@ def stats(session: Session) -> dict[str, Any]:
     )
     links = dict(session.execute(select(LinkRow.kind, func.count()).group_by(LinkRow.kind)).all())
     dangling = session.scalar(
-        select(func.count()).select_from(LinkRow).where(LinkRow.target_id.not_in(select(RecordRow.id)))
+        select(func.count())
+        .select_from(LinkRow)
+        .where(LinkRow.target_id.not_in(select(RecordRow.id)))
     )
     return {
         "records": sum(by_domain.values()),
@@ -258,11 +266,20 @@ def import_records(
                 .values({**values, "updated_at": now})
             )
             old, new = _diff(before.get(record.id, {}), record.to_native())
-            add_audit(session, actor=actor, record_id=record.id, action="update", at=now, before=old, after=new)
+            add_audit(
+                session,
+                actor=actor,
+                record_id=record.id,
+                action="update",
+                at=now,
+                before=old,
+                after=new,
+            )
             summary.updated.append(record.id)
     if fresh:
         session.execute(
-            insert(RecordRow), [{**values, "created_at": now, "updated_at": now} for _, values in fresh]
+            insert(RecordRow),
+            [{**values, "created_at": now, "updated_at": now} for _, values in fresh],
         )
         session.execute(
             insert(AuditRow),
@@ -281,7 +298,10 @@ def _outcome_counters(session: Session, ids: list[str]) -> dict[tuple[str, str],
     out: dict[tuple[str, str], tuple[int, int]] = {}
     for chunk in _chunks(ids):
         stmt = select(
-            WorkaroundRow.record_id, WorkaroundRow.action, WorkaroundRow.fixed_count, WorkaroundRow.failed_count
+            WorkaroundRow.record_id,
+            WorkaroundRow.action,
+            WorkaroundRow.fixed_count,
+            WorkaroundRow.failed_count,
         ).where(WorkaroundRow.record_id.in_(chunk))
         for rid, action, fixed, failed in session.execute(stmt):
             if fixed or failed:
@@ -302,7 +322,9 @@ def _insert_children(
         if progress is not None:
             progress(number, len(records))
     for row in batches["workarounds"]:
-        row["fixed_count"], row["failed_count"] = counters.get((row["record_id"], row["action"]), (0, 0))
+        row["fixed_count"], row["failed_count"] = counters.get(
+            (row["record_id"], row["action"]), (0, 0)
+        )
     for model in _CHILDREN:
         rows = batches[model.__tablename__]
         if rows:
@@ -314,15 +336,22 @@ def delete_record(session: Session, *, record_id: str, actor: str, now: datetime
     if record is None:
         return False
     session.execute(delete(RecordRow).where(RecordRow.id == record_id))
-    add_audit(session, actor=actor, record_id=record_id, action="delete", at=now, before=record.to_native())
+    add_audit(
+        session,
+        actor=actor,
+        record_id=record_id,
+        action="delete",
+        at=now,
+        before=record.to_native(),
+    )
     bump_kb_version(session)
     return True
 
 
-def audit_log(session: Session, *, record_id: str | None = None, limit: int = 100) -> list[AuditRow]:
+def audit_log(
+    session: Session, *, record_id: str | None = None, limit: int = 100
+) -> list[AuditRow]:
     stmt = select(AuditRow).order_by(AuditRow.id.desc()).limit(limit)
     if record_id is not None:
         stmt = stmt.where(AuditRow.record_id == record_id)
     return list(session.scalars(stmt))
-
-

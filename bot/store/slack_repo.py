@@ -60,7 +60,12 @@ def claim_event(
     return _insert_ignoring_conflicts(
         session,
         SlackEventRow.__table__,
-        {"event_id": event_id, "client_msg_id": client_msg_id or None, "kind": kind, "received_at": at},
+        {
+            "event_id": event_id,
+            "client_msg_id": client_msg_id or None,
+            "kind": kind,
+            "received_at": at,
+        },
     )
 
 
@@ -122,21 +127,32 @@ def get_reply(session: Session, *, reply_id: int) -> Reply | None:
     row = session.get(SlackReplyRow, reply_id)
     if row is None:
         return None
-    return Reply(row.id, row.kind, row.locale, row.user_id, row.channel, row.thread_ts, dict(row.args))
+    return Reply(
+        row.id, row.kind, row.locale, row.user_id, row.channel, row.thread_ts, dict(row.args)
+    )
 
 
 # -- votes -----------------------------------------------------------------------
 
 
-def workaround_counts(session: Session, *, record_ids: Iterable[str]) -> dict[tuple[str, int], tuple[int, int]]:
+def workaround_counts(
+    session: Session, *, record_ids: Iterable[str]
+) -> dict[tuple[str, int], tuple[int, int]]:
     """``(record id, position) → (fixed, failed)`` for workarounds anyone voted on."""
     ids = sorted(set(record_ids))
     if not ids:
         return {}
     stmt = select(
-        WorkaroundRow.record_id, WorkaroundRow.position, WorkaroundRow.fixed_count, WorkaroundRow.failed_count
+        WorkaroundRow.record_id,
+        WorkaroundRow.position,
+        WorkaroundRow.fixed_count,
+        WorkaroundRow.failed_count,
     ).where(WorkaroundRow.record_id.in_(ids))
-    return {(rid, pos): (fixed, failed) for rid, pos, fixed, failed in session.execute(stmt) if fixed or failed}
+    return {
+        (rid, pos): (fixed, failed)
+        for rid, pos, fixed, failed in session.execute(stmt)
+        if fixed or failed
+    }
 
 
 @dataclass(frozen=True)
@@ -188,7 +204,9 @@ def cast_vote(
     return VoteOutcome(previous=previous, changed=True)
 
 
-def record_evidence(session: Session, *, record_id: str, actor: str, today: date, at: datetime) -> bool:
+def record_evidence(
+    session: Session, *, record_id: str, actor: str, today: date, at: datetime
+) -> bool:
     """Fresh evidence: one more ``evidence_count`` and ``last_confirmed = today``, audited."""
     row = session.execute(
         select(RecordRow.evidence_count, RecordRow.last_confirmed).where(RecordRow.id == record_id)
@@ -203,7 +221,15 @@ def record_evidence(session: Session, *, record_id: str, actor: str, today: date
         .where(RecordRow.id == record_id)
         .values(evidence_count=RecordRow.evidence_count + 1, last_confirmed=today, updated_at=at)
     )
-    add_audit(session, actor=actor, record_id=record_id, action="confirm", at=at, before=before, after=after)
+    add_audit(
+        session,
+        actor=actor,
+        record_id=record_id,
+        action="confirm",
+        at=at,
+        before=before,
+        after=after,
+    )
     bump_kb_version(session)
     return True
 
@@ -253,7 +279,9 @@ def unknown_errors(session: Session, *, limit: int = 10) -> list[UnknownError]:
     """The most common unknown errors, most seen (then most recent) first."""
     stmt = (
         select(UnknownErrorRow)
-        .order_by(UnknownErrorRow.count.desc(), UnknownErrorRow.last_seen.desc(), UnknownErrorRow.id)
+        .order_by(
+            UnknownErrorRow.count.desc(), UnknownErrorRow.last_seen.desc(), UnknownErrorRow.id
+        )
         .limit(limit)
     )
     return [_unknown(row) for row in session.scalars(stmt)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.match.normalise import template, tokens, version_hints
+from bot.match.normalise import template, terms, tokens, version_hints
 
 LINE = 'File "{path}", line {n}, in forward: RuntimeError at {addr}: CUDA error'
 paths = st.lists(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), min_size=2, max_size=6).map(
@@ -50,3 +50,18 @@ def test_version_hints_are_kept() -> None:
 def test_tokens_split_camel_case_and_cjk() -> None:
     found = tokens("OutOfMemoryError 显存不足")
     assert "outofmemoryerror" in found and "memory" in found and "显存" in found
+
+
+def test_terms_pair_neighbouring_words_across_stop_words_only() -> None:
+    assert "out memory" in terms("CUDA out of memory")
+    assert "out memory" not in terms("your version is out of date")
+    assert "model type" in terms("has model type `qwen2_vl`")
+    # a masked value or another script ends a phrase
+    assert "failed <path>" not in terms("failed <path> open") and "failed open" not in terms("failed <path> open")
+    assert "request timed" not in terms("request 超时 timed")
+
+
+def test_chinese_words_around_an_error_bring_their_english_terms() -> None:
+    found = tokens("最后报错超时，内存不足")
+    assert {"timeout", "timed", "memory"} <= set(found)
+    assert "超时" in found  # the Chinese bigrams stay, for Chinese record text

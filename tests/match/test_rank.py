@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.match.index import IndexBuildFailed, MatchIndex
-from bot.match.patterns import prefilter_keys, risky_regex, split_alternatives
+from bot.match.patterns import non_capturing, prefilter_keys, risky_regex, split_alternatives
+from bot.records import Record
 
 from .conftest import SMALL, make
 
@@ -96,3 +99,45 @@ def test_a_set_that_fails_to_compile_fails_loudly(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(index_module, "SET_MAX_MEM", 1 << 10)
     with pytest.raises(IndexBuildFailed):
         MatchIndex.build(SMALL)
+
+
+def test_capturing_groups_become_non_capturing_and_match_the_same() -> None:
+    cases = {
+        r"(CUDA|cuda) out of (memory)": "RuntimeError: CUDA out of memory",
+        r"\(errno (\d+)\)": "failed (errno 13)",
+        r"[(]x(?:y|z)(?P<name>w)[)]": "(xzw)",
+        r"a[()|]b(c)": "a(bc",
+    }
+    for pattern, line in cases.items():
+        rewritten = non_capturing(pattern)
+        assert re.compile(rewritten).groups == (1 if "?P<" in pattern else 0)
+        assert bool(re.search(rewritten, line)) and bool(re.search(pattern, line))
+    assert non_capturing(r"\(a\)[(]") == r"\(a\)[(]"
+
+
+def test_the_paste_version_picks_between_records_that_differ_only_by_version() -> None:
+    index = MatchIndex.build(
+        [
+            make("docker/oci-create/docker24", "OCI runtime create failed: unable to start container process",
+                 "OCI runtime create failed", "docker", versions=[{"version": "docker >=24,<25"}]),
+            make("docker/oci-create/docker27", "OCI runtime create failed: unable to start container process",
+                 "OCI runtime create failed", "docker", versions=[{"version": "docker >=27,<28"}]),
+        ]
+    )  # fmt: skip
+    error = "docker: Error response from daemon: OCI runtime create failed: unable to start container process"
+    for version, expected in (("24.0.7", "docker24"), ("27.1.1", "docker27")):
+        best = index.triage(f"$ docker --version\nDocker version {version}\n{error}").best
+        assert best is not None and best.record_id.endswith(expected)
+        assert dict(best.features)["version"] == 1.0
+
+
+def test_index_agrees_with_python_re_on_every_deadends_regex(
+    deadends_records: list[Record], deadends_index: MatchIndex
+) -> None:
+    """The literal prefilter and the RE2 confirmation lose no hit and add none."""
+    patterns = [re.compile(r.regex, re.IGNORECASE) for r in deadends_records]
+    lines = [r.signature for r in deadends_records[::5]]
+    lines += [r.root_cause for r in deadends_records[::25]]
+    for line in lines:
+        expected = [i for i, p in enumerate(patterns) if p.search(line)]
+        assert deadends_index.regex_hits(line) == expected, line

@@ -68,7 +68,9 @@ def register(app: App, world: World) -> None:
             return
         payload = ViewSubmission.model_validate(body)
         state = load_state(DeprecateState, payload.view.private_metadata)
-        digest.deprecate(world, state=state, user=payload.user.id, reason=digest.reason_of(payload.values))
+        digest.deprecate(
+            world, state=state, user=payload.user.id, reason=digest.reason_of(payload.values)
+        )
 
     lazy = {
         ActionId.DIGEST_CONFIRM: handle_action_digest_confirm,
@@ -78,4 +80,6 @@ def register(app: App, world: World) -> None:
     }
     for action, handler in lazy.items():
         app.action(action)(ack=ack_action, lazy=[guarded(world, handler)])
-    app.view(CallbackId.DEPRECATE_VIEW)(ack=ack_view_deprecate, lazy=[guarded(world, handle_view_deprecate)])
+    app.view(CallbackId.DEPRECATE_VIEW)(
+        ack=ack_view_deprecate, lazy=[guarded(world, handle_view_deprecate)]
+    )

@@ -29,7 +29,9 @@ def paste_text(world: World, event: MessageEvent) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _paste(world: World, body: dict[str, Any], *, mentioned: bool) -> tuple[Paste, tuple[str, str | None]]:
+def _paste(
+    world: World, body: dict[str, Any], *, mentioned: bool
+) -> tuple[Paste, tuple[str, str | None]]:
     envelope = EventEnvelope.model_validate(body)
     event = envelope.event
     paste = Paste(text=paste_text(world, event), user=event.user or "", channel=event.channel,

@@ -27,4 +27,6 @@ def register(app: App, world: World) -> None:
                       response_url=payload.response_url)  # fmt: skip
         answer_paste(world, paste)
 
-    app.shortcut(CallbackId.LOOKUP_SHORTCUT)(ack=ack_shortcut, lazy=[guarded(world, handle_shortcut_lookup)])
+    app.shortcut(CallbackId.LOOKUP_SHORTCUT)(
+        ack=ack_shortcut, lazy=[guarded(world, handle_shortcut_lookup)]
+    )

@@ -20,7 +20,9 @@ def register(app: App, world: World) -> None:
     def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
         payload = ViewSubmission.model_validate(body)
         state = load_state(AddState, payload.view.private_metadata)
-        added = feedback.submit_record(world, state=state, user=payload.user.id, state_values=payload.values)
+        added = feedback.submit_record(
+            world, state=state, user=payload.user.id, state_values=payload.values
+        )
         if isinstance(added, dict):
             ack(response_action="errors", errors=added)
             return
@@ -32,6 +34,10 @@ def register(app: App, world: World) -> None:
             return  # the modal showed errors; nothing was added
         payload = ViewSubmission.model_validate(body)
         state = load_state(AddState, payload.view.private_metadata)
-        feedback.thank_for_record(world, state=state, user=payload.user.id, record_id=context[ADDED])
+        feedback.thank_for_record(
+            world, state=state, user=payload.user.id, record_id=context[ADDED]
+        )
 
-    app.view(CallbackId.ADD_RECORD_VIEW)(ack=ack_view_add_record, lazy=[guarded(world, handle_view_add_record)])
+    app.view(CallbackId.ADD_RECORD_VIEW)(
+        ack=ack_view_add_record, lazy=[guarded(world, handle_view_add_record)]
+    )
