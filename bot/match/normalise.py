@@ -208,14 +208,24 @@ def terms(text: str) -> list[str]:
     same words scattered (``out of memory`` is not ``out of date``). Stop words
     are skipped, not counted as a break; other scripts and masks break a phrase.
     """
-    out = tokens(text)
+    out: list[str] = []
     previous = ""
     for word in _WORD.findall(text[:20000]):
-        lower = word.lower()
-        if not word.isascii() or lower in _MASK_NAMES or lower.isdigit():
+        if not word.isascii():
+            out.extend(_mixed_tokens(word))
             previous = ""
             continue
-        if lower in _STOP or len(lower) < 2:
+        lower = word.lower()
+        mask = lower in _MASK_NAMES or lower.isdigit()
+        if mask:
+            previous = ""
+        if lower in _STOP or len(lower) < 2 or lower.isdigit():
+            continue
+        out.append(lower)
+        parts = _CAMEL.findall(word)
+        if len(parts) > 1:
+            out.extend(p.lower() for p in parts if len(p) > 2 and not p.isdigit())
+        if mask:
             continue
         if previous:
             out.append(f"{previous} {lower}")

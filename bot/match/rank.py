@@ -22,13 +22,14 @@ the top match is very likely right, anything else is ``low`` and declined.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from bot.match.extract import ROLE_WEIGHT, ExtractedError, Extraction
+from bot.match.extract import ROLE_WEIGHT, ExtractedError, Extraction, Line
 from bot.match.normalise import template, terms, version_hints
 from bot.match.similarity import Similarity
 from bot.records import Record
@@ -204,13 +205,21 @@ def band(score: float) -> str:
 _PASTE_WORD = re.compile(r"[a-z][a-z0-9]*")
 
 
-def _paste_facts(extraction: Extraction) -> tuple[set[str], str, bool, dict[str, list[Version]]]:
-    text = "\n".join(line.text for line in extraction.lines)
-    words = set(_PASTE_WORD.findall(text.lower()))
+def _paste_facts(extraction: Extraction) -> tuple[set[str], str, bool]:
+    text = "\n".join(line.text for line in extraction.lines).lower()
+    words = set(_PASTE_WORD.findall(text))
     kinds = {e.kind for e in extraction.errors}
     kind = next(iter(kinds)) if len(kinds) == 1 else "log"
     technical = kind != "log" or any(l.role in ("exception", "frame") for l in extraction.lines)
-    return words, kind, technical or len(extraction.errors) > 0, _hints(text)
+    return words, kind, technical or len(extraction.errors) > 0
+
+
+def _paste_versions(lines: tuple[Line, ...], names: set[str]) -> dict[str, list[Version]]:
+    """Version hints from the lines that name one of ``names`` (the candidates' packages)."""
+    if not names:
+        return {}
+    text = "\n".join(l.text for l in lines if any(n in l.text.lower() for n in names))
+    return _hints(text) if text else {}
 
 
 class _Lines:
@@ -310,7 +319,8 @@ def rank(
             return -rough, record
 
         candidates = set(sorted(candidates, key=first_look)[:MAX_RANKED])
-    words, kind, technical, hints = _paste_facts(extraction)
+    words, kind, technical = _paste_facts(extraction)
+    hints = _paste_versions(lines, {n for r in candidates for n, _ in infos[r].versions} & words)
     family = FAMILIES.get(kind, set())
     rows: list[tuple[float, float, str, int, tuple[float, ...]]] = []
     weights, bias = _FEATURE_WEIGHTS, WEIGHTS["bias"]
@@ -342,7 +352,7 @@ def rank(
             1.0 if info.reviewed else 0.0,
             _version_fit(info, hints) if hints and info.versions else 0.0,
         )
-        z = bias + sum(w * v for w, v in zip(weights, values, strict=True))
+        z = bias + sum(map(operator.mul, weights, values))
         pos = regex_pos if regex_pos >= 0 and regex >= overlap * 0.5 else overlap_pos
         rows.append((-z, -regex, info.id, pos, values))
     rows.sort(key=lambda row: row[:3])  # by score; ties by regex strength, then id
