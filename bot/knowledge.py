@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 from bot.match.index import MatchIndex
 from bot.records import Record
@@ -49,11 +50,16 @@ def version_reader(store: Store) -> Callable[[], int]:
     return read
 
 
-class _Source:
-    def __init__(self, get: Callable[[], object]) -> None:
+T = TypeVar("T")
+
+
+class _Source(Generic[T]):
+    """What is built now (None before the first build), read at each call."""
+
+    def __init__(self, get: Callable[[], T | None]) -> None:
         self._get = get
 
-    def current(self) -> object:
+    def current(self) -> T | None:
         return self._get()
 
 
@@ -68,8 +74,8 @@ class LiveKnowledge:
         self._graphs = GraphCache()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.index = _Source(lambda: self._index)
-        self.graph = _Source(lambda: self._graph)
+        self.index: _Source[MatchIndex] = _Source(lambda: self._index)
+        self.graph: _Source[KnowledgeGraph] = _Source(lambda: self._graph)
 
     @property
     def records(self) -> int:

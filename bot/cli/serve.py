@@ -58,7 +58,7 @@ def serve(
     executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="errkb-work")
     app = create_app(
         settings, store, knowledge.index, knowledge.graph, gateway, SystemClock(), executor=executor
-    )  # type: ignore[arg-type]
+    )
     scheduler = _start_digest(settings, store, gateway, knowledge)
     try:
         if http:

@@ -1,19 +1,19 @@
-"""The compiled match index: every record regex, one pass per line, plus BM25.
+"""The compiled match index: every record regex, one pass per paste, plus BM25.
 
-Measured on the deadends corpus: an RE2 ``Set`` of all 2,522 record regexes
-is fast only on text it has seen before. Its lazily built DFA explodes on the
-``.*``-joined alternations, so every *new* paste costs 40–60 ms. So the
-index works in two steps, both linear-time RE2:
+Measured on the deadends corpus (2,522 regexes, ``benchmarks/bench_match.py``):
+an RE2 ``Set`` of the whole regexes is fast only on text it has seen before.
+Its lazily built DFA explodes on the ``.*``-joined alternations, so every
+*new* paste costs 40–60 ms; even a Set of plain literals builds its DFA states
+lazily and paid 0.1–0.2 ms per new paste. So the index works in two steps:
 
 1. every record regex is split into its top-level alternatives, and each
-   alternative gets a prefilter key: a literal every match must contain
-   (:func:`bot.match.patterns.prefilter_keys`). All keys go into a few RE2
-   ``Set`` objects of plain literals (an Aho-Corasick-sized DFA, case-
-   insensitive, :data:`SET_SIZE` keys and :data:`SET_MAX_MEM` bytes each).
-   Each set is checked with a canary after compiling, so a failed compile
-   fails loudly instead of passing for "no match";
-2. the alternatives whose key occurs in a line are confirmed with their own
-   compiled RE2 regex (compiled on first use).
+   alternative is keyed on the literals every match of it must contain
+   (:func:`bot.match.patterns.required_literals`). All keys, lower-cased, go
+   into one Aho-Corasick automaton, built completely up front (8 ms for the
+   corpus; 0.03 ms per paste, nothing to warm up). An alternative is a
+   candidate when the paste holds all of its keys;
+2. each candidate is confirmed with its own RE2 regex, compiled once, run over
+   the paste's scanned lines as one block (linear time, whatever the regex).
 
 Patterns RE2 refuses (lookarounds, backreferences) are matched by Python
 ``re`` on at most :data:`FALLBACK_INPUT` characters of a line.
@@ -22,13 +22,14 @@ Patterns RE2 refuses (lookarounds, backreferences) are matched by Python
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import chain
 
+import ahocorasick
 import re2
 
-from bot.errors import ErrkbError
 from bot.match.extract import Extraction, extract
 from bot.match.normalise import terms
 from bot.match.patterns import (
@@ -39,38 +40,15 @@ from bot.match.patterns import (
     split_alternatives,
 )
 from bot.match.rank import Hit, Match, RecordInfo, Triage, rank
+from bot.match.re2util import Finder, Matcher, finder, matcher
 from bot.match.similarity import Similarity
 from bot.records import Record
 
-SET_SIZE = 50_000
-SET_MAX_MEM = 256 << 20
 FALLBACK_INPUT = 500
 EAGER_COMPILE = 60_000
-WARM_RECORDS = 3_000  # records whose text warms the literal sets at build
-CANARY = "\x01errkb\x02canary\x03"
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
-
-
-_Matcher = Callable[[bytes], bool]
-
-
-def _matcher(regex: re2._Regexp) -> _Matcher:
-    """A yes/no test of UTF-8 bytes. It calls the compiled RE2 object directly when the
-    binding exposes it: the public ``search`` re-encodes the text and builds a match
-    object on every call, which costs more than the match itself on a short line."""
-    raw = getattr(regex, "_regexp", None)
-    anchor = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
-    if raw is None or anchor is None:
-        return lambda data: regex.search(data) is not None
-    no_match = (-1, -1)
-    match = raw.Match
-    return lambda data: match(anchor, data, 0, len(data))[0] != no_match
-
-
-class IndexBuildFailed(ErrkbError):
-    key = "error.index"
 
 
 def _options(max_mem: int = 8 << 20) -> re2.Options:
@@ -79,21 +57,6 @@ def _options(max_mem: int = 8 << 20) -> re2.Options:
     options.max_mem = max_mem
     options.log_errors = False
     return options
-
-
-def _compile_set(keys: list[str]) -> re2.Set:
-    """A literal set; raises :class:`IndexBuildFailed` unless its canary matches."""
-    literal_set = re2.Set.SearchSet(_options(SET_MAX_MEM))
-    for key in keys:
-        literal_set.Add(re2.escape(key))
-    canary = literal_set.Add(re2.escape(CANARY))
-    try:
-        literal_set.Compile()
-    except re2.error as exc:
-        raise IndexBuildFailed(f"RE2 set of {len(keys)} literals failed to compile: {exc}") from exc
-    if canary not in (literal_set.Match(CANARY) or []):
-        raise IndexBuildFailed(f"RE2 set of {len(keys)} literals failed to compile (memory budget)")
-    return literal_set
 
 
 def _scan_positions(extraction: Extraction) -> list[int]:
@@ -129,7 +92,8 @@ class MatchIndex:
             str, int
         ] = {}  # branch text → its alternative: identical branches are confirmed once
         self._alts: list[Alternative] = []
-        self._compiled: dict[int, _Matcher | None] = {}
+        self._compiled: dict[int, Matcher | None] = {}
+        self._finders: dict[int, Finder | None] = {}
         self._always: list[int] = []  # alternatives without a prefilter key
         self._fallback: list[tuple[int, re.Pattern[str]]] = []
         by_key: dict[str, list[int]] = {}
@@ -154,27 +118,17 @@ class MatchIndex:
                 if required is None:
                     self._always.append(alt)
                 for key in required[0] if required else ():
-                    by_key.setdefault(key, []).append(alt)
+                    by_key.setdefault(key.lower(), []).append(alt)
         if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
-                self._regex(alt)
+                self._find(alt)
         self._keys = list(by_key.values())
-        names = list(by_key)
-        self._sets = [
-            (_compile_set(names[start : start + SET_SIZE]), start)
-            for start in range(0, len(names), SET_SIZE)
-        ]
-        self._warm([t for r in self.records[:WARM_RECORDS] for t in (r.signature, r.root_cause)])
-
-    def _warm(self, texts: Sequence[str]) -> None:
-        """Build the literal sets' DFA states now, over the records' own text.
-
-        RE2 builds DFA states lazily; without this the first pastes after a
-        (re)build pay for the states that ordinary technical English needs.
-        """
-        for text in texts:
-            for literal_set, _ in self._sets:
-                literal_set.Match(text[:2000])
+        self._automaton: ahocorasick.Automaton | None = None
+        if by_key:
+            self._automaton = ahocorasick.Automaton()
+            for number, key in enumerate(by_key):
+                self._automaton.add_word(key, number)
+            self._automaton.make_automaton()
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> MatchIndex:
@@ -192,32 +146,42 @@ class MatchIndex:
         index = self._by_id.get(record_id)
         return None if index is None else self.records[index]
 
-    def _regex(self, alt: int) -> _Matcher | None:
+    def _regex(self, alt: int) -> Matcher | None:
         if alt not in self._compiled:
             try:
                 pattern = non_capturing(self._alts[alt].pattern)
-                self._compiled[alt] = _matcher(re2.compile(pattern, _options()))
+                self._compiled[alt] = matcher(re2.compile(pattern, _options()))
             except Exception:  # noqa: BLE001 - a branch RE2 cannot take alone is skipped
                 self._compiled[alt] = None
         return self._compiled[alt]
+
+    def _find(self, alt: int) -> Finder | None:
+        """The branch compiled for a block of lines: ``^``/``$`` match at each line."""
+        if alt not in self._finders:
+            try:
+                pattern = "(?m)" + non_capturing(self._alts[alt].pattern)
+                self._finders[alt] = finder(re2.compile(pattern, _options()))
+            except Exception:  # noqa: BLE001 - a branch RE2 cannot take alone is skipped
+                self._finders[alt] = None
+        return self._finders[alt]
+
+    def _candidates(self, text: str) -> list[int]:
+        """Branches whose required literals all occur in ``text``."""
+        keys = self._keys
+        matched = {key for _, key in self._automaton.iter(text.lower())} if self._automaton else ()
+        counts = Counter(chain.from_iterable(keys[j] for j in matched))
+        need = self._need
+        candidates = [alt for alt, seen in counts.items() if seen >= need[alt]]
+        candidates.extend(self._always)
+        return sorted(candidates)
 
     def _line_hits(self, line: str) -> list[tuple[int, int]]:
         """(record, alternative) for every RE2 record branch that matches ``line``;
         alternative ``-1`` for a record matched by its Python ``re`` fallback."""
         data = line.encode("utf-8", "surrogatepass")
-        keys = self._keys
-        matched: list[int] = []
-        for literal_set, offset in self._sets:
-            matched.extend(
-                offset + j for j in literal_set.Match(data) or () if offset + j < len(keys)
-            )
-        counts = Counter(chain.from_iterable(keys[j] for j in matched))
-        need = self._need
-        candidates = [alt for alt, seen in counts.items() if seen >= need[alt]]
-        candidates.extend(self._always)
         found: list[tuple[int, int]] = []
         owners = self._owners
-        for alt in sorted(candidates):
+        for alt in self._candidates(line):
             regex = self._regex(alt)
             if regex is not None and regex(data):
                 found.extend((owner, alt) for owner in owners[alt])
@@ -242,17 +206,51 @@ class MatchIndex:
         return sorted({record for record, _ in self._line_hits(line)})
 
     def _hits(self, extraction: Extraction) -> list[Hit]:
-        hits: list[Hit] = []
-        for position in _scan_positions(extraction):
-            best: dict[int, Alternative] = {}
-            for record, index in self._line_hits(extraction.lines[position].text):
-                alt = self._alternative(record, index)
-                if record not in best or alt.literal_chars > best[record].literal_chars:
-                    best[record] = alt
-            for record, alt in best.items():
-                type_only = bool(_TYPE_NAME.match(alt.literal))
-                hits.append(Hit(record, position, alt.literal_chars, type_only))
-        return hits
+        """Every (record, line) regex hit, with the longest branch that fired there.
+
+        The scanned lines are matched as one block: one literal-set pass, and each
+        candidate branch scanned once from line to line, instead of both per line.
+        A match that runs over a line break is checked again on its first line alone.
+        """
+        positions = _scan_positions(extraction)
+        texts = [extraction.lines[p].text for p in positions]
+        encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
+        starts, offset = [], 0
+        for line in encoded:
+            starts.append(offset)
+            offset += len(line) + 1
+        data = b"\n".join(encoded)
+        best: dict[tuple[int, int], Alternative] = {}
+
+        def keep(record: int, index: int, alt: Alternative) -> None:
+            known = best.get((record, index))
+            if known is None or alt.literal_chars > known.literal_chars:
+                best[(record, index)] = alt
+
+        for alt in self._candidates("\n".join(texts)) if encoded else ():
+            find = self._find(alt)
+            pos = 0
+            while find is not None and pos <= len(data):
+                span = find(data, pos)
+                if span is None:
+                    break
+                index = bisect_right(starts, span[0]) - 1
+                end = starts[index] + len(encoded[index])
+                pos = end + 1
+                if span[1] > end:  # \s or [^x] ran on into the next line
+                    alone = self._regex(alt)
+                    if alone is None or not alone(encoded[index]):
+                        continue
+                for record in self._owners[alt]:
+                    keep(record, index, self._alts[alt])
+        for record, pattern in self._fallback:
+            for index, position in enumerate(positions):
+                if pattern.search(extraction.lines[position].text[:FALLBACK_INPUT]):
+                    keep(record, index, analyse(pattern.pattern))
+        return [
+            Hit(record, positions[index], alt.literal_chars, bool(_TYPE_NAME.match(alt.literal)))
+            for (record, index), alt in sorted(best.items())
+        ]
 
     def triage(self, text: str, *, limit: int = 10) -> Triage:
         """Extract the errors of ``text`` and rank the records that answer them."""
@@ -265,4 +263,4 @@ class MatchIndex:
         return [(self.records[i].id, round(score, 4)) for i, score in top]
 
 
-__all__ = ["IndexBuildFailed", "Match", "MatchIndex", "Triage"]
+__all__ = ["Match", "MatchIndex", "Triage"]

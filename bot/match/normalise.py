@@ -23,6 +23,19 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b\d+(?:\.\d+)+\b"), "<ver>"),
     (re.compile(r"\d+"), "<n>"),
 )  # fmt: skip
+_DIGIT = re.compile(r"\d").search
+#: A cheap test per mask: can it match at all? (Most lines have no UUID, URL or IP.)
+_MASK_NEEDS = (
+    lambda t: "-" in t,  # uuid
+    lambda t: "://" in t,  # url
+    lambda t: "0x" in t or "0X" in t,  # hex address
+    lambda t: _DIGIT(t) is not None,  # long hex string
+    lambda t: "/" in t or "\\" in t,  # path
+    lambda t: "." in t,  # ip
+    lambda t: "'" in t or '"' in t or "`" in t,  # quoted
+    lambda t: "." in t,  # version
+    lambda t: _DIGIT(t) is not None,  # number
+)
 _SPACE = re.compile(r"\s+")
 _VERSION_RUN = re.compile(r"<(?:n|ver)>(?:\.<(?:n|ver)>)+")
 _QUOTE_RUN = re.compile(r"<q>(?:<q>)+")
@@ -33,8 +46,9 @@ _TEMPLATE_CAP = 2000
 def template(line: str) -> str:
     """The line with its variable parts masked; ``template(template(x)) == template(x)``."""
     text = line[:_TEMPLATE_CAP]
-    for pattern, mask in _MASKS:
-        text = pattern.sub(mask, text)
+    for (pattern, mask), needs in zip(_MASKS, _MASK_NEEDS, strict=True):
+        if needs(text):
+            text = pattern.sub(mask, text)
     text = _SPACE.sub(" ", text).strip()
     # Masks can make new neighbours (``<n>.<n>``): fold them until stable.
     while True:

@@ -25,11 +25,12 @@ import math
 import operator
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from bot.match.extract import ROLE_WEIGHT, ExtractedError, Extraction, Line
+from bot.match.extract import ROLE_WEIGHT, ExtractedError, Extraction
 from bot.match.normalise import template, terms, version_hints
 from bot.match.similarity import Similarity
 from bot.records import Record
@@ -205,21 +206,30 @@ def band(score: float) -> str:
 _PASTE_WORD = re.compile(r"[a-z][a-z0-9]*")
 
 
-def _paste_facts(extraction: Extraction) -> tuple[set[str], str, bool]:
-    text = "\n".join(line.text for line in extraction.lines).lower()
-    words = set(_PASTE_WORD.findall(text))
+def _paste_facts(extraction: Extraction) -> tuple[set[str], str, bool, list[str]]:
+    lowered = [line.text.lower() for line in extraction.lines]
+    words = set(_PASTE_WORD.findall("\n".join(lowered)))
     kinds = {e.kind for e in extraction.errors}
     kind = next(iter(kinds)) if len(kinds) == 1 else "log"
     technical = kind != "log" or any(l.role in ("exception", "frame") for l in extraction.lines)
-    return words, kind, technical or len(extraction.errors) > 0
+    return words, kind, technical or len(extraction.errors) > 0, lowered
 
 
-def _paste_versions(lines: tuple[Line, ...], names: set[str]) -> dict[str, list[Version]]:
+def _paste_versions(lowered: list[str], names: set[str]) -> dict[str, list[Version]]:
     """Version hints from the lines that name one of ``names`` (the candidates' packages)."""
     if not names:
         return {}
-    text = "\n".join(l.text for l in lines if any(n in l.text.lower() for n in names))
+    text = "\n".join(line for line in lowered if any(n in line for n in names))
     return _hints(text) if text else {}
+
+
+@lru_cache(maxsize=4096)  # a repeated line (a retry loop, a log) is looked at once
+def _line_terms(text: str) -> tuple[frozenset[str], int]:
+    masked = template(text)
+    return frozenset(terms(masked)) - _MASK_WORDS, len(_ALNUM.findall(masked)) or 1
+
+
+_ALNUM = re.compile(r"[^\W_]")
 
 
 class _Lines:
@@ -232,9 +242,7 @@ class _Lines:
         self._weight: dict[int, float] = {}
 
     def _fill(self, pos: int) -> None:
-        masked = template(self.lines[pos].text)
-        self._terms[pos] = frozenset(terms(masked)) - _MASK_WORDS
-        self._size[pos] = sum(c.isalnum() for c in masked) or 1
+        self._terms[pos], self._size[pos] = _line_terms(self.lines[pos].text)
 
     def weight(self, pos: int, similarity: Similarity) -> float:
         if pos not in self._weight:
@@ -319,8 +327,8 @@ def rank(
             return -rough, record
 
         candidates = set(sorted(candidates, key=first_look)[:MAX_RANKED])
-    words, kind, technical = _paste_facts(extraction)
-    hints = _paste_versions(lines, {n for r in candidates for n, _ in infos[r].versions} & words)
+    words, kind, technical, lowered = _paste_facts(extraction)
+    hints = _paste_versions(lowered, {n for r in candidates for n, _ in infos[r].versions} & words)
     family = FAMILIES.get(kind, set())
     rows: list[tuple[float, float, str, int, tuple[float, ...]]] = []
     weights, bias = _FEATURE_WEIGHTS, WEIGHTS["bias"]

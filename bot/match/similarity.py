@@ -88,8 +88,8 @@ class Similarity:
 
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""
-        idf = self.idf
-        return sum(idf[t] for t in line_terms if t in idf) or 1.0
+        known = line_terms & self.idf.keys()
+        return sum(map(self.idf.__getitem__, known)) or 1.0
 
     def overlap(
         self, record: int, line_terms: frozenset[str], known: float | None = None
@@ -101,7 +101,6 @@ class Similarity:
         common = doc & line_terms
         if not common:
             return 0.0, 0.0
-        idf = self.idf
-        found = sum(idf[t] for t in common)
+        found = sum(map(self.idf.__getitem__, common))
         known = self.line_weight(line_terms) if known is None else known
         return found / self.doc_weight[record], found / known

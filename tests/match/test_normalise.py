@@ -57,7 +57,9 @@ def test_terms_pair_neighbouring_words_across_stop_words_only() -> None:
     assert "out memory" not in terms("your version is out of date")
     assert "model type" in terms("has model type `qwen2_vl`")
     # a masked value or another script ends a phrase
-    assert "failed <path>" not in terms("failed <path> open") and "failed open" not in terms("failed <path> open")
+    assert "failed <path>" not in terms("failed <path> open") and "failed open" not in terms(
+        "failed <path> open"
+    )
     assert "request timed" not in terms("request 超时 timed")
 
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
-from bot.match.index import IndexBuildFailed, MatchIndex
+from bot.match.index import MatchIndex
 from bot.match.patterns import non_capturing, prefilter_keys, risky_regex, split_alternatives
 from bot.records import Record
 
@@ -91,14 +89,6 @@ def test_prefilter_keys_are_required_literals() -> None:
     assert prefilter_keys("OSError.*Address already in use") == ["address already in use"]
     assert prefilter_keys("(uk|britain).{0,40}(call 999)") == ["call 999"]
     assert prefilter_keys("(uk|britain).{0,40}") == ["britain", "uk"]
-
-
-def test_a_set_that_fails_to_compile_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.match.index as index_module
-
-    monkeypatch.setattr(index_module, "SET_MAX_MEM", 1 << 10)
-    with pytest.raises(IndexBuildFailed):
-        MatchIndex.build(SMALL)
 
 
 def test_capturing_groups_become_non_capturing_and_match_the_same() -> None:
