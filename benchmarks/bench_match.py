@@ -8,7 +8,10 @@ Prints, in one run:
    ``re.search`` of every record's regex over the first 10,000 characters
    (what deadends.dev does), with the ratio. The naive loop gets a time
    budget per paste shape so the benchmark always finishes;
-2. for synthetic knowledge bases of 25k and 100k records (the real records
+2. the multi-pattern engines that could find candidate records, on the same
+   regexes: build time, how many of the regexes each takes, and per-paste time
+   on pastes it has not seen before (lazily built automata pay on new text);
+3. for synthetic knowledge bases of 25k and 100k records (the real records
    varied), index build time, resident memory added and per-paste p99.
 
 ``--quick`` runs fewer repetitions and only the 25k knowledge base.
@@ -23,6 +26,7 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +102,87 @@ def time_naive(compiled: list[re.Pattern[str]], texts: list[str]) -> tuple[list[
     return out, False
 
 
+def _cold_ms(scan: Callable[[str], object], texts: list[str]) -> float:
+    """Median time of one scan of each text, each seen for the first time."""
+    out = []
+    for text in texts:
+        start = time.perf_counter()
+        scan(text)
+        out.append((time.perf_counter() - start) * 1000)
+    return statistics.median(out)
+
+
+def engines(records: list[Record], dev: list[str]) -> None:
+    """Candidate engines on the record regexes: build, coverage, per-paste time."""
+    import ahocorasick
+    import re2
+
+    from bot.match.patterns import required_literals, split_alternatives
+
+    options = re2.Options()
+    options.case_sensitive = False
+    options.max_mem = 256 << 20
+    options.log_errors = False
+    keys: set[str] = set()
+    for record in records:
+        for branch in split_alternatives(record.regex):
+            required = required_literals(branch)
+            if required:
+                keys.update(k.lower() for k in required[0])
+    # fresh pastes per engine: the dev pastes with a per-engine suffix, so no engine
+    # benefits from states another built
+    rows = []
+
+    def fresh(tag: str) -> list[str]:
+        return [f"{text}\n[{tag}] request id {i} at worker-{tag}-{i}" for i, text in enumerate(dev)]
+
+    start = time.perf_counter()
+    whole = re2.Set.SearchSet(options)
+    taken = 0
+    for record in records:
+        try:
+            whole.Add(record.regex)
+            taken += 1
+        except re2.error:
+            pass
+    whole.Compile()
+    rows.append(("RE2 Set, whole regexes", time.perf_counter() - start, taken,
+                 _cold_ms(lambda t: whole.Match(t), fresh("a"))))  # fmt: skip
+    start = time.perf_counter()
+    literal = re2.Set.SearchSet(options)
+    for key in keys:
+        literal.Add(re2.escape(key))
+    literal.Compile()
+    rows.append(("RE2 Set, required literals", time.perf_counter() - start, len(records),
+                 _cold_ms(lambda t: literal.Match(t), fresh("b"))))  # fmt: skip
+    start = time.perf_counter()
+    automaton = ahocorasick.Automaton()
+    for number, key in enumerate(keys):
+        automaton.add_word(key, number)
+    automaton.make_automaton()
+    rows.append(("Aho-Corasick, required literals (errkb)", time.perf_counter() - start,
+                 len(records), _cold_ms(lambda t: {k for _, k in automaton.iter(t.lower())},
+                                        fresh("c"))))  # fmt: skip
+    try:
+        import hyperscan  # type: ignore[import-not-found]
+    except ImportError:
+        hyperscan = None
+    if hyperscan is not None:
+        start = time.perf_counter()
+        database = hyperscan.Database()
+        patterns = [r.regex.encode() for r in records]
+        flags = [hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH] * len(patterns)
+        database.compile(expressions=patterns, ids=list(range(len(patterns))), flags=flags)
+        rows.append(("Hyperscan, whole regexes", time.perf_counter() - start, len(patterns),
+                     _cold_ms(lambda t: database.scan(t.encode()), fresh("d"))))  # fmt: skip
+    print(f"\n{'engine':42} {'build':>8} {'regexes':>8} {'new paste':>10}")
+    for name, build, count, cold in rows:
+        print(f"{name:42} {build:6.2f} s {count:>8,} {cold:7.3f} ms")
+    if hyperscan is None:
+        print("(Hyperscan: not installed here; pip install hyperscan to compare)")
+    print("(literal engines find candidates only: each is then confirmed with its RE2 regex)")
+
+
 def synthetic(records: list[Record], size: int) -> list[Record]:
     out: list[Record] = []
     copy = 0
@@ -144,6 +229,7 @@ def main(quick: bool) -> None:
             f"{name:20} {ours_median:10.3f} ms {percentile(ours, 99):7.3f} ms "
             f"{naive_median:10.1f} ms {naive_median / ours_median:7.0f}x{flag}"
         )
+    engines(records, dev)
     print(f"\n{'knowledge base':15} {'build':>8} {'memory':>10} {'p99/paste':>10} {'median':>9}")
     for size in (25_000,) if quick else (25_000, 100_000):
         kb = synthetic(records, size)

@@ -81,6 +81,10 @@ _PREFIXES = tuple(
             r"[:\s-]{0,3}"
         ),
         r"^\s*\d\d/\d\d/\d{4} \d\d:\d\d:\d\d\s*-?\s?",
+        (  # loguru, after its timestamp: "| ERROR    | module:function:42 - "
+            r"^\s*\|\s*(?:TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)\s*\|"
+            r"\s*[\w.<>-]+:[\w.<>-]+:\d+\s+-\s?"
+        ),
         r"^\s*[A-Z][a-z]{2} +\d+ \d\d:\d\d:\d\d \S+ [\w./@-]+(?:\[\d+\])?:\s?",  # syslog
         r"^\s*\d\d:\d\d:\d\d(?:[.,]\d+)?\s+",
         r"^\s*\[(?:INFO|WARNING|WARN|DEBUG|TRACE|I|W|D)\]\s*-?\s?",
@@ -105,20 +109,21 @@ _EXCEPTION = re.compile(
 _ERROR_START = re.compile(
     r"(?i)^(?:error|fatal|err!|npm err!|npm error|e:|\[emerg\]|\[error\]|critical|failed|panic|\w*error\b)"
 )
-# ASCII \b, so that "报错Cannot" splits before "Cannot". Plain alternations of words:
-# Python re takes linear time on them and, per short line, is cheaper to call than RE2.
-_ERROR_WORD = re.compile(
-    r"(?ai)\b(?:error|errno|exception|failed|failure|fatal|denied|refused|cannot|can't|could not"
+# RE2, called on bytes: a long alternation of words costs Python re a try at every
+# position (5 µs a line), RE2 one pass (0.8 µs); and RE2's ASCII \b splits "报错Cannot"
+# before "Cannot".
+_ERROR_WORD = re2.compile(
+    r"(?i)\b(?:error|errno|exception|failed|failure|fatal|denied|refused|cannot|can't|could not"
     r"|couldn't|unable|not found|no such|timed? ?out|invalid|killed|abort(?:ed)?|panic|segmentation"
     r"|warning|unsupported|not supported|exceed(?:s|ed)?|too (?:old|large|many|long)|out of memory"
     r"|oom|mismatch|unrecognized|not allowed|forbidden|unauthorized|rejected|back-off|crashloop\w*"
     r"|conflict|missing|undefined|not (?:compiled|recognized|installed|available|defined)|requires?"
     r"|emerg|refusing|does not|did not|must|only supports?|unknown|overflow\w*|unhealthy|evicted)\b"
 )
-_PROSE = re.compile(
-    r"(?ai)^(?:i|i'm|i've|we|my|when|it|this|so|hi|hello|please|any|how|why|what|is|does|can|has"
+_PROSE = re2.compile(
+    r"(?i)^(?:i|i'm|i've|we|my|when|it|this|so|hi|hello|please|any|how|why|what|is|does|can|has"
     r"|have|after|but|then|thanks|looks|the following|here|note|also|kindly|however|because)\b"
-    r"|[?？]\s*$|^[^a-z]*[\u3400-\u9fff]{4}"
+    r"|[?？]\s*$|^[^a-z]*[\x{3400}-\x{9fff}]{4}"
 )
 _MARKER = re.compile(
     r"^(?:Traceback \(most recent call last\)|During handling of the above exception"
@@ -145,6 +150,8 @@ _KINDS = (
 
 
 _KIND_TESTS = tuple((name, matcher(pattern)) for name, pattern in _KINDS)
+_is_prose = matcher(_PROSE)
+_has_error_word = matcher(_ERROR_WORD)
 
 
 def clean(text: str) -> tuple[str, bool]:
@@ -179,26 +186,33 @@ def _select(lines: list[str]) -> tuple[list[tuple[int, str]], bool]:
         return numbered, False
     tail = MAX_LINES - HEAD_LINES - MAX_LINES // 4
     middle = numbered[HEAD_LINES:-tail]
-    keep = [pair for pair in middle if _ERROR_WORD.search(pair[1][:MAX_LINE])][-(MAX_LINES // 4) :]
+    keep = [
+        pair
+        for pair in middle
+        if _has_error_word(pair[1][:MAX_LINE].encode("utf-8", "surrogatepass"))
+    ][-(MAX_LINES // 4) :]
     return numbered[:HEAD_LINES] + keep + numbered[-tail:], True
 
 
 def _role(text: str, previous: str) -> str:
     if _MARKER.match(text):
         return "marker"
-    if _EXCEPTION.match(text) and not text.startswith('File "'):
+    exception = _EXCEPTION.match(text) is not None
+    python_frame = text.startswith('File "')
+    if exception and not python_frame:
         return "exception"
     if previous == "pyframe":
         return "frame"
-    if _FRAME.match(text) or (text.startswith('File "') and ", line " in text):
+    if _FRAME.match(text) or (python_frame and ", line " in text):
         return "frame"
-    if _EXCEPTION.match(text):
+    if exception:
         return "exception"
     if _ERROR_START.match(text):
         return "error"
-    if _PROSE.search(text) and not (_CJK_LEAD.match(text) and _EMBEDDED.search(text)):
+    data = text.encode("utf-8", "surrogatepass")
+    if _is_prose(data) and not (_CJK_LEAD.match(text) and _EMBEDDED.search(text)):
         return "prose"
-    if _ERROR_WORD.search(text):
+    if _has_error_word(data):
         return "error"
     return "context"
 

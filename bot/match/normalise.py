@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>"),
@@ -206,10 +207,15 @@ def tokens(text: str) -> list[str]:
         if lower.isdigit() or lower in _STOP or len(lower) < 2:
             continue
         out.append(lower)
-        parts = _CAMEL.findall(word)
+        parts = _CAMEL.findall(word) if _compound(word) else ()
         if len(parts) > 1:
             out.extend(p.lower() for p in parts if len(p) > 2 and not p.isdigit())
     return out
+
+
+def _compound(word: str) -> bool:
+    """Can ``word`` split into parts? Not if it is plain letters in one case (or Capitalised)."""
+    return not (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()))
 
 
 _MASK_NAMES = frozenset({"uuid", "url", "hex", "path", "ip", "ver", "q", "n"})
@@ -236,9 +242,11 @@ def terms(text: str) -> list[str]:
         if lower in _STOP or len(lower) < 2 or lower.isdigit():
             continue
         out.append(lower)
-        parts = _CAMEL.findall(word)
-        if len(parts) > 1:
-            out.extend(p.lower() for p in parts if len(p) > 2 and not p.isdigit())
+        parts = _CAMEL.findall(word) if _compound(word) else ()
+        if len(parts) > 1:  # an identifier is a phrase too: CrashLoopBackOff ~ "back off"
+            kept = [p.lower() for p in parts if len(p) > 2 and not p.isdigit()]
+            out.extend(kept)
+            out.extend(f"{a} {b}" for a, b in pairwise(kept))
         if mask:
             continue
         if previous:

@@ -96,6 +96,15 @@ def test_log_prefixes_rank_prefixes_and_compose_prefixes_are_stripped() -> None:
     assert any(t.startswith("nginx: [emerg] bind()") for t in texts)
 
 
+def test_loguru_lines_are_errors_not_table_rows() -> None:
+    paste = (
+        "2024-08-09 07:19:19.929 | INFO     | app.pipe:run:88 - parsing page 3\n"
+        "2024-08-09 07:19:19.929 | ERROR    | __main__:parse:135 - CUDA error: an illegal memory access"
+        " was encountered"
+    )
+    assert "CUDA error: an illegal memory access was encountered" in error_texts(paste)
+
+
 def test_tqdm_bars_are_dropped() -> None:
     paste = "Epoch 1: 45%|████▌     | 45/100 [00:10<00:12, 4.41it/s]\rEpoch 1: 46%|████▋| 46/100\nOSError: disk"
     assert error_texts(paste) == ["OSError: disk"]

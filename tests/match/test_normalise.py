@@ -61,6 +61,8 @@ def test_terms_pair_neighbouring_words_across_stop_words_only() -> None:
         "failed <path> open"
     )
     assert "request timed" not in terms("request 超时 timed")
+    # an identifier's words are a phrase: CrashLoopBackOff is "back off" like "Back-off" is
+    assert "back off" in terms("CrashLoopBackOff") and "back off" in terms("Back-off restarting")
 
 
 def test_chinese_words_around_an_error_bring_their_english_terms() -> None:

@@ -131,3 +131,50 @@ def test_index_agrees_with_python_re_on_every_deadends_regex(
     for line in lines:
         expected = [i for i, p in enumerate(patterns) if p.search(line)]
         assert deadends_index.regex_hits(line) == expected, line
+
+
+def test_literal_prefilter_is_case_insensitive_beyond_ascii() -> None:
+    index = MatchIndex.build(
+        [make("x/segfault/ru", "Ошибка сегментирования", "Ошибка сегментирования", "x")]
+    )
+    assert index.regex_hits("ОШИБКА СЕГМЕНТИРОВАНИЯ (стек памяти сброшен на диск)") == [0]
+    assert index.regex_hits("segmentation fault") == []
+
+
+def test_quoted_names_tell_a_specific_record_from_a_generic_one() -> None:
+    index = MatchIndex.build(
+        [
+            make("python/module-no-attribute/py3", "AttributeError: module 'X' has no attribute 'Y'",
+                 r"AttributeError: module '(\w+)' has no attribute '(\w+)'", "python"),
+            make("tensorflow/tf1-session/tf2", "AttributeError: module 'tensorflow' has no attribute 'Session'",
+                 r"has no attribute.*Session|module.*tensorflow.*no attribute", "tensorflow"),
+        ]
+    )  # fmt: skip
+    paste = (
+        'Traceback (most recent call last):\n  File "train.py", line 4, in <module>\n'
+        "    sess = tf.Session()\nAttributeError: module 'tensorflow' has no attribute 'Session'"
+    )
+    best = index.triage(paste).best
+    assert best is not None and best.record_id == "tensorflow/tf1-session/tf2"
+
+
+def test_tool_words_place_a_paste_in_its_domain() -> None:
+    index = MatchIndex.build(
+        [
+            make("kubernetes/crashloop/k8s1", "CrashLoopBackOff: Back-off restarting failed container",
+                 "CrashLoopBackOff", "kubernetes"),
+        ]
+    )  # fmt: skip
+    with_tool = index.triage("Warning  BackOff  4m  kubelet  Back-off restarting failed container app")
+    without = index.triage("Warning  BackOff  4m  agent  Back-off restarting failed container app")
+    assert with_tool.best is not None and without.best is not None
+    named, unnamed = dict(with_tool.best.features), dict(without.best.features)
+    assert named["env"] > 0 and named["absent"] == 0
+    assert unnamed["env"] == 0 and unnamed["absent"] == 1
+    assert with_tool.best.score > without.best.score
+
+
+def test_a_line_that_says_nothing_specific_explains_nothing(small_index: MatchIndex) -> None:
+    result = small_index.triage("I ran the job again\n==> get this error\nany ideas?")
+    assert not result.answered
+    assert all(dict(m.features)["explained"] < 0.5 for m in result.matches)
