@@ -8,10 +8,12 @@ Prints, in one run:
    ``re.search`` of every record's regex over the first 10,000 characters
    (what deadends.dev does), with the ratio. The naive loop gets a time
    budget per paste shape so the benchmark always finishes;
-2. the multi-pattern engines that could find candidate records, on the same
+2. hostile pastes (5 MB, binary, 100k lines, regex bombs, pastes holding
+   thousands of known errors) against the 100 ms cap, first sight each;
+3. the multi-pattern engines that could find candidate records, on the same
    regexes: build time, how many of the regexes each takes, and per-paste time
    on pastes it has not seen before (lazily built automata pay on new text);
-3. for synthetic knowledge bases of 25k and 100k records (the real records
+4. for synthetic knowledge bases of 25k and 100k records (the real records
    varied), index build time, resident memory added and per-paste p99.
 
 ``--quick`` runs fewer repetitions and only the 25k knowledge base.
@@ -110,6 +112,23 @@ def _cold_ms(scan: Callable[[str], object], texts: list[str]) -> float:
         scan(text)
         out.append((time.perf_counter() - start) * 1000)
     return statistics.median(out)
+
+
+def hostile(index: MatchIndex, records: list[Record]) -> None:
+    """The slowest hostile paste against the 100 ms cap (each seen for the first time)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from match.test_hostile import HOSTILE, _bombs, every_known_error
+
+    texts = {**HOSTILE, "regex bombs": "\n".join(_bombs(records))}
+    for name, text in zip(("every signature", "every root cause", "40 signatures a line"),
+                          every_known_error(records), strict=True):  # fmt: skip
+        texts[name] = text
+    print(f"\n{'hostile paste':24} {'size':>10} {'time':>10}   (cap 100 ms)")
+    for name, text in texts.items():
+        start = time.perf_counter()
+        index.triage(text)
+        took = (time.perf_counter() - start) * 1000
+        print(f"{name:24} {len(text):>10,} {took:7.1f} ms{'   OVER' if took > 100 else ''}")
 
 
 def engines(records: list[Record], dev: list[str]) -> None:
@@ -229,6 +248,7 @@ def main(quick: bool) -> None:
             f"{name:20} {ours_median:10.3f} ms {percentile(ours, 99):7.3f} ms "
             f"{naive_median:10.1f} ms {naive_median / ours_median:7.0f}x{flag}"
         )
+    hostile(index, records)
     engines(records, dev)
     print(f"\n{'knowledge base':15} {'build':>8} {'memory':>10} {'p99/paste':>10} {'median':>9}")
     for size in (25_000,) if quick else (25_000, 100_000):

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 import re2
 
 from bot.match.normalise import template
-from bot.match.re2util import matcher
+from bot.match.re2util import finder, matcher
 
 MAX_CHARS = 400_000
 MAX_LINES = 600
 MAX_LINE = 1_500
 HEAD_LINES = 80
+MAX_ERROR_LINES = 200  # error lines told apart by template, the last ones of the paste
 
 ROLE_WEIGHT = {
     "exception": 1.0, "error": 0.8, "context": 0.55, "prose": 0.35, "frame": 0.15, "marker": 0.1,
@@ -62,9 +63,11 @@ class Extraction:
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,200}(?:\x07|\x1b\\)|\x1b[@-_]")
 _INVISIBLE = re.compile(r"[\u200b-\u200f\u2028\u2029\u2060\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ERRORISH = re2.compile(
-    r"(?i)[^\n]{0,300}(?:error|exception|fatal|panic|caused by|failed|denied|refused|traceback"
-    r"|cannot|unable|not found|timed out|killed|abort)[^\n]{0,300}"
+    r"(?i)error|exception|fatal|panic|caused by|failed|denied|refused|traceback"
+    r"|cannot|unable|not found|timed out|killed|abort"
 )
+MIDDLE_LINES = 200
+MIDDLE_LINE = 600
 _PREFIXES = tuple(
     re.compile(p)
     for p in (
@@ -151,15 +154,38 @@ _KINDS = (
 
 _KIND_TESTS = tuple((name, matcher(pattern)) for name, pattern in _KINDS)
 _is_prose = matcher(_PROSE)
+_find_errorish = finder(_ERRORISH)
 _has_error_word = matcher(_ERROR_WORD)
+
+
+def _error_lines(middle: str) -> list[str]:
+    """The first :data:`MIDDLE_LINES` lines of ``middle`` that hold an error word, each cut to
+    :data:`MIDDLE_LINE` characters: one linear RE2 pass, a jump to the next line per hit."""
+    data = middle.encode("utf-8", "surrogatepass")
+    lines: list[str] = []
+    pos = 0
+    while len(lines) < MIDDLE_LINES:
+        span = _find_errorish(data, pos)
+        if span is None:
+            break
+        start = data.rfind(b"\n", 0, span[0]) + 1
+        end = data.find(b"\n", span[1])
+        end = len(data) if end < 0 else end
+        line = data[start:end]
+        if len(line) > MIDDLE_LINE:
+            line = data[
+                max(start, span[0] - MIDDLE_LINE // 2) : min(end, span[1] + MIDDLE_LINE // 2)
+            ]
+        lines.append(line.decode("utf-8", "replace"))
+        pos = end + 1
+    return lines
 
 
 def clean(text: str) -> tuple[str, bool]:
     """Undo Slack escaping and terminal noise; cap the size. Returns (text, truncated)."""
     truncated = len(text) > MAX_CHARS
     if truncated:
-        middle = text[MAX_CHARS // 8 : -MAX_CHARS // 2]
-        hits = [m.group(0) for _, m in zip(range(200), _ERRORISH.finditer(middle), strict=False)]
+        hits = _error_lines(text[MAX_CHARS // 8 : -MAX_CHARS // 2])
         text = "\n".join([text[: MAX_CHARS // 8], *hits, text[-MAX_CHARS // 2 :]])
     text = html.unescape(text) if "&" in text else text
     text = _ANSI.sub("", text)
@@ -260,9 +286,11 @@ def extract(paste: str) -> Extraction:
     errors: list[ExtractedError] = []
     by_template: dict[str, int] = {}
     lines: list[Line] = []
-    for no, line, role in kept:
+    error_rows = [i for i, (_, _, role) in enumerate(kept) if role in ("exception", "error")]
+    tracked = set(error_rows[-MAX_ERROR_LINES:])  # a log of a thousand errors: the last ones
+    for row, (no, line, role) in enumerate(kept):
         index = -1
-        if role in ("exception", "error"):
+        if row in tracked:
             key = template(line)
             if key not in by_template:
                 by_template[key] = len(errors)

@@ -21,11 +21,10 @@ Patterns RE2 refuses (lookarounds, backreferences) are matched by Python
 
 from __future__ import annotations
 
+import gc
 import re
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from itertools import chain
 
 import ahocorasick
 import re2
@@ -40,7 +39,7 @@ from bot.match.patterns import (
     split_alternatives,
 )
 from bot.match.rank import Hit, Match, RecordInfo, Triage, rank
-from bot.match.re2util import Finder, Matcher, finder, matcher
+from bot.match.re2util import Matcher, matcher
 from bot.match.similarity import Similarity
 from bot.records import Record
 
@@ -48,6 +47,8 @@ FALLBACK_INPUT = 500
 EAGER_COMPILE = 60_000
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
+MAX_CONFIRMATIONS = 1_000  # branch checks per paste, however many known errors it holds
+_PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
 
 
@@ -57,6 +58,35 @@ def _options(max_mem: int = 8 << 20) -> re2.Options:
     options.max_mem = max_mem
     options.log_errors = False
     return options
+
+
+def _anchor(
+    required_by: list[tuple[int, list[str], bool]],
+) -> tuple[list[list[tuple[int, tuple[str, ...]]]], ahocorasick.Automaton | None]:
+    """Key each branch on one literal for the automaton.
+
+    A branch that needs all its literals is keyed on its rarest one (the literal
+    fewest branches share: ``memory`` rather than ``error``), the others are
+    checked only when the anchor is found; a branch that needs any one of its
+    literals is keyed on each. Returns, per automaton key, the (branch, other
+    literals) it anchors, and the automaton (None when no branch has a literal).
+    """
+    shared = Counter(key for _, keys, _ in required_by for key in set(keys))
+    anchored: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    for alt, keys, all_needed in required_by:
+        if all_needed:
+            anchor = min(keys, key=lambda k: (shared[k], -len(k), k))
+            anchored.setdefault(anchor, []).append((alt, tuple(k for k in keys if k != anchor)))
+        else:
+            for key in keys:
+                anchored.setdefault(key, []).append((alt, ()))
+    if not anchored:
+        return [], None
+    automaton = ahocorasick.Automaton()
+    for number, key in enumerate(anchored):
+        automaton.add_word(key, number)
+    automaton.make_automaton()
+    return list(anchored.values()), automaton
 
 
 def _scan_positions(extraction: Extraction) -> list[int]:
@@ -93,11 +123,9 @@ class MatchIndex:
         ] = {}  # branch text → its alternative: identical branches are confirmed once
         self._alts: list[Alternative] = []
         self._compiled: dict[int, Matcher | None] = {}
-        self._finders: dict[int, Finder | None] = {}
         self._always: list[int] = []  # alternatives without a prefilter key
         self._fallback: list[tuple[int, re.Pattern[str]]] = []
-        by_key: dict[str, list[int]] = {}
-        self._need: list[int] = []  # alternative → how many of its keys a line must hold
+        required_by: list[tuple[int, list[str], bool]] = []  # (alternative, keys, all needed)
         for i, record in enumerate(self.records):
             try:
                 re2.compile(record.regex, _options())
@@ -114,25 +142,33 @@ class MatchIndex:
                 self._alts.append(analyse(branch))
                 self._owners.append([i])
                 required = required_literals(branch)
-                self._need.append(required[1] if required else 0)
                 if required is None:
                     self._always.append(alt)
-                for key in required[0] if required else ():
-                    by_key.setdefault(key.lower(), []).append(alt)
+                else:
+                    keys = sorted({key.lower() for key in required[0]})
+                    required_by.append((alt, keys, required[1] > 1))
         if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
-                self._find(alt)
-        self._keys = list(by_key.values())
-        self._automaton: ahocorasick.Automaton | None = None
-        if by_key:
-            self._automaton = ahocorasick.Automaton()
-            for number, key in enumerate(by_key):
-                self._automaton.add_word(key, number)
-            self._automaton.make_automaton()
+                # a first match builds the regex's first DFA states: done here, not in a paste
+                regex = self._regex(alt)
+                if regex is not None:
+                    regex(
+                        self.records[self._owners[alt][0]].signature.encode(
+                            "utf-8", "surrogatepass"
+                        )
+                    )
+        self._anchored, self._automaton = _anchor(required_by)
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> MatchIndex:
-        return cls(records)
+        index = cls(records)
+        # The index is millions of long-lived objects. Left to the cyclic garbage
+        # collector, a full collection walks all of them in the middle of some paste
+        # (100 ms on the corpus); frozen, collections skip them. They are still freed
+        # by reference counting when a rebuilt index replaces this one.
+        gc.collect()
+        gc.freeze()
+        return index
 
     def __len__(self) -> int:
         return len(self.records)
@@ -155,24 +191,18 @@ class MatchIndex:
                 self._compiled[alt] = None
         return self._compiled[alt]
 
-    def _find(self, alt: int) -> Finder | None:
-        """The branch compiled for a block of lines: ``^``/``$`` match at each line."""
-        if alt not in self._finders:
-            try:
-                pattern = "(?m)" + non_capturing(self._alts[alt].pattern)
-                self._finders[alt] = finder(re2.compile(pattern, _options()))
-            except Exception:  # noqa: BLE001 - a branch RE2 cannot take alone is skipped
-                self._finders[alt] = None
-        return self._finders[alt]
-
     def _candidates(self, text: str) -> list[int]:
-        """Branches whose required literals all occur in ``text``."""
-        keys = self._keys
-        matched = {key for _, key in self._automaton.iter(text.lower())} if self._automaton else ()
-        counts = Counter(chain.from_iterable(keys[j] for j in matched))
-        need = self._need
-        candidates = [alt for alt, seen in counts.items() if seen >= need[alt]]
-        candidates.extend(self._always)
+        """Branches whose required literals occur in ``text``: the anchor found by the
+        automaton, the others checked as substrings of the lower-cased text."""
+        low = text.lower()
+        found = {key for _, key in self._automaton.iter(low)} if self._automaton else ()
+        candidates = {
+            alt
+            for key in found
+            for alt, others in self._anchored[key]
+            if all(other in low for other in others)
+        }
+        candidates.update(self._always)
         return sorted(candidates)
 
     def _line_hits(self, line: str) -> list[tuple[int, int]]:
@@ -208,48 +238,40 @@ class MatchIndex:
     def _hits(self, extraction: Extraction) -> list[Hit]:
         """Every (record, line) regex hit, with the longest branch that fired there.
 
-        The scanned lines are matched as one block: one literal-set pass, and each
-        candidate branch scanned once from line to line, instead of both per line.
-        A match that runs over a line break is checked again on its first line alone.
+        Lines are taken most telling first (exception, then error lines, the last
+        ones first), and at most :data:`MAX_CONFIRMATIONS` branch checks are made
+        per paste: a paste made of thousands of different known errors costs a
+        bounded time and keeps the hits of its final errors.
         """
-        positions = _scan_positions(extraction)
-        texts = [extraction.lines[p].text for p in positions]
-        encoded = [text.encode("utf-8", "surrogatepass") for text in texts]
-        starts, offset = [], 0
-        for line in encoded:
-            starts.append(offset)
-            offset += len(line) + 1
-        data = b"\n".join(encoded)
+        lines = extraction.lines
+        order = sorted(_scan_positions(extraction), key=lambda i: (_PRIORITY[lines[i].role], -i))
         best: dict[tuple[int, int], Alternative] = {}
-
-        def keep(record: int, index: int, alt: Alternative) -> None:
-            known = best.get((record, index))
-            if known is None or alt.literal_chars > known.literal_chars:
-                best[(record, index)] = alt
-
-        for alt in self._candidates("\n".join(texts)) if encoded else ():
-            find = self._find(alt)
-            pos = 0
-            while find is not None and pos <= len(data):
-                span = find(data, pos)
-                if span is None:
-                    break
-                index = bisect_right(starts, span[0]) - 1
-                end = starts[index] + len(encoded[index])
-                pos = end + 1
-                if span[1] > end:  # \s or [^x] ran on into the next line
-                    alone = self._regex(alt)
-                    if alone is None or not alone(encoded[index]):
-                        continue
+        budget = MAX_CONFIRMATIONS
+        for position in order:
+            if budget <= 0:
+                break
+            text = lines[position].text
+            candidates = self._candidates(text)
+            budget -= len(candidates)
+            data = text.encode("utf-8", "surrogatepass")
+            for alt in candidates:
+                regex = self._regex(alt)
+                if regex is None or not regex(data):
+                    continue
+                branch = self._alts[alt]
                 for record in self._owners[alt]:
-                    keep(record, index, self._alts[alt])
-        for record, pattern in self._fallback:
-            for index, position in enumerate(positions):
-                if pattern.search(extraction.lines[position].text[:FALLBACK_INPUT]):
-                    keep(record, index, analyse(pattern.pattern))
+                    known = best.get((record, position))
+                    if known is None or branch.literal_chars > known.literal_chars:
+                        best[(record, position)] = branch
+            for record, pattern in self._fallback:
+                if pattern.search(text[:FALLBACK_INPUT]):
+                    branch = analyse(pattern.pattern)
+                    known = best.get((record, position))
+                    if known is None or branch.literal_chars > known.literal_chars:
+                        best[(record, position)] = branch
         return [
-            Hit(record, positions[index], alt.literal_chars, bool(_TYPE_NAME.match(alt.literal)))
-            for (record, index), alt in sorted(best.items())
+            Hit(record, position, alt.literal_chars, bool(_TYPE_NAME.match(alt.literal)))
+            for (record, position), alt in sorted(best.items())
         ]
 
     def triage(self, text: str, *, limit: int = 10) -> Triage:

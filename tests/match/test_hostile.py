@@ -50,12 +50,27 @@ def _bombs(records: list[Record]) -> list[str]:
     return [(chunk + " ") * (10_000 // max(len(chunk), 1) + 1), (" a" * 5000) + chunk[:2000]]
 
 
+def every_known_error(records: list[Record]) -> list[str]:
+    """Pastes that hit thousands of records at once: every signature as a log line,
+    every root cause, and forty signatures to a line."""
+    signatures = [r.signature for r in records]
+    return [
+        "\n".join("ERROR " + s for s in signatures),
+        "\n".join("ERROR " + r.root_cause for r in records),
+        "\n".join(
+            ("ERROR " + " ".join(signatures[i : i + 40]))[:1500]
+            for i in range(0, len(signatures), 40)
+        ),
+    ]
+
+
 @pytest.mark.shared
 def test_regex_bombs_against_every_deadends_regex(
     deadends_index: MatchIndex, deadends_records: list[Record], capsys: pytest.CaptureFixture[str]
 ) -> None:
     texts = _bombs(deadends_records)
     texts += [("dataloader " * 50 + "batch " * 50 + "not " * 50) * 20, "us er cost " * 4000]
+    texts += every_known_error(deadends_records)
     for text in texts + list(HOSTILE.values()):
         assert timed(deadends_index, text) < LIMIT_S
     assert capsys.readouterr() == ("", "")
