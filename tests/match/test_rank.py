@@ -165,7 +165,9 @@ def test_tool_words_place_a_paste_in_its_domain() -> None:
                  "CrashLoopBackOff", "kubernetes"),
         ]
     )  # fmt: skip
-    with_tool = index.triage("Warning  BackOff  4m  kubelet  Back-off restarting failed container app")
+    with_tool = index.triage(
+        "Warning  BackOff  4m  kubelet  Back-off restarting failed container app"
+    )
     without = index.triage("Warning  BackOff  4m  agent  Back-off restarting failed container app")
     assert with_tool.best is not None and without.best is not None
     named, unnamed = dict(with_tool.best.features), dict(without.best.features)
