@@ -72,6 +72,8 @@ _PREFIXES = tuple(
     re.compile(p)
     for p in (
         r"^\s*\[rank\d+\]:\s?",
+        # Python's warnings module: "app.py:36: SettingWithCopyWarning: ..."
+        r"^\s*[\w./\\~:-]*\.py:\d+:\s+(?=[A-Z]\w*(?:Warning|Error|Exception)\b)",
         r"^\s*what\(\):\s*",  # C++ std::exception
         r"^\s*[\w.-]+(?:-\d+)?\s+\|\s?",  # docker compose
         (  # vLLM
@@ -101,8 +103,10 @@ _PROGRESS = re.compile(r"\d%\|[^|]{0,200}\||[\u2580-\u259f]{4}|\d(?:it/s|s/it)\]
 _FRAME = re.compile(
     r"^(?:File \".*\", line \d+|at [\w$.<>/\[\]-]+\(.*\)$|at (?:async )?\S+ \(.*:\d+:\d+\)$"
     r"|at .+:\d+:\d+$|\.\.\. \d+ (?:more|common frames omitted)|#\d+\s+0x[0-9a-f]+|frame #\d+:"
-    r"|/\S+\.go:\d+|goroutine \d+ \[|[\w./*()-]+\.\w+\(.*\)$|-->\s|\d+\s*\||\|"
-    r"|[\^~ ]+$|\[\[.*\]\]$|in <module>$)"
+    r"|/\S+\.go:\d+|goroutine \d+ \[|[\w./*()-]+\.\w+\(.*\)$|-+>\s|\d+\s*\||\|"
+    r"|[\^~ ]+$|\[\[.*\]\]$|in <module>$"
+    r"|Cell In ?\[\d+\], line \d+|File [^,\s]+:\d+, in \S+"  # IPython / Jupyter frames
+    r"|at [\w$.<>`+\[\],-]+ \(.*\)$|at [\w$.<>`+]+\(.*\) in .+:line \d+$)"  # .NET frames
 )
 _EXCEPTION = re.compile(
     r"^(?:(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)"
@@ -142,6 +146,7 @@ _KINDS = (
         "python",
         re2.compile(
             r"(?i)Traceback \(most|File \"[^\"\n]*\.py\", line|site-packages|\bpython\d?\b"
+            r"|\.py:\d+: [A-Z]\w*(?:Warning|Error)\b"
         ),
     ),
     ("java", re2.compile(r"\bat [\w$.]+\([\w$]+\.(?:java|kt):\d+\)|Exception in thread|\bjava\.")),
@@ -279,6 +284,17 @@ def extract(paste: str) -> Extraction:
             previous = "npm"
             continue
         role = _role(line, previous)
+        if (
+            previous == "exception"
+            and kept[-1][1].endswith(":")
+            and role in ("context", "prose", "error")
+            and not line.startswith(("at ", "File "))
+            and len(kept[-1][1]) + len(line) < MAX_LINE
+        ):
+            # "SettingWithCopyWarning:" then its message on the next line: one error
+            kept[-1] = (kept[-1][0], f"{kept[-1][1]} {line}", "exception")
+            previous = "continued"
+            continue
         if role == "prose" and kept and kept[-1][2] == "exception" and not _PROSE.match(line):
             role = "error"  # continuation of a multi-line exception message
         previous = "pyframe" if role == "frame" and line.startswith('File "') else role

@@ -96,6 +96,36 @@ def test_log_prefixes_rank_prefixes_and_compose_prefixes_are_stripped() -> None:
     assert any(t.startswith("nginx: [emerg] bind()") for t in texts)
 
 
+def test_python_warnings_and_jupyter_frames() -> None:
+    paste = (
+        "/srv/app/report.py:36: SettingWithCopyWarning:\n"
+        "A value is trying to be set on a copy of a slice from a DataFrame.\n"
+        "RuntimeError                              Traceback (most recent call last)\n"
+        "Cell In[3], line 5\n"
+        "----> 5 loop.run_until_complete(main())\n"
+        "File ~/venv/lib/python3.11/asyncio/base_events.py:629, in BaseEventLoop.run_until_complete\n"
+        "RuntimeError: This event loop is already running"
+    )
+    roles = {line.text: line.role for line in extract(paste).lines}
+    message = "SettingWithCopyWarning: A value is trying to be set on a copy of a slice from a DataFrame."
+    assert roles[message] == "exception"  # the message on the next line belongs to it
+    assert roles["Cell In[3], line 5"] == "frame"
+    assert roles["----> 5 loop.run_until_complete(main())"] == "frame"
+    assert roles["RuntimeError: This event loop is already running"] == "exception"
+
+
+def test_dotnet_stack_frames_are_frames_not_the_message() -> None:
+    paste = (
+        "System.InvalidOperationException:\n"
+        "at Microsoft.Extensions.DependencyInjection.CallSiteFactory.CreateArgumentCallSite "
+        "(Microsoft.Extensions.DependencyInjection, Version=2.1.0.0)\n"
+        "at Tauchbolde.Web.Startup.Configure(IApplicationBuilder app) in /src/Startup.cs:line 42"
+    )
+    lines = extract(paste).lines
+    assert [line.role for line in lines] == ["exception", "frame", "frame"]
+    assert lines[0].text == "System.InvalidOperationException:"
+
+
 def test_loguru_lines_are_errors_not_table_rows() -> None:
     paste = (
         "2024-08-09 07:19:19.929 | INFO     | app.pipe:run:88 - parsing page 3\n"
