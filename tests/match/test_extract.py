@@ -107,7 +107,9 @@ def test_python_warnings_and_jupyter_frames() -> None:
         "RuntimeError: This event loop is already running"
     )
     roles = {line.text: line.role for line in extract(paste).lines}
-    message = "SettingWithCopyWarning: A value is trying to be set on a copy of a slice from a DataFrame."
+    message = (
+        "SettingWithCopyWarning: A value is trying to be set on a copy of a slice from a DataFrame."
+    )
     assert roles[message] == "exception"  # the message on the next line belongs to it
     assert roles["Cell In[3], line 5"] == "frame"
     assert roles["----> 5 loop.run_until_complete(main())"] == "frame"
