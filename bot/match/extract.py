@@ -127,11 +127,12 @@ _ERROR_WORD = re2.compile(
     r"|conflict|missing|undefined|not (?:compiled|recognized|installed|available|defined)|requires?"
     r"|emerg|refusing|does not|did not|must|only supports?|unknown|overflow\w*|unhealthy|evicted)\b"
 )
-_PROSE = re2.compile(
+_PROSE_OPENING = (
     r"(?i)^(?:i|i'm|i've|we|my|when|it|this|so|hi|hello|please|any|how|why|what|is|does|can|has"
     r"|have|after|but|then|thanks|looks|the following|here|note|also|kindly|however|because)\b"
-    r"|[?？]\s*$|^[^a-z]*[\x{3400}-\x{9fff}]{4}"
+    r"|^[^a-z]*[\x{3400}-\x{9fff}]{4}"
 )
+_PROSE = re2.compile(_PROSE_OPENING + r"|[?？]\s*$")
 _MARKER = re.compile(
     r"^(?:Traceback \(most recent call last\)|During handling of the above exception"
     r"|The above exception was the direct cause|The full traceback is|Stack trace:|stack backtrace:)"
@@ -159,6 +160,7 @@ _KINDS = (
 
 _KIND_TESTS = tuple((name, matcher(pattern)) for name, pattern in _KINDS)
 _is_prose = matcher(_PROSE)
+_opens_prose = matcher(re2.compile(_PROSE_OPENING))
 _find_errorish = finder(_ERRORISH)
 _has_error_word = matcher(_ERROR_WORD)
 
@@ -242,6 +244,10 @@ def _role(text: str, previous: str) -> str:
         return "error"
     data = text.encode("utf-8", "surrogatepass")
     if _is_prose(data) and not (_CJK_LEAD.match(text) and _EMBEDDED.search(text)):
+        # "The connection to the server localhost:8080 was refused - did you specify the
+        # right host or port?" asks, but it is the error: a question only when worded as one
+        if _has_error_word(data) and not _opens_prose(data):
+            return "error"
         return "prose"
     if _has_error_word(data):
         return "error"

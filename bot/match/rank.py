@@ -402,22 +402,41 @@ def rank(
     family = FAMILIES.get(kind, set())
     rows: list[tuple[float, float, str, int, tuple[float, ...]]] = []
     weights, bias = _FEATURE_WEIGHTS, WEIGHTS["bias"]
+    # per line looked at: its terms, their IDF weight, its role's weight, how specific it is
+    looked = set(important) | {v[1] for r, v in best_regex.items() if r in candidates}
+    seen = {
+        pos: (
+            cache.terms(pos),
+            cache.weight(pos, similarity),
+            ROLE_WEIGHT[lines[pos].role],
+            min(1.0, cache.weight(pos, similarity) / SPECIFIC_WEIGHT),
+        )
+        for pos in looked
+    }
+    base, important_set = sorted(important), set(important)
+    idf, doc_terms, doc_weight = similarity.idf, similarity.doc_terms, similarity.doc_weight
     for record in candidates:
         info = infos[record]
         regex, regex_pos, cover, bare = best_regex.get(record, (0.0, -1, 0.0, 0.0))
         overlap, overlap_pos, explained = 0.0, regex_pos, 0.0
         # a record whose text is one or two common words ("AssertionError") is found in
         # countless lines: finding all of it says less than finding a long, specific text
-        specific = min(1.0, similarity.doc_weight[record] / SPECIFIC_WEIGHT)
-        for pos in sorted(set(important) | ({regex_pos} if regex_pos >= 0 else set())):
-            recall, precision = similarity.overlap(
-                record, cache.terms(pos), cache.weight(pos, similarity)
-            )
-            value = recall * specific * (0.3 + 0.7 * precision) * ROLE_WEIGHT[lines[pos].role]
+        specific = min(1.0, doc_weight[record] / SPECIFIC_WEIGHT)
+        doc = doc_terms[record]
+        positions = (
+            base if regex_pos < 0 or regex_pos in important_set else sorted([*base, regex_pos])
+        )
+        for pos in positions:
+            line_terms, line_weight, role_weight, informative = seen[pos]
+            common = doc & line_terms
+            if not common:
+                continue
+            found = sum(map(idf.__getitem__, common))
+            recall, precision = found / doc_weight[record], found / line_weight
+            value = recall * specific * (0.3 + 0.7 * precision) * role_weight
             if value > overlap:
                 # explaining all of "==> get this error" says nothing: count a line's share
                 # explained only as far as the line itself says something specific
-                informative = min(1.0, cache.weight(pos, similarity) / SPECIFIC_WEIGHT)
                 overlap, overlap_pos, explained = value, pos, precision * informative
         env = _env(info, words) * min(1.0, max(regex, overlap) / ENV_GATE)
         values = (

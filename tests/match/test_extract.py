@@ -128,6 +128,14 @@ def test_dotnet_stack_frames_are_frames_not_the_message() -> None:
     assert lines[0].text == "System.InvalidOperationException:"
 
 
+def test_an_error_message_ending_in_a_question_is_still_the_error() -> None:
+    paste = (
+        "Any idea what is wrong?\n"
+        "The connection to the server localhost:8080 was refused - did you specify the right host or port?"
+    )
+    assert [line.role for line in extract(paste).lines] == ["prose", "error"]
+
+
 def test_loguru_lines_are_errors_not_table_rows() -> None:
     paste = (
         "2024-08-09 07:19:19.929 | INFO     | app.pipe:run:88 - parsing page 3\n"
