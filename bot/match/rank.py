@@ -386,7 +386,7 @@ def rank(
             best_regex[hit.record] = (strength, hit.position, weight * cover, weight * bare)
     candidates = set(best_regex)
     if bm25 is not None:
-        candidates.update(i for i, _ in similarity.best(bm25, SIM_CANDIDATES))
+        candidates.update(similarity.top_ids(bm25, SIM_CANDIDATES))
     if len(candidates) > MAX_RANKED:  # keep ranking cost flat however many records share a hit
 
         def first_look(record: int) -> tuple[float, int]:

@@ -86,6 +86,14 @@ class Similarity:
         ranked = sorted(((int(i), float(scores[i])) for i in best), key=lambda p: (-p[1], p[0]))
         return [(i, s) for i, s in ranked if s > 0]
 
+    def top_ids(self, scores: np.ndarray, limit: int) -> list[int]:
+        """The records of the ``limit`` highest positive ``scores``, in no particular order."""
+        limit = min(limit, self.size)
+        if limit <= 0:
+            return []
+        best = np.argpartition(scores, self.size - limit)[self.size - limit :]
+        return best[scores[best] > 0].tolist()  # type: ignore[no-any-return]
+
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""
         known = line_terms & self.idf.keys()
