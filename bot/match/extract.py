@@ -125,7 +125,8 @@ _ERROR_WORD = re2.compile(
     r"|warning|unsupported|not supported|exceed(?:s|ed)?|too (?:old|large|many|long)|out of memory"
     r"|oom|mismatch|unrecognized|not allowed|forbidden|unauthorized|rejected|back-off|crashloop\w*"
     r"|conflict|missing|undefined|not (?:compiled|recognized|installed|available|defined)|requires?"
-    r"|emerg|refusing|does not|did not|must|only supports?|unknown|overflow\w*|unhealthy|evicted)\b"
+    r"|emerg|refusing|does not|did not|must|only supports?|unknown|overflow\w*|unhealthy|evicted"
+    r"|exhausted|resource_?exhausted)\b"
 )
 _PROSE_OPENING = (
     r"(?i)^(?:i|i'm|i've|we|my|when|it|this|so|hi|hello|please|any|how|why|what|is|does|can|has"
@@ -140,6 +141,10 @@ _MARKER = re.compile(
 _CJK_LEAD = re.compile(r"^[^a-z]*[\u3400-\u9fff]")
 _EMBEDDED = re.compile(
     r"[A-Za-z][\w.]*(?:Error|Exception)\b|(?i:(?<![a-z])(?:cannot|unable|failed|error|not found)(?![a-z]))"
+)
+# "the following error occurs:  ValueError: Shapes (None, 11) and (None, 10) are incompatible"
+_QUOTED_EXCEPTION = re.compile(
+    r"(?:[:：]\s*|\s{2,})((?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception)(?:\[[^\]]*\])?: \S.*)$"
 )
 _NPM = re.compile(r"^(?:npm|yarn|pnpm) (?:ERR!|error|WARN|warn)\s?")
 _KINDS = (
@@ -303,6 +308,10 @@ def extract(paste: str) -> Extraction:
             continue
         if role == "prose" and kept and kept[-1][2] == "exception" and not _PROSE.match(line):
             role = "error"  # continuation of a multi-line exception message
+        elif role == "prose" and (quoted := _QUOTED_EXCEPTION.search(line)):
+            # a sentence that quotes the exception: the sentence is prose, the quote the error
+            kept.append((no, line[: quoted.start()].rstrip(" :："), "prose"))
+            line, role = quoted.group(1), "exception"
         previous = "pyframe" if role == "frame" and line.startswith('File "') else role
         kept.append((no, line, role))
     errors: list[ExtractedError] = []

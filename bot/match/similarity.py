@@ -88,11 +88,10 @@ class Similarity:
 
     def top_ids(self, scores: np.ndarray, limit: int) -> list[int]:
         """The records of the ``limit`` highest positive ``scores``, in no particular order."""
-        limit = min(limit, self.size)
-        if limit <= 0:
-            return []
-        best = np.argpartition(scores, self.size - limit)[self.size - limit :]
-        return best[scores[best] > 0].tolist()  # type: ignore[no-any-return]
+        found = np.flatnonzero(scores > 0)
+        if len(found) > limit > 0:
+            found = found[np.argpartition(scores[found], len(found) - limit)[len(found) - limit :]]
+        return found.tolist() if limit > 0 else []  # type: ignore[no-any-return]
 
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""

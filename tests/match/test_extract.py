@@ -136,6 +136,15 @@ def test_an_error_message_ending_in_a_question_is_still_the_error() -> None:
     assert [line.role for line in extract(paste).lines] == ["prose", "error"]
 
 
+def test_an_exception_quoted_in_a_sentence_is_split_out() -> None:
+    paste = "the following error occurs:  ValueError: Shapes (None, 11) and (None, 10) are incompatible"
+    lines = extract(paste).lines
+    assert [(line.text, line.role) for line in lines] == [
+        ("the following error occurs", "prose"),
+        ("ValueError: Shapes (None, 11) and (None, 10) are incompatible", "exception"),
+    ]
+
+
 def test_loguru_lines_are_errors_not_table_rows() -> None:
     paste = (
         "2024-08-09 07:19:19.929 | INFO     | app.pipe:run:88 - parsing page 3\n"
