@@ -137,7 +137,9 @@ def test_an_error_message_ending_in_a_question_is_still_the_error() -> None:
 
 
 def test_an_exception_quoted_in_a_sentence_is_split_out() -> None:
-    paste = "the following error occurs:  ValueError: Shapes (None, 11) and (None, 10) are incompatible"
+    paste = (
+        "the following error occurs:  ValueError: Shapes (None, 11) and (None, 10) are incompatible"
+    )
     lines = extract(paste).lines
     assert [(line.text, line.role) for line in lines] == [
         ("the following error occurs", "prose"),
