@@ -140,7 +140,8 @@ _MARKER = re.compile(
 )
 _CJK_LEAD = re.compile(r"^[^a-z]*[\u3400-\u9fff]")
 _EMBEDDED = re.compile(
-    r"[A-Za-z][\w.]*(?:Error|Exception)\b|(?i:(?<![a-z])(?:cannot|unable|failed|error|not found)(?![a-z]))"
+    r"[A-Za-z][\w.]*(?:Error|Exception)\b|(?i:(?<![a-z])(?:cannot|can't|could not|couldn't|unable"
+    r"|failed|error|not found|refused|denied|timed out|no such|does not exist)(?![a-z]))"
 )
 # "the following error occurs:  ValueError: Shapes (None, 11) and (None, 10) are incompatible"
 _QUOTED_EXCEPTION = re.compile(

@@ -136,6 +136,11 @@ def test_an_error_message_ending_in_a_question_is_still_the_error() -> None:
     assert [line.role for line in extract(paste).lines] == ["prose", "error"]
 
 
+def test_a_chinese_sentence_running_into_an_english_error_is_the_error() -> None:
+    paste = "配置好项目的时候，点运行就爆Could not resolve all files for configuration ':app:debugRuntimeClasspath'."
+    assert [line.role for line in extract(paste).lines] == ["error"]
+
+
 def test_an_exception_quoted_in_a_sentence_is_split_out() -> None:
     paste = (
         "the following error occurs:  ValueError: Shapes (None, 11) and (None, 10) are incompatible"
