@@ -1,19 +1,24 @@
-"""The compiled match index: every record regex, one pass per paste, plus BM25.
+"""The compiled match index: every record regex, checked at once, plus BM25.
 
 Measured on the deadends corpus (2,522 regexes, ``benchmarks/bench_match.py``):
 an RE2 ``Set`` of the whole regexes is fast only on text it has seen before.
 Its lazily built DFA explodes on the ``.*``-joined alternations, so every
-*new* paste costs 40–60 ms; even a Set of plain literals builds its DFA states
-lazily and paid 0.1–0.2 ms per new paste. So the index works in two steps:
+*new* paste costs 30–60 ms; even a Set of plain literals builds its DFA states
+lazily and paid 0.35 ms per new paste. Hyperscan scans fast but takes 11 s to
+build (13 minutes at 100k records) and misses some matches. So the index works
+in two steps:
 
 1. every record regex is split into its top-level alternatives, and each
    alternative is keyed on the literals every match of it must contain
-   (:func:`bot.match.patterns.required_literals`). All keys, lower-cased, go
-   into one Aho-Corasick automaton, built completely up front (8 ms for the
-   corpus; 0.03 ms per paste, nothing to warm up). An alternative is a
-   candidate when the paste holds all of its keys;
-2. each candidate is confirmed with its own RE2 regex, compiled once, run over
-   the paste's scanned lines as one block (linear time, whatever the regex).
+   (:func:`bot.match.patterns.required_literals`): on its rarest one when it
+   needs them all, the others checked as substrings once the anchor is found;
+   on each when any one will do. The keys, lower-cased, go into one
+   Aho-Corasick automaton, built completely up front (10 ms for the corpus,
+   0.03 ms per paste, nothing to warm up);
+2. each candidate alternative is confirmed on its line with its own RE2
+   regex, compiled once (linear time, whatever the regex). Lines are taken
+   most telling first, and at most :data:`MAX_CONFIRMATIONS` checks are made
+   per paste, so a paste holding thousands of known errors costs bounded time.
 
 Patterns RE2 refuses (lookarounds, backreferences) are matched by Python
 ``re`` on at most :data:`FALLBACK_INPUT` characters of a line.
