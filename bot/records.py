@@ -262,7 +262,8 @@ class Record(BaseModel):
         translations = plain.pop("translations", {}) or {}
         out: dict[str, Any] = {}
         for key in NATIVE_ORDER:
-            out[key] = plain.pop(key)
+            if key in plain:  # model_dump(exclude_none=True) and the like leave fields out
+                out[key] = plain.pop(key)
             field = _TRANSLATIONS_AFTER.get(key, key)
             if field in TRANSLATABLE:
                 for locale in sorted(translations):

@@ -33,6 +33,13 @@ def test_seed_export_keeps_the_brief_key_order() -> None:
     assert keys == list(seed())
 
 
+def test_a_dump_that_leaves_fields_out_keeps_the_rest_in_order() -> None:
+    data = {**seed(), "subcategory": None}
+    dumped = Record.model_validate(data).model_dump(mode="json", exclude_none=True)
+    assert "subcategory" not in dumped
+    assert [k for k in seed() if k in dumped] == list(dumped)[: len([k for k in seed() if k in dumped])]
+
+
 def test_translations_are_generic_over_locale() -> None:
     data = {**seed(), "signature_ja": "ランタイムエラー", "root_cause_pt_br": "causa", "workarounds_ko": ["해결"]}
     record = Record.model_validate(data)
