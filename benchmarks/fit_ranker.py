@@ -8,7 +8,8 @@ Cases are in the format of ``../shared/eval/dev.jsonl`` (``text``, ``expected``,
 deadends corpus beside the checkout) and the features of every candidate kept;
 scores are then recomputed for any weights without triaging again.
 
-The search is coordinate ascent from the current ``bot.match.rank.WEIGHTS`` on the
+The search is coordinate ascent from the current ``bot.match.rank.WEIGHTS`` (or
+``--start``) on the
 number of cases scored right (answered with a right record, or declined when
 none applies), plus ``--top3`` per positive case with a right record among the
 first three, plus a small margin term; every weight keeps the sign its feature
@@ -143,13 +144,15 @@ def main() -> None:
     parser.add_argument("--fixed", default="foreign,offtopic,confidence,reviewed,version")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--top3", type=float, default=1.0)
+    parser.add_argument("--start", default="{}", help='weights to start from, JSON: {"regex": 4.5}')
     args = parser.parse_args()
     fixed = {f for f in args.fixed.split(",") if f}
     index = MatchIndex.build(load_records([args.records]))
     cases = load_cases(args.cases, index)
-    w0 = np.array([WEIGHTS[f] for f in FEATURES], dtype=float)
-    b0 = WEIGHTS["bias"]
-    print("current weights\n  " + figures(cases, [scored_right(c, w0, b0) for c in cases]))
+    start = {**WEIGHTS, **json.loads(args.start)}
+    w0 = np.array([start[f] for f in FEATURES], dtype=float)
+    b0 = start["bias"]
+    print("starting weights\n  " + figures(cases, [scored_right(c, w0, b0) for c in cases]))
     order = list(range(len(cases)))
     random.Random(0).shuffle(order)
     held_out: dict[int, bool] = {}
