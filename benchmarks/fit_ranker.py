@@ -40,7 +40,7 @@ from bot.match.rank import FEATURES, WEIGHTS
 DEADENDS = ROOT.parent / "shared" / "corpora" / "deadends" / "deadends-canons.jsonl.gz"
 #: The sign each feature's weight must keep (0: free).
 SIGNS = {"regex": 1, "cover": 1, "overlap": 1, "bm25": 1, "env": 1, "explained": 1, "version": 1,
-         "bare": -1, "foreign": -1, "offtopic": -1, "absent": -1}  # fmt: skip
+         "bare": -1, "foreign": -1, "offtopic": -1, "absent": -1, "lonely": -1}  # fmt: skip
 MOVES = [(0.5, 0), (0.7, 0), (0.85, 0), (1.15, 0), (1.4, 0), (2, 0),
          (1, 0.5), (1, -0.5), (1, 1), (1, -1), (1, 2), (1, -2)]  # fmt: skip
 

@@ -37,21 +37,24 @@ from bot.records import Record
 
 HIGH = 0.70
 MEDIUM = 0.50
-#: Fitted with benchmarks/fit_ranker.py over 204 labelled real pastes (the dev set and
-#: four held-out sets of ML and general-software errors from public issues), signs held
+#: Fitted with benchmarks/fit_ranker.py over 280 labelled real pastes (the dev set and
+#: six held-out sets of ML and general-software errors from public issues), signs held
 #: to what each feature means; foreign, offtopic, confidence, reviewed and version are
-#: fixed priors, not fitted. Five-fold cross-validation of that search: 0.80 of the
-#: positive pastes answered with a right record, 0.72 of the negative ones declined.
-WEIGHTS = {"bias": -5.5, "regex": 9.5, "cover": 0.0, "bare": -2.3, "overlap": 0.18, "bm25": 0.46,
-           "env": 3.12, "explained": 3.72, "foreign": -2.5, "offtopic": -3.0, "confidence": 1.0,
-           "reviewed": 0.2, "version": 0.5, "absent": -1.22}  # fmt: skip
+#: fixed priors, not fitted. Five-fold cross-validation of that search: 0.81 of the
+#: positive pastes answered with a right record, 0.71 of the negative ones declined.
+WEIGHTS = {"bias": -5.75, "regex": 9.07, "cover": 0.0, "bare": -2.25, "overlap": 0.43, "bm25": 0.38,
+           "env": 3.12, "explained": 4.28, "foreign": -2.5, "offtopic": -3.0, "confidence": 1.0,
+           "reviewed": 0.2, "version": 0.5, "absent": -3.84, "lonely": -5.43}  # fmt: skip
 FEATURES = ("regex", "cover", "bare", "overlap", "bm25", "env", "explained", "foreign", "offtopic",
-            "confidence", "reviewed", "version", "absent")  # fmt: skip
+            "confidence", "reviewed", "version", "absent", "lonely")  # fmt: skip
 _FEATURE_WEIGHTS = tuple(WEIGHTS[name] for name in FEATURES)
 #: The paste naming a record's tool only adds to text evidence: full weight once the
 #: regex or the signature overlap reaches this, less below (react in the paste does
 #: not make a react record the answer to an npm error).
 ENV_GATE = 0.2
+#: A regex hit counts in full only when the record's text explains at least this much of
+#: the line: broad regexes ("transaction.*timeout") fire on other tools' errors.
+LONELY = 0.2
 SIM_CANDIDATES = 12
 SPECIFIC_WEIGHT = 20.0  # IDF weight of a record text specific enough to count in full
 MAX_RANKED = 48  # candidates given the full ranking, chosen by regex strength + BM25
@@ -453,6 +456,7 @@ def rank(
             1.0 if info.reviewed else 0.0,
             _version_fit(info, hints) if hints and info.versions else 0.0,
             1.0 if not env and info.domain not in _NEED_NO_NAME else 0.0,
+            regex * max(0.0, 1.0 - max(overlap, explained) / LONELY),
         )
         z = bias + sum(map(operator.mul, weights, values))
         pos = regex_pos if regex_pos >= 0 and regex >= overlap * 0.5 else overlap_pos

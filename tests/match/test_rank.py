@@ -180,3 +180,24 @@ def test_a_line_that_says_nothing_specific_explains_nothing(small_index: MatchIn
     result = small_index.triage("I ran the job again\n==> get this error\nany ideas?")
     assert not result.answered
     assert all(dict(m.features)["explained"] < 0.5 for m in result.matches)
+
+
+def test_a_broad_regex_hit_the_record_text_does_not_support_is_not_an_answer() -> None:
+    index = MatchIndex.build(
+        [
+            make("kafka/transaction-timeout/kafka3",
+                 "org.apache.kafka.common.errors.TimeoutException: Timeout expired while awaiting InitProducerId",
+                 r"transaction.*timeout|Timeout expired.*InitProducerId", "kafka"),
+            make("database/mysql-lock-wait/mysql8",
+                 "ERROR 1205 (HY000): Lock wait timeout exceeded; try restarting transaction",
+                 r"Lock wait timeout exceeded", "database"),
+        ]
+    )  # fmt: skip
+    paste = (
+        "Caused by: com.mysql.cj.jdbc.exceptions.MySQLTransactionRollbackException: "
+        "Lock wait timeout exceeded; try restarting transaction"
+    )
+    result = index.triage(paste)
+    assert result.best is not None and result.best.record_id == "database/mysql-lock-wait/mysql8"
+    kafka = next(m for m in result.matches if m.record_id.startswith("kafka/"))
+    assert dict(kafka.features)["lonely"] > 0.5 and kafka.band == "low"
