@@ -52,7 +52,7 @@ FALLBACK_INPUT = 500
 EAGER_COMPILE = 60_000
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
-MAX_CONFIRMATIONS = 1_000  # branch checks per paste, however many known errors it holds
+MAX_CONFIRMATIONS = 500  # branch checks per paste; 280 real pastes needed at most 74
 _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
 
