@@ -123,9 +123,8 @@ class MatchIndex:
         self.similarity = Similarity.build(self.records)
         self.info = [RecordInfo.of(r) for r in self.records]
         self._owners: list[list[int]] = []  # alternative → the records whose regex has it
-        seen: dict[
-            str, int
-        ] = {}  # branch text → its alternative: identical branches are confirmed once
+        # branch text → its alternative: identical branches are confirmed once
+        seen: dict[str, int] = {}
         self._alts: list[Alternative] = []
         self._compiled: dict[int, Matcher | None] = {}
         self._always: list[int] = []  # alternatives without a prefilter key
@@ -210,35 +209,32 @@ class MatchIndex:
         candidates.update(self._always)
         return sorted(candidates)
 
-    def _line_hits(self, line: str) -> list[tuple[int, int]]:
-        """(record, alternative) for every RE2 record branch that matches ``line``;
-        alternative ``-1`` for a record matched by its Python ``re`` fallback."""
+    def _line_hits(self, line: str) -> tuple[list[tuple[int, int]], int]:
+        """(record, alternative) for every record branch that matches ``line``, the
+        alternative ``-1`` for a record matched by its Python ``re`` fallback; and how
+        many branches were checked."""
         data = line.encode("utf-8", "surrogatepass")
         found: list[tuple[int, int]] = []
-        owners = self._owners
-        for alt in self._candidates(line):
+        candidates = self._candidates(line)
+        for alt in candidates:
             regex = self._regex(alt)
             if regex is not None and regex(data):
-                found.extend((owner, alt) for owner in owners[alt])
+                found.extend((owner, alt) for owner in self._owners[alt])
         if self._fallback:
             bounded = line[:FALLBACK_INPUT]
             found.extend(
                 (record, -1) for record, pattern in self._fallback if pattern.search(bounded)
             )
-        return found
+        return found, len(candidates)
 
     def _alternative(self, record: int, alt: int) -> Alternative:
         if alt >= 0:
             return self._alts[alt]
         return analyse(self.records[record].regex)
 
-    def alternative_hits(self, line: str) -> list[tuple[int, Alternative]]:
-        """(record, alternative) for every record branch that matches ``line``."""
-        return [(record, self._alternative(record, alt)) for record, alt in self._line_hits(line)]
-
     def regex_hits(self, line: str) -> list[int]:
         """Indices of every record whose regex matches ``line``."""
-        return sorted({record for record, _ in self._line_hits(line)})
+        return sorted({record for record, _ in self._line_hits(line)[0]})
 
     def _hits(self, extraction: Extraction) -> list[Hit]:
         """Every (record, line) regex hit, with the longest branch that fired there.
@@ -255,25 +251,13 @@ class MatchIndex:
         for position in order:
             if budget <= 0:
                 break
-            text = lines[position].text
-            candidates = self._candidates(text)
-            budget -= len(candidates)
-            data = text.encode("utf-8", "surrogatepass")
-            for alt in candidates:
-                regex = self._regex(alt)
-                if regex is None or not regex(data):
-                    continue
-                branch = self._alts[alt]
-                for record in self._owners[alt]:
-                    known = best.get((record, position))
-                    if known is None or branch.literal_chars > known.literal_chars:
-                        best[(record, position)] = branch
-            for record, pattern in self._fallback:
-                if pattern.search(text[:FALLBACK_INPUT]):
-                    branch = analyse(pattern.pattern)
-                    known = best.get((record, position))
-                    if known is None or branch.literal_chars > known.literal_chars:
-                        best[(record, position)] = branch
+            found, checked = self._line_hits(lines[position].text)
+            budget -= checked
+            for record, alt in found:
+                branch = self._alternative(record, alt)
+                known = best.get((record, position))
+                if known is None or branch.literal_chars > known.literal_chars:
+                    best[(record, position)] = branch
         return [
             Hit(record, position, alt.literal_chars, bool(_TYPE_NAME.match(alt.literal)))
             for (record, position), alt in sorted(best.items())

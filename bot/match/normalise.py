@@ -198,27 +198,7 @@ def _is_cjk(ch: str) -> bool:
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; CamelCase split too; CJK runs as character bigrams."""
-    out: list[str] = []
-    for word in _WORD.findall(text[:20000]):
-        if not word.isascii():
-            out.extend(_mixed_tokens(word))
-            continue
-        lower = word.lower()
-        if lower.isdigit() or lower in _STOP or len(lower) < 2:
-            continue
-        out.append(lower)
-        parts = _CAMEL.findall(word) if _compound(word) else ()
-        if len(parts) > 1:
-            out.extend(p.lower() for p in parts if len(p) > 2 and not p.isdigit())
-    return out
-
-
-def _compound(word: str) -> bool:
-    """Can ``word`` split into parts? Not if it is plain letters in one case (or Capitalised)."""
-    return not (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()))
-
-
-_MASK_NAMES = frozenset({"uuid", "url", "hex", "path", "ip", "ver", "q", "n"})
+    return _scan(text, phrases=False)
 
 
 def terms(text: str) -> list[str]:
@@ -226,8 +206,16 @@ def terms(text: str) -> list[str]:
 
     A record and a line that share a phrase agree more than two that share the
     same words scattered (``out of memory`` is not ``out of date``). Stop words
-    are skipped, not counted as a break; other scripts and masks break a phrase.
+    are skipped, not counted as a break; other scripts and masks break a phrase;
+    an identifier's parts are a phrase too (``CrashLoopBackOff`` ~ ``back off``).
     """
+    return _scan(text, phrases=True)
+
+
+_MASK_NAMES = frozenset({"uuid", "url", "hex", "path", "ip", "ver", "q", "n"})
+
+
+def _scan(text: str, *, phrases: bool) -> list[str]:
     out: list[str] = []
     previous = ""
     for word in _WORD.findall(text[:20000]):
@@ -243,16 +231,22 @@ def terms(text: str) -> list[str]:
             continue
         out.append(lower)
         parts = _CAMEL.findall(word) if _compound(word) else ()
-        if len(parts) > 1:  # an identifier is a phrase too: CrashLoopBackOff ~ "back off"
+        if len(parts) > 1:
             kept = [p.lower() for p in parts if len(p) > 2 and not p.isdigit()]
             out.extend(kept)
-            out.extend(f"{a} {b}" for a, b in pairwise(kept))
-        if mask:
+            if phrases:
+                out.extend(f"{a} {b}" for a, b in pairwise(kept))
+        if mask or not phrases:
             continue
         if previous:
             out.append(f"{previous} {lower}")
         previous = lower
     return out
+
+
+def _compound(word: str) -> bool:
+    """Can ``word`` split into parts? Not if it is plain letters in one case (or Capitalised)."""
+    return not (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()))
 
 
 def _mixed_tokens(word: str) -> list[str]:

@@ -1,21 +1,25 @@
 """The ranker: evidence for each candidate record → one calibrated score.
 
-Features (each 0..1):
+Features (each about 0..1), weighted by :data:`WEIGHTS`:
 
 - ``regex``: the strongest regex hit, weighted by the role of the line it
   hit (final exception line ≫ context ≫ frame) and by how long the literal
   part of the alternative that fired is (``6.4`` is weak, ``CUDA out of
-  memory`` strong);
-- ``overlap``: IDF-weighted share of the record's signature found in the
-  best error line (all locales), again weighted by line role;
+  memory`` strong); ``cover``: how much of that line the literal covers;
+  ``bare``: the hit is only an exception type name on a line that says more;
+  ``lonely``: a hit the record's own text does not support;
+- ``overlap``: IDF-weighted share of the record's text (words and phrases, all
+  locales) found in the best error line, weighted by line role; ``explained``:
+  the share of that line the record explains, as far as the line is specific;
 - ``bm25``: normalised BM25 of the paste's error lines against the record;
-- ``env``: the record's domain/environment words (``vllm``, ``nginx``,
-  ``torch``) appear in the paste; ``foreign``: the paste is plainly another
-  language's (a Java stack vs a Python record); ``offtopic``: a technical
-  paste vs a record whose signature is not an error message;
-- record confidence and verification tier.
+- ``env``: the record's tool words (``vllm``, ``kubelet``) appear in the paste,
+  amplifying text evidence; ``absent``: a tool record whose tool the paste
+  never names; ``foreign``: the paste is plainly another language's;
+  ``offtopic``: a technical paste vs a record whose signature is no error;
+- ``version``: the paste's versions (``torch 2.3``) fall in or out of the
+  record's version range; record confidence and verification tier.
 
-The score is a logistic function of a weighted sum; ``high``/``medium`` mean
+The score is a logistic function of the weighted sum; ``high``/``medium`` mean
 the top match is very likely right, anything else is ``low`` and declined.
 """
 

@@ -97,17 +97,3 @@ class Similarity:
         """The IDF weight of a line's known terms (the denominator of "explained")."""
         known = line_terms & self.idf.keys()
         return sum(map(self.idf.__getitem__, known)) or 1.0
-
-    def overlap(
-        self, record: int, line_terms: frozenset[str], known: float | None = None
-    ) -> tuple[float, float]:
-        """(share of the record's term weight found in the line, share of the line's explained)."""
-        doc = self.doc_terms[record]
-        if not doc or not line_terms:
-            return 0.0, 0.0
-        common = doc & line_terms
-        if not common:
-            return 0.0, 0.0
-        found = sum(map(self.idf.__getitem__, common))
-        known = self.line_weight(line_terms) if known is None else known
-        return found / self.doc_weight[record], found / known

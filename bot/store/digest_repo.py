@@ -164,6 +164,15 @@ def claim_run(
     return bool(taken.rowcount)  # type: ignore[attr-defined]
 
 
+def _claimed(period: str, audience: str, owner: str) -> Any:
+    """An update of the run ``owner`` claimed for this period and audience."""
+    return update(DigestRunRow).where(
+        DigestRunRow.period == period,
+        DigestRunRow.audience == audience,
+        DigestRunRow.claimed_by == owner,
+    )
+
+
 def finish_run(
     session: Session,
     *,
@@ -175,25 +184,15 @@ def finish_run(
     ts: str | None,
 ) -> None:
     session.execute(
-        update(DigestRunRow)
-        .where(
-            DigestRunRow.period == period,
-            DigestRunRow.audience == audience,
-            DigestRunRow.claimed_by == owner,
+        _claimed(period, audience, owner).values(
+            status="done", done_at=now, channel=channel, message_ts=ts, last_error=None
         )
-        .values(status="done", done_at=now, channel=channel, message_ts=ts, last_error=None)
     )
 
 
 def fail_run(session: Session, *, period: str, audience: str, owner: str, error: str) -> None:
     session.execute(
-        update(DigestRunRow)
-        .where(
-            DigestRunRow.period == period,
-            DigestRunRow.audience == audience,
-            DigestRunRow.claimed_by == owner,
-        )
-        .values(status="failed", last_error=error[:2000])
+        _claimed(period, audience, owner).values(status="failed", last_error=error[:2000])
     )
 
 
