@@ -30,6 +30,7 @@ class Metrics:
         self._buckets = [0] * len(LATENCY_BUCKETS)
         self._latency_sum = 0.0
         self._latency_count = 0
+        self._gauges: dict[str, float] = {}
 
     def inc(self, name: str, **labels: str) -> None:
         with self._lock:
@@ -46,6 +47,25 @@ class Metrics:
 
     def slack_error(self, method: str, error: str) -> None:
         self.inc("errkb_slack_api_errors_total", method=method, error=error)
+
+    def job_retry(self, kind: str, reason: str) -> None:
+        self.inc("errkb_job_retries_total", kind=kind, reason=reason)
+
+    def job_expired(self, kind: str) -> None:
+        self.inc("errkb_jobs_expired_total", kind=kind)
+
+    def rebuild(self, kind: str) -> None:
+        self.inc("errkb_knowledge_rebuilds_total", kind=kind)
+
+    def queue(self, pending: int, running: int, oldest_seconds: float) -> None:
+        with self._lock:
+            self._gauges["errkb_queue_pending"] = pending
+            self._gauges["errkb_queue_running"] = running
+            self._gauges["errkb_queue_oldest_pending_seconds"] = oldest_seconds
+
+    def gauge(self, name: str) -> float:
+        with self._lock:
+            return self._gauges.get(name, 0.0)
 
     def match_latency(self, seconds: float) -> None:
         with self._lock:
@@ -65,6 +85,14 @@ class Metrics:
             "errkb_answers_total": "Replies errkb posted.",
             "errkb_declines_total": "Pastes errkb stayed silent on.",
             "errkb_slack_api_errors_total": "Slack Web API calls that failed.",
+            "errkb_job_retries_total": "Jobs postponed after a transient failure or a rate limit.",
+            "errkb_jobs_expired_total": "Jobs given up because their answer would come too late.",
+            "errkb_knowledge_rebuilds_total": "Rebuilds of the match index and graph.",
+        }
+        gauge_helps = {
+            "errkb_queue_pending": "Jobs waiting to be done (due or waiting for a retry).",
+            "errkb_queue_running": "Jobs being done now, on any server.",
+            "errkb_queue_oldest_pending_seconds": "Age of the oldest unfinished job.",
         }
         lines: list[str] = []
         with self._lock:
@@ -72,6 +100,9 @@ class Metrics:
                 lines += [f"# HELP {name} {help_text}", f"# TYPE {name} counter"]
                 for labels, value in sorted(self._counters.get(name, {}).items()):
                     lines.append(f"{name}{_labels(labels)} {value:g}")
+            for name, help_text in gauge_helps.items():
+                lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge",
+                          f"{name} {self._gauges.get(name, 0.0):g}"]  # fmt: skip
             name = "errkb_match_seconds"
             lines += [f"# HELP {name} Time to triage one paste.", f"# TYPE {name} histogram"]
             for bound, count in zip(LATENCY_BUCKETS, self._buckets, strict=True):
