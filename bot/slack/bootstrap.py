@@ -40,23 +40,6 @@ def wall_clock() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass
-class SlackBot:
-    """The built bot: the Bolt app to serve, the runner doing its work."""
-
-    app: App
-    runner: JobRunner
-    intake: Intake
-    gateway: SlackGateway
-
-    def start(self) -> None:
-        self.runner.start()
-
-    def stop(self) -> None:
-        """Finish the work in flight; what is still pending stays for the next start."""
-        self.runner.stop()
-
-
 class InstalledTeam:
     """The workspace of a single-workspace install, learned from ``auth.test`` once it answers."""
 
@@ -73,6 +56,26 @@ class InstalledTeam:
                 except TRANSIENT as exc:
                     log.warning("cannot learn errkb's workspace yet: %s", exc)
             return self._team
+
+
+@dataclass
+class SlackBot:
+    """The built bot: the Bolt app to serve, the runner doing its work."""
+
+    app: App
+    runner: JobRunner
+    intake: Intake
+    gateway: SlackGateway
+    team: InstalledTeam | None
+
+    def start(self) -> None:
+        if self.team is not None:
+            self.team()  # learn the workspace now, not on the first request
+        self.runner.start()
+
+    def stop(self) -> None:
+        """Finish the work in flight; what is still pending stays for the next start."""
+        self.runner.stop()
 
 
 def _authorizer(settings: Settings, store: Store) -> Callable[[str | None], str | None]:
@@ -109,4 +112,4 @@ def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, gra
     team = None if settings.multi_workspace else InstalledTeam(gateway)
     middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions, team=team)
     app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth_settings(settings, store))
-    return SlackBot(app=app, runner=runner, intake=intake, gateway=gateway)
+    return SlackBot(app=app, runner=runner, intake=intake, gateway=gateway, team=team)

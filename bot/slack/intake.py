@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 #: Where the middleware puts the intake for the listeners (Bolt's context).
 CONTEXT_KEY = "errkb_intake"
+#: How long an acknowledgement waits for the database: Slack gives up on it after 3 seconds.
+WAIT_SECONDS = 1.5
 BUSY = BoltResponse(status=503, body="", headers={"Retry-After": "60"})
 
 
@@ -43,7 +45,7 @@ class Intake:
         """Write the job; None when Slack may be acknowledged, else the response to give."""
         now = self.clock()
         try:
-            with self.store.transaction() as session:
+            with self.store.transaction(wait=WAIT_SECONDS) as session:
                 if jobs_repo.waiting(session) >= self.limit:
                     self.metrics.decline("queue_full")
                     self._warn(f"{self.limit} jobs are waiting: Slack is asked to deliver again later")

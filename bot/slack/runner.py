@@ -8,9 +8,10 @@ polling. A job's outcome:
 
 - done: the handler returned (a permanent Slack refusal is a result too);
 - postponed: a transient failure (:data:`bot.errors.TRANSIENT`: the database
-  or Slack unavailable) is tried again after a backoff of 1, 2, 4 … 60
-  seconds; a rate limit waits Slack's ``Retry-After`` and holds back that
-  channel's other jobs meanwhile, without costing an attempt or a thread;
+  or Slack unavailable) is tried again after a backoff of 1, 2, 4 … 30
+  seconds, and at once when another job gets through to Slack again; a rate
+  limit waits Slack's ``Retry-After`` and holds back that channel's other
+  jobs meanwhile, without costing an attempt or a thread;
 - expired: the answer would come too late (past the job's deadline);
 - failed: anything else, once, reported to the user by ``on_failure``.
 
@@ -31,7 +32,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
-from bot.errors import TRANSIENT, SlackRateLimited
+from bot.errors import TRANSIENT, SlackRateLimited, SlackUnavailable
 from bot.slack import scope
 from bot.slack.jobs import TRACE
 from bot.slack.metrics import Metrics
@@ -42,7 +43,7 @@ from bot.store.jobs_repo import Job
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Job], None]
-MAX_BACKOFF = 60.0
+MAX_BACKOFF = 30.0
 KEEP_FINISHED = timedelta(days=1)
 HOUSEKEEPING_SECONDS = 60.0
 STATS_SECONDS = 2.0
@@ -85,6 +86,7 @@ class JobRunner:
         self._thread: threading.Thread | None = None
         self._last_stats = self._last_housekeeping = 0.0
         self._warned = 0.0
+        self._outage = False  # a Slack call failed since the last job that went through
 
     # -- control -----------------------------------------------------------------
 
@@ -191,7 +193,19 @@ class JobRunner:
             return self._transient(job, exc)
         except Exception as exc:  # noqa: BLE001 - the one place a job's failure ends
             return self._failed(job, exc)
+        if self._outage:  # Slack answers again: what waited for it need not wait out its backoff
+            self._outage = False
+            self._settle_many(jobs_repo.hurry, prefix=SlackUnavailable.__name__)
         return self._settle(jobs_repo.finish, job, now=self.clock(), outcome="done")
+
+    def _settle_many(self, change: Callable[..., int], **values: object) -> None:
+        try:
+            with self.store.transaction() as session:
+                count = change(session, now=self.clock(), **values)
+            if count:
+                log.info("%d postponed job(s) tried again now", count)
+        except TRANSIENT as exc:
+            log.warning("could not hurry postponed jobs: %s", exc)
 
     def _settle(self, change: Callable[..., bool], job: Job, *, outcome: str, **values: object) -> str:
         """Write the job's outcome; a database that fails now leaves the lease to run out."""
@@ -213,7 +227,9 @@ class JobRunner:
 
     def _transient(self, job: Job, exc: Exception) -> str:
         self.metrics.job_retry(job.kind, type(exc).__name__)
-        return self._later(job, backoff(job.attempts), str(exc), count_attempt=True)
+        if isinstance(exc, SlackUnavailable):
+            self._outage = True
+        return self._later(job, backoff(job.attempts), f"{type(exc).__name__}: {exc}", count_attempt=True)
 
     def _later(self, job: Job, seconds: float, error: str, *, count_attempt: bool) -> str:
         now = self.clock()

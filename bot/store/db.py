@@ -24,7 +24,8 @@ from bot.errors import StorageUnavailable
 
 log = logging.getLogger(__name__)
 READ_ONLY = "errkb_read_only"
-SQLITE_BUSY_MS = 30_000
+WAIT_MS = "errkb_wait_ms"
+SQLITE_BUSY_MS = 30_000  # how long a writer waits for another's lock, unless told otherwise
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -60,7 +61,9 @@ def _sqlite_pragmas(engine: Engine) -> None:
         # A writer takes the write lock up front and waits for it (busy_timeout); a
         # deferred BEGIN that reads then writes fails at once when another writer
         # committed in between. Read-only units of work (Store.read) stay deferred.
-        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
+        options = conn.get_execution_options()
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={int(options.get(WAIT_MS, SQLITE_BUSY_MS))}")
+        conn.exec_driver_sql("BEGIN" if options.get(READ_ONLY) else "BEGIN IMMEDIATE")
 
 
 def alembic_config(engine: Engine) -> Any:
@@ -88,12 +91,18 @@ class Store:
     sessions: sessionmaker[Session]
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
-        """A session whose work is committed on success and rolled back on error
-        (on SQLite it holds the write lock from the start: see ``make_engine``)."""
+    def transaction(self, *, wait: float | None = None) -> Iterator[Session]:
+        """A session whose work is committed on success and rolled back on error.
+
+        On SQLite it holds the write lock from the start (see ``make_engine``),
+        waiting for it at most ``wait`` seconds (default 30) before
+        :class:`StorageUnavailable`: a caller Slack is waiting on waits less.
+        """
         with self.sessions() as session:
             try:
                 with session.begin():
+                    if wait is not None:  # before the first statement: it is what BEGINs
+                        session.connection(execution_options={WAIT_MS: int(wait * 1000)})
                     yield session
             except OperationalError as exc:
                 raise StorageUnavailable(f"database error: {exc.orig}") from exc

@@ -153,12 +153,13 @@ def expire(session: Session, *, job_id: int, owner: str, now: datetime, error: s
                    lease_until=None, last_error=error[:ERROR_CHARS])  # fmt: skip
 
 
-def release(session: Session, *, owner: str) -> int:
-    """Give back every job ``owner`` holds (a clean shutdown): pending again at once."""
+def hurry(session: Session, *, now: datetime, prefix: str) -> int:
+    """Make due now the pending jobs waiting out a backoff after an error starting with ``prefix``."""
     changed = session.execute(
-        update(JobRow).where(JobRow.status == RUNNING, JobRow.lease_owner == owner)
-        .values(status=PENDING, lease_owner=None, lease_until=None, attempts=JobRow.attempts - 1)
-    )  # fmt: skip
+        update(JobRow)
+        .where(JobRow.status == PENDING, JobRow.run_after > now, JobRow.last_error.startswith(prefix))
+        .values(run_after=now)
+    )
     return int(changed.rowcount)  # type: ignore[attr-defined]
 
 
