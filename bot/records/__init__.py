@@ -52,6 +52,7 @@ from bot.records.translation import (
     LINK_KINDS,
     LOCALE_PATTERN,
     TRANSLATED,
+    TRANSLATION_KEY,
     DeadEndText,
     GraphText,
     LinkText,
@@ -67,7 +68,7 @@ from bot.records.translation import (
 
 __all__ = [
     "ID_PATTERN", "LINK_KINDS", "LOCALE_PATTERN", "NATIVE_ORDER", "TRANSLATABLE",
-    "TRANSLATABLE_LIST", "TRANSLATABLE_TEXT", "TRANSLATED", "DeadEnd", "DeadEndText",
+    "TRANSLATABLE_LIST", "TRANSLATABLE_TEXT", "TRANSLATED", "TRANSLATION_KEY", "DeadEnd", "DeadEndText",
     "GraphText", "Link", "LinkItem", "LinkText", "LocalDeadEnd", "LocalLink", "LocalRecord",
     "LocalVersion", "LocalWorkaround", "Problem", "Rate", "Record", "Resolvable", "Text",
     "TransitionGraph", "Translation", "VersionInfo", "VersionText", "Workaround",

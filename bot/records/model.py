@@ -324,10 +324,19 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return path or "(record)"
 
 
+def _one_union_member(errors: list[Any]) -> list[Any]:
+    """A link that is neither an id nor a valid object: keep what the object form says."""
+    objects = {tuple(e["loc"][: e["loc"].index("Link")]) for e in errors if "Link" in e["loc"]}
+    return [
+        e for e in errors
+        if not (e["loc"] and e["loc"][-1] == "str" and tuple(e["loc"][:-1]) in objects)
+    ]  # fmt: skip
+
+
 def record_problems(exc: ValidationError) -> list[Problem]:
     """What a pydantic error says about a record, one :class:`Problem` per error."""
     problems = []
-    for err in exc.errors(include_url=False):
+    for err in _one_union_member(exc.errors(include_url=False)):
         message = err["msg"]
         if message.startswith("Value error, "):
             message = message[len("Value error, ") :]

@@ -246,8 +246,8 @@ def check_translations(record: Record) -> None:
         if not LOCALE_PATTERN.match(locale):
             raise PydanticCustomError(
                 "translation_locale",
-                "translation locale {locale!r} is not a locale code",
-                {"locale": locale},
+                "translation locale {code!r} is not a locale code",
+                {"code": locale},
             )
         for field, entries, items in _list_lengths(translation, record):
             if entries > items:
