@@ -145,7 +145,8 @@ def linked_seed() -> dict[str, Any]:
     data = seed()
     data["versions"] = [{**data["versions"][0], "behavior_change": "V1 engine reports it at start"}]
     data["os_specific"] = {"linux": "Check dmesg", "counts": {"a": 1}}
-    data["workarounds"] = [{**data["workarounds"][0], "condition": "Only on a dedicated GPU"}]
+    data["workarounds"] = [{**data["workarounds"][0], "how": "vllm serve <model> --gpu-memory-utilization 0.85   # leave headroom",
+                            "condition": "Only on a dedicated GPU"}]  # fmt: skip
     data["dead_ends"].append(
         {"action": "Restart the server", "why_fails": "The budget is the same after a restart.",
          "fail_rate": 0.9, "condition": "On vLLM 0.4", "sources": []})  # fmt: skip
@@ -177,7 +178,8 @@ def fully_translated() -> dict[str, Any]:
         data[key] = value
         if key in added:
             data[f"{key}_zh"] = added[key]
-    data["workarounds_zh"] = [{"action": "降低 gpu_memory_utilization", "how": "……", "condition": "仅当 GPU 专用时"}]
+    data["workarounds_zh"] = [{"action": "降低 gpu_memory_utilization", "how": "vllm serve <model> --gpu-memory-utilization 0.85   # 留出余量",
+                               "condition": "仅当 GPU 专用时"}]  # fmt: skip
     return data
 
 
@@ -230,7 +232,7 @@ def test_fallback_is_per_text_and_names_exactly_what_fell_back() -> None:
         "transition_graph.frequently_confused_with[0].distinction",
     )  # fmt: skip
     how = view.workarounds[0].how
-    assert (how.value, how.locale, how.fallback) == ("...", "en", True)
+    assert (how.value, how.locale, how.fallback) == (linked_seed()["workarounds"][0]["how"], "en", True)
     assert view.workarounds[0].action.locale == "zh"
     assert view.fell_back(["signature", "root_cause", "workarounds[0].action"]) == ()
     assert view.fell_back(["workarounds"]) == ("workarounds[0].how", "workarounds[0].condition")
@@ -295,3 +297,9 @@ def test_any_translation_form_round_trips(entries: list[Any], dead: str | None) 
     assert native == data and list(native) == list(data)
     assert [list(e) for e in native["workarounds_zh"] if isinstance(e, dict)] == \
         [list(e) for e in entries if isinstance(e, dict)]  # fmt: skip
+
+
+def test_a_text_without_letters_has_nothing_to_translate() -> None:
+    record = Record.model_validate(seed())  # its how is "..."
+    assert record.localized("zh").fallbacks == ("dead_ends[0].why_fails",)
+    assert record.localized("zh").workarounds[0].how.value == "..."

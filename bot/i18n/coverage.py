@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from bot.i18n import t
 from bot.i18n.problems import field_label, language_name
 from bot.records import LocalRecord, Record, localize, source_texts
+from bot.records.localized import has_words
 
 _INDEX = re.compile(r"\[\d+\]")
 
@@ -97,7 +98,7 @@ def locale_coverage(records: Sequence[Record], locale: str) -> LocaleCoverage:
     gaps = []
     texts = missing = 0
     for record in others:
-        texts += sum(1 for text in source_texts(record).values() if text.strip())
+        texts += sum(1 for text in source_texts(record).values() if has_words(text))
         paths = localize(record, locale).fallbacks
         missing += len(paths)
         if paths:

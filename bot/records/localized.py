@@ -3,8 +3,9 @@
 :func:`localize` looks each text up in the asked locale, then its base
 language (``zh_tw`` → ``zh``), then takes the record's own text. Each
 :class:`Text` says which language it is in and whether it *fell back*: the
-source has words but the asked language has no translation of them. Empty
-texts never fall back: there is nothing to translate. The paths in
+source has words but the asked language has no translation of them. Texts
+without a letter (empty, or a placeholder such as ``...``) never fall back:
+there is nothing to translate. The paths in
 :attr:`LocalRecord.fallbacks` are those of validation errors and of the
 completeness check (``workarounds[1].how``), in reading order.
 """
@@ -155,6 +156,11 @@ class LocalRecord:
         return tuple(path for path in self.fallbacks if any(_under(path, p) for p in prefixes))
 
 
+def has_words(text: str) -> bool:
+    """Whether ``text`` has anything to translate (a letter in any script)."""
+    return any(ch.isalpha() for ch in text)
+
+
 def _under(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith((f"{prefix}.", f"{prefix}["))
 
@@ -187,7 +193,7 @@ def _pick(
     own: str,
     wanted: str,
 ) -> Text:
-    if not source.strip():
+    if not has_words(source):
         return Text(source, wanted)
     for loc, given in found:
         if given is None:
@@ -197,5 +203,5 @@ def _pick(
     return Text(source, own, fallback=not _same_language(own, wanted))
 
 
-__all__ = ["LocalDeadEnd", "LocalLink", "LocalRecord", "LocalVersion",
+__all__ = ["has_words", "LocalDeadEnd", "LocalLink", "LocalRecord", "LocalVersion",
                       "LocalWorkaround", "Text", "localize"]  # fmt: skip
