@@ -11,13 +11,14 @@ STOPWORDS = frozenset(
     "whose where does doesn't isn't cannot can't will would been being has have here there "
     "why how what works fails first".split()
 )
-_CODE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|<[^>]*>|\{[^}]*\}|https?://\S+")
+_CODE = re.compile(r"`[^`]*`|“[^”]*”|'[^']*'|\"[^\"]*\"|<[^>]*>|\{[^}]*\}|https?://\S+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
 
 def english_words(text: str) -> list[str]:
-    """English function words outside code: backticks, quotes, placeholders, URLs and
-    tokens with code characters (``--flag``, ``a.b``, ``x=1``) do not count."""
+    """English function words outside code: backticks, quotes (quoted error messages),
+    placeholders, URLs and tokens with code characters (``--flag``, ``a.b``, ``x=1``)
+    do not count."""
     plain = _CODE.sub(" ", text)
     words = []
     for token in plain.split():
