@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PURE = [
-    "bot/records.py",
+    "bot/records",
     "bot/match",
     "bot/render",
     "bot/i18n",
