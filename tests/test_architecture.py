@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PURE = [
     "bot/records.py",
+    "bot/report.py",
     "bot/match",
     "bot/render",
     "bot/i18n",
