@@ -7,7 +7,7 @@ import logging
 import typer
 from rich.markup import escape
 
-from bot.cli import common, digest, graph, kb, serve, triage
+from bot.cli import common, digest, graph, kb, mcp, serve, triage
 from bot.errors import ErrkbError, ImportFailed
 
 app = typer.Typer(
@@ -18,7 +18,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="rich",
 )
-for module in (kb, triage, graph, digest, serve):
+for module in (kb, triage, graph, digest, serve, mcp):
     module.register(app)
 
 
