@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PURE = [
     "bot/records.py",
     "bot/report.py",
+    "bot/mcp/models.py",
+    "bot/mcp/text.py",
     "bot/match",
     "bot/render",
     "bot/i18n",

@@ -4,7 +4,8 @@ Without ``ERRKB_MCP_TOKEN`` the server only binds to a loopback address (the
 SDK then also checks ``Host`` and ``Origin`` against DNS rebinding); with it,
 every request must carry ``Authorization: Bearer <token>`` (compared in
 constant time) or gets 401. Logs go through errkb's logging (stderr), the
-uvicorn access log included.
+uvicorn access log included. SIGTERM or SIGINT stops it, giving open streams
+a moment, and it exits 0.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
+import signal
 import socket
 from typing import Any
 
@@ -97,5 +99,13 @@ def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | Non
     shown = f"[{host}]" if ":" in host else host
     log.info("errkb MCP serving at http://%s:%s%s", shown, bound, PATH,
              extra={"port": bound, "token": token is not None})  # fmt: skip
+    # uvicorn handles SIGTERM/SIGINT while it serves, then raises the signal again for the
+    # handler it found: make that one a log line, so a requested stop exits 0.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _stopped_by)
     uvicorn.Server(config).run(sockets=[sock])
     log.info("errkb MCP stopped")
+
+
+def _stopped_by(signum: int, _frame: object) -> None:
+    log.info("stop requested by signal %s", signum, extra={"signal": signum})
