@@ -22,6 +22,7 @@ from tests.conftest import DEADENDS, DEV_CASES, need_shared, wipe
 from tests.mcp.conftest import Agent, connect, mcp_env, stdio
 from tests.slack.conftest import TODAY
 
+
 def cli_report(capsys: pytest.CaptureFixture[str], path: Path, lang: str) -> dict[str, Any]:
     try:
         main(["triage", str(path), "--json", "--lang", lang])
