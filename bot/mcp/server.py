@@ -23,7 +23,12 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
@@ -176,6 +181,8 @@ def record_resource(id: str, ctx: Context) -> str:
         return _served(ctx).tools.record_json(id)
     except RecordNotFound as exc:
         raise ResourceNotFoundError(str(exc)) from None
+    except ErrkbError as exc:
+        raise ResourceError(_one_line(str(exc))) from None
 
 
 def use_errkb(

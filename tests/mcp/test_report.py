@@ -94,3 +94,11 @@ def test_every_catalog_key_the_mcp_texts_use_exists_in_every_locale() -> None:
     assert len(used) > 20
     for locale in available_locales():
         assert used <= set(catalog(locale)), (locale, used - set(catalog(locale)))
+
+
+def test_the_readme_documents_every_tool() -> None:
+    from bot.mcp.server import READ_TOOLS, report_outcome
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for tool in (*READ_TOOLS, report_outcome):
+        assert f"| `{tool.__name__}(" in readme, tool.__name__
