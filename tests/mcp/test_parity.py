@@ -48,15 +48,34 @@ def verdict(report: dict[str, Any]) -> tuple[Any, ...]:
             (top["id"], top["band"]) if top else None)  # fmt: skip
 
 
+def first_difference(a: Any, b: Any, path: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                return first_difference(a.get(key), b.get(key), f"{path}.{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{i}]")
+    return f"{path or '.'}: {a!r} != {b!r}"
+
+
+def tie_order(report: dict[str, Any]) -> dict[str, Any]:
+    """Candidates with equal (rounded) scores in id order: the matcher orders such near-ties by
+    float sums taken in set order, which differs from one Python process to the next."""
+    return {**report, "matches": sorted(report["matches"], key=lambda m: (-m["score"], m["id"]))}
+
+
 def compare(cases: list[tuple[str, str, str]], agent: Agent, capsys: pytest.CaptureFixture[str], tmp: Path) -> None:
     differ = []
     for name, text, lang in cases:
         path = tmp / "paste.txt"
         path.write_text(text, encoding="utf-8")
-        cli, served = cli_report(capsys, path, lang), mcp_report(agent, text, lang)
+        cli, served = tie_order(cli_report(capsys, path, lang)), tie_order(mcp_report(agent, text, lang))
         assert served["cut_at"] is None, name  # none of these pastes is over ERRKB_PASTE_LIMIT
         if verdict(cli) != verdict(served) or cli != served:
-            differ.append(f"{name}: cli {verdict(cli)} mcp {verdict(served)}")
+            differ.append(f"{name}: cli {verdict(cli)} mcp {verdict(served)}; first difference at "
+                          f"{first_difference(cli, served)}")  # fmt: skip
     assert not differ, "\n".join(differ)
 
 
