@@ -10,10 +10,7 @@ closes the client, which stops a stdio server. :class:`HttpServer` is one
 from __future__ import annotations
 
 import json
-import queue
 import re
-import subprocess
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from functools import partial
@@ -107,16 +104,7 @@ class HttpServer(ServeProcess):
     """One ``errkb mcp --http --port 0`` process; stderr read on a thread as for ``errkb serve``."""
 
     def __init__(self, env: dict[str, str], cwd: Path, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            errkb_command("mcp", "--http", "--port", "0", *args),
-            env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        self.lines: list[str] = []
-        self._new: queue.Queue[str | None] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self.port: int | None = None
-        self.url = ""
+        super().__init__(env, cwd, ("mcp", "--http", "--port", "0", *args))
 
     def ready(self) -> HttpServer:
         self.port = int(self.wait_for_line(MCP_SERVING).group(1))

@@ -5,7 +5,7 @@ deadends corpus (skipped, saying so, when ../shared is absent)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from bot.match.eval import read_cases
 from bot.starter import starter_dir
 from bot.store import repository
 from bot.store.db import Store
-from tests.conftest import DEADENDS, DEV_CASES, need_shared, wipe
+from tests.conftest import DEADENDS, DEV_CASES, need_shared
 from tests.mcp.conftest import Agent, connect, mcp_env, stdio
 from tests.slack.conftest import TODAY
 
@@ -79,28 +79,19 @@ def compare(cases: list[tuple[str, str, str]], agent: Agent, capsys: pytest.Capt
     assert not differ, "\n".join(differ)
 
 
-@pytest.fixture
-def database(store: Store, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
-    """The test database, emptied before and after, for both the CLI (in process) and ``errkb mcp``."""
-    wipe(store)
-    monkeypatch.setenv("ERRKB_DATABASE_URL", store.engine.url.render_as_string(hide_password=False))
-    yield store
-    wipe(store)
-
-
 def load(store: Store, paths: list[Path]) -> None:
     with store.transaction() as session:
         repository.import_records(session, records=load_records(paths), on_conflict="upsert", actor="test", now=TODAY)
 
 
 def test_every_starter_example_gets_the_same_answer_over_mcp_and_the_cli(
-    database: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    load(database, [starter_dir()])
+    load(committed_store, [starter_dir()])
     examples = sorted((starter_dir() / "examples").glob("*.txt"))
     assert len(examples) >= 6
     cases = [(p.name, p.read_text(encoding="utf-8"), "zh" if p.stem.endswith("-zh") else "en") for p in examples]
-    with (tmp_path / "stderr.log").open("w") as errlog, connect(stdio(mcp_env(database, tmp_path), errlog)) as agent:
+    with (tmp_path / "stderr.log").open("w") as errlog, connect(stdio(mcp_env(committed_store, tmp_path), errlog)) as agent:
         compare(cases, agent, capsys, tmp_path)
 
 
@@ -120,13 +111,13 @@ def once(function: Callable[..., Any]) -> Callable[..., Any]:
 @pytest.mark.shared
 @pytest.mark.slow
 def test_every_dev_case_gets_the_same_answer_over_mcp_and_the_cli(
-    database: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus, dev = need_shared(DEADENDS), need_shared(DEV_CASES)
-    load(database, [corpus])
+    load(committed_store, [corpus])
     monkeypatch.setattr(triage_command, "_knowledge", once(triage_command._knowledge))
     monkeypatch.setattr(triage_command, "_index", once(triage_command._index))
     cases = [(case.id, case.text, case.lang) for case in read_cases(dev)]
     assert len(cases) >= 50
-    with (tmp_path / "stderr.log").open("w") as errlog, connect(stdio(mcp_env(database, tmp_path), errlog)) as agent:
+    with (tmp_path / "stderr.log").open("w") as errlog, connect(stdio(mcp_env(committed_store, tmp_path), errlog)) as agent:
         compare(cases, agent, capsys, tmp_path)
