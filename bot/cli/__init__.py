@@ -7,7 +7,7 @@ import logging
 import typer
 from rich.markup import escape
 
-from bot.cli import common, digest, graph, i18n, kb, serve, triage
+from bot.cli import common, digest, graph, i18n, kb, mcp, serve, triage
 from bot.errors import ErrkbError, ImportFailed
 
 app = typer.Typer(
@@ -18,7 +18,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="rich",
 )
-for module in (kb, triage, graph, digest, serve, i18n):
+for module in (kb, triage, graph, digest, serve, i18n, mcp):
     module.register(app)
 
 
