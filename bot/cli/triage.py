@@ -224,13 +224,9 @@ def triage(
         ),
     ] = None,  # fmt: skip
 ) -> None:
-    """Name the record that answers a pasted error, or say that none does.
-
-    With several errors in one paste they are ordered cause first along the
+    """With several errors in one paste they are ordered cause first along the
     transition graph; each answer says what usually precedes it, what comes
     next and what it is confused with.
-
-    Example: [bold]errkb triage crash.log --lang zh[/]
     """
     paste = _read_paste(source)
     knowledge = _knowledge(records)
@@ -258,10 +254,6 @@ def evaluate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="Include per-case results.")] = False,
 ) -> None:
-    """Score the matcher on labelled pastes (top-1, top-3, MRR, declines, latency).
-
-    Example: errkb eval ../shared/eval/dev.jsonl --records ../shared/corpora/deadends/deadends-canons.jsonl.gz --json
-    """
     from pydantic import ValidationError
 
     from bot.match.eval import evaluate as run_eval
@@ -293,9 +285,3 @@ def evaluate(
             top = r.top[0] if r.top else ("-", 0.0, "-")
             detail.add_row(r.id, "yes" if ok else "[red]no[/]", top[0], top[2], f"{r.ms:.2f}")
         console.print(detail)
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("triage")(triage)
-    app.command("eval")(evaluate)
