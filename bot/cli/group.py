@@ -7,9 +7,11 @@ the table's summaries alone and imports nothing.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import inspect
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Literal
 
 import typer
@@ -32,10 +34,30 @@ def help_text(command: Command, runner: Any) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
+@contextmanager
+def _uncollected() -> Iterator[None]:
+    """No cyclic garbage collection while a command's modules load; then they are frozen.
+
+    Loading a command's libraries makes some 10^5 objects that live as long as the
+    process. The collector would walk them again and again while they load and on
+    every full collection after: about a tenth of ``errkb triage``'s CPU time,
+    measured. Frozen, collections skip them; reference counting still frees.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def load(command: Command) -> TyperCommand:
     """Import the runner and turn it into a command, as Typer would for ``@app.command``."""
     module, _, name = command.runner.partition(":")
-    runner = getattr(importlib.import_module(module), name)
+    with _uncollected():
+        runner = getattr(importlib.import_module(module), name)
     single = typer.Typer(rich_markup_mode=MARKUP, add_completion=False)
     words, text = command.words, help_text(command, runner)
     single.command(words[-1], help=text, short_help=command.summary)(runner)

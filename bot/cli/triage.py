@@ -18,7 +18,9 @@ from bot.match.rank import Triage
 from bot.records import Record
 from bot.render.blocks import Graph
 from bot.render.terminal import record_panel
+from bot.store import digest_repo, repository
 from bot.store.db import Store
+from bot.store.observed import list_observed
 from graph.build import KnowledgeGraph, build_graph
 from graph.triage import triage_sections
 
@@ -48,9 +50,6 @@ def _knowledge(paths: list[Path] | None) -> Knowledge:
 
         records = load_records(list(paths))
         return Knowledge(records, build_graph(records))
-    from bot.store import digest_repo, repository
-    from bot.store.observed import list_observed
-
     store = open_default_store()
     with store.transaction() as session:
         gone = digest_repo.deprecated_ids(session)
