@@ -74,7 +74,7 @@ class _Names(Mapping[str, Any]):
         self.group = group
 
     def __getitem__(self, name: str) -> Any:
-        found = self.group.command(name)
+        found = self.group.lookup(name)
         if found is None:
             raise KeyError(name)
         return found
@@ -94,15 +94,15 @@ class CommandGroup(TyperGroup):
         self.words = words
         self.commands = _Names(self)  # type: ignore[assignment]
         self._listing = False
-        self._loaded: dict[str, TyperCommand | TyperGroup] = {}
+        self._loaded: dict[str, TyperCommand] = {}
 
     def list_commands(self, ctx: Any) -> list[str]:
         return children(self.words)
 
     def get_command(self, ctx: Any, cmd_name: str) -> TyperCommand | TyperGroup | None:
-        return self.command(cmd_name)
+        return self.lookup(cmd_name)
 
-    def command(self, name: str) -> TyperCommand | TyperGroup | None:
+    def lookup(self, name: str) -> TyperCommand | TyperGroup | None:
         entry = find((*self.words, name))
         if entry is None:
             return None
