@@ -1,25 +1,33 @@
-"""The ``errkb`` command line: one Typer app, commands registered by feature."""
+"""The ``errkb`` command line: one Typer app whose commands come from :mod:`bot.cli.commands`.
+
+Importing this package imports no command module: each is loaded when its
+command runs (see :mod:`bot.cli.group`), so ``errkb --help`` and
+``errkb triage`` start without the libraries other commands need.
+"""
 
 from __future__ import annotations
 
 import logging
 
 import typer
-from rich.markup import escape
 
-from bot.cli import common, digest, graph, i18n, kb, mcp, serve, triage
+from bot.cli.group import MARKUP, CommandGroup
 from bot.errors import ErrkbError, ImportFailed
 
 app = typer.Typer(
+    cls=CommandGroup,
     name="errkb",
     help="errkb: answers pasted errors from your team's error knowledge base.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    rich_markup_mode="rich",
+    rich_markup_mode=MARKUP,
 )
-for module in (kb, triage, graph, digest, serve, i18n, mcp):
-    module.register(app)
+
+
+@app.callback()
+def _errkb() -> None:
+    """(Typer makes a group only of an app with a callback or several registered commands.)"""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,13 +36,19 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="errkb")
     except ImportFailed as exc:
+        from bot.cli.common import err_console
+
         for problem in exc.problems:
-            common.err_console.print(str(problem), highlight=False, markup=False, soft_wrap=True)
-        common.err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+            err_console.print(str(problem), highlight=False, markup=False, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise SystemExit(1) from None
     except ErrkbError as exc:  # one line, however narrow the terminal: operators grep for it
+        from rich.markup import escape
+
+        from bot.cli.common import err_console
+
         message = escape(" ".join(str(exc).split()))
-        common.err_console.print(
+        err_console.print(
             f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True
         )
         raise SystemExit(1) from None

@@ -29,12 +29,8 @@ def digest(
     limit: Annotated[int, typer.Option(help="Records to list (dry run).")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
 ) -> None:
-    """The records nobody has confirmed for too long, most important first.
-
-    --dry-run prints them with the reason for each rank; --send posts the digest
+    """--dry-run prints them with the reason for each rank; --send posts the digest
     to ERRKB_DIGEST_CHANNEL and the domain owners now, outside the schedule.
-
-    Example: [bold]errkb digest --dry-run --domain llm[/]
     """
     if dry_run == send:
         fail("choose one of --dry-run or --send", 2)
@@ -89,7 +85,3 @@ def _send(config: Settings, store: Store, graph: KnowledgeGraph, now: datetime) 
         console.print(f"{audience.key}: {state}", highlight=False)
     if len(sent) < len(targets):
         raise typer.Exit(1)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("digest")(digest)

@@ -15,12 +15,6 @@ from graph.build import KnowledgeGraph, ObservedEdge, build_graph
 from graph.check import GraphReport, check_graph
 from graph.export import FORMATS, export_graph
 
-graph_app = typer.Typer(
-    help="Check, show and export the transition graph.",
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-)
-
 RecordsOption = Annotated[
     list[Path] | None,
     typer.Option(
@@ -83,7 +77,6 @@ def _print_report(report: GraphReport) -> None:
     common.console.print(verdict + " (dangling references and self-loops fail --strict)")
 
 
-@graph_app.command("check")
 def check(
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit 1 on dangling references or self-loops.")
@@ -91,10 +84,6 @@ def check(
     as_json: JsonOption = False,
     records: RecordsOption = None,
 ) -> None:
-    """Report dangling references, one-sided links, self-loops, cycles, orphans and hubs.
-
-    Example: [bold]errkb graph check --strict --records data/[/]
-    """
     report = check_graph(_load(records))
     if as_json:
         common.emit_json(report.to_dict())
@@ -104,7 +93,6 @@ def check(
         raise typer.Exit(1)
 
 
-@graph_app.command("show")
 def show(
     record_id: Annotated[str, typer.Argument(metavar="ID", help="Record id.")],
     depth: Annotated[int, typer.Option(min=1, max=5, help="Hops either way.")] = 2,
@@ -113,10 +101,6 @@ def show(
     as_json: JsonOption = False,
     records: RecordsOption = None,
 ) -> None:
-    """Show a record's neighbourhood as a tree with probabilities (and a PNG).
-
-    Example: [bold]errkb graph show llm/vllm-block-manager-out-of-memory --lang zh --png g.png[/]
-    """
     from graph.draw import neighbourhood, render_tree
 
     kg = _load(records)
@@ -148,7 +132,6 @@ def show(
         common.err_console.print(f"wrote {png}", highlight=False)
 
 
-@graph_app.command("export")
 def export(
     fmt: Annotated[str, typer.Option("--format", help="graphml or json.")] = "json",
     output: Annotated[
@@ -156,10 +139,6 @@ def export(
     ] = None,
     records: RecordsOption = None,
 ) -> None:
-    """Export the graph for other tools.
-
-    Example: [bold]errkb graph export --format graphml --output kb.graphml[/]
-    """
     if fmt not in FORMATS:
         common.fail(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     text = export_graph(_load(records), fmt)
@@ -179,17 +158,12 @@ def _observed_dict(edge: ObservedEdge) -> dict[str, Any]:
     }  # fmt: skip
 
 
-@graph_app.command("observed")
 def observed(
     as_json: JsonOption = False,
     min_count: Annotated[int, typer.Option(min=1, help="Hide rarer transitions.")] = 1,
     limit: Annotated[int, typer.Option(min=1, help="At most this many.")] = 100,
 ) -> None:
-    """List transitions learnt from use (same thread or session), most seen first.
-
-    Curated links are never changed by these; adopt one by adding it to the record.
-    Example: [bold]errkb graph observed --min-count 3[/]
-    """
+    """Curated links are never changed by these; adopt one by adding it to the record."""
     from bot.store import repository
     from bot.store.observed import list_observed
 
@@ -216,8 +190,3 @@ def observed(
         table.add_row(str(row["count"]), row["source"], row["target"], row["first_seen"][:16],
                       row["last_seen"][:16], "yes" if row["curated"] else "")  # fmt: skip
     common.console.print(table)
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``errkb graph …`` to ``app``."""
-    app.add_typer(graph_app, name="graph")

@@ -13,17 +13,7 @@ from bot.i18n import available_locales
 from bot.i18n.coverage import LocaleCoverage, coverage
 from bot.records import Record, normalise_locale
 
-i18n_app = typer.Typer(
-    help="Check the translations of the knowledge base.",
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-)
 SHOWN = 20
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``errkb i18n …`` to ``app``."""
-    app.add_typer(i18n_app, name="i18n")
 
 
 def _load(paths: list[Path] | None) -> list[Record]:
@@ -69,7 +59,6 @@ def _print(found: LocaleCoverage) -> None:
         common.console.print(f"  … and {len(found.gaps) - SHOWN} more records (see --json)")
 
 
-@i18n_app.command("check")
 def check(
     locale: Annotated[
         list[str] | None,
@@ -89,10 +78,6 @@ def check(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
-    """List the texts of each record that have no translation, per locale.
-
-    Example: [bold]errkb i18n check --locale zh --records data/ --strict[/]
-    """
     locales = [normalise_locale(x) for x in locale] if locale else list(available_locales())
     found = coverage(_load(records), locales)
     if as_json:

@@ -25,15 +25,6 @@ from bot.store import repository as repo
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
 
-def register(app: typer.Typer) -> None:
-    app.command("init")(init)
-    app.command("import")(import_)
-    app.command("export")(export)
-    app.command("show")(show)
-    app.command("search")(search)
-    app.command("stats")(stats)
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -100,12 +91,7 @@ def init(
     starter: Annotated[bool, typer.Option(help="Load the starter knowledge base.")] = True,
     as_json: JsonOpt = False,
 ) -> None:
-    """Create or upgrade the database and load the starter knowledge base.
-
-    Safe to run again: existing records are kept, starter records are updated.
-
-    Example: [bold]errkb init[/]
-    """
+    """Safe to run again: existing records are kept, starter records are updated."""
     config = settings()
     open_default_store(config).dispose()
     counts = {"added": 0, "updated": 0, "unchanged": 0, "skipped": 0}
@@ -143,12 +129,7 @@ def import_(
     actor: Annotated[str, typer.Option(help="Who is importing, for the audit log.")] = "cli",
     as_json: JsonOpt = False,
 ) -> None:
-    """Import records: native JSON, JSONL, YAML (or .gz of these) and deadends.dev canons.
-
-    Everything is validated first; one bad record and nothing is written.
-
-    Example: [bold]errkb import records/ more.jsonl.gz --on-conflict skip[/]
-    """
+    """Everything is validated first; one bad record and nothing is written."""
     if fmt not in ("auto", "native", "deadends"):
         fail(f"--format must be auto, native or deadends, not {fmt!r}", 2)
     if on_conflict not in ("upsert", "skip", "fail"):
@@ -171,10 +152,6 @@ def export(
         Path | None, typer.Option("--output", "-o", help="File to write (default stdout).")
     ] = None,
 ) -> None:
-    """Export records in native form (or as deadends.dev canons).
-
-    Example: [bold]errkb export --format jsonl --domain llm -o llm.jsonl[/]
-    """
     if fmt not in ("json", "jsonl", "deadends"):
         fail(f"--format must be json, jsonl or deadends, not {fmt!r}", 2)
     store = open_default_store()
@@ -203,10 +180,6 @@ def show(
     ] = "en",
     as_json: JsonOpt = False,
 ) -> None:
-    """Show one record, in a locale when it has a translation.
-
-    Example: [bold]errkb show llm/vllm-block-manager-out-of-memory --lang zh[/]
-    """
     store = open_default_store()
     with store.transaction() as session:
         record = repo.get_record(session, record_id=record_id)
@@ -225,10 +198,6 @@ def search(
     lang: Annotated[str, typer.Option("--lang", help="Locale of the signatures shown.")] = "en",
     as_json: JsonOpt = False,
 ) -> None:
-    """Find records by words in their signatures, aliases and translations.
-
-    Example: [bold]errkb search nccl timeout[/]
-    """
     from bot.match.index import MatchIndex
 
     store = open_default_store()
@@ -258,10 +227,6 @@ def search(
 
 
 def stats(as_json: JsonOpt = False) -> None:
-    """Counts of records, translations, links and dangling references.
-
-    Example: [bold]errkb stats --json[/]
-    """
     store = open_default_store()
     with store.transaction() as session:
         data = repo.stats(session)

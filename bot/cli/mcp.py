@@ -19,14 +19,10 @@ def mcp(
         str, typer.Option("--host", help="HTTP address; not loopback only with ERRKB_MCP_TOKEN.")
     ] = "127.0.0.1",
 ) -> None:
-    """Serve errkb to coding agents over the Model Context Protocol.
-
-    Tools: triage, search, show, neighbours, stale (and report_outcome with
+    """Tools: triage, search, show, neighbours, stale (and report_outcome with
     ERRKB_MCP_OUTCOMES=true). Stdio by default, which agents launch themselves;
     --http for one shared server, which needs ERRKB_MCP_TOKEN unless it binds
     to loopback. Logs go to standard error.
-
-    Example: [bold]errkb mcp --http --host 0.0.0.0 --port 8000[/]
     """
     from bot.knowledge import LiveKnowledge, store_loader, version_reader
     from bot.mcp.http import check_bind, serve_http
@@ -56,8 +52,3 @@ def mcp(
     finally:
         knowledge.stop()
         store.dispose()
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``mcp`` to ``app``."""
-    app.command("mcp")(mcp)

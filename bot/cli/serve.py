@@ -25,10 +25,6 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 3000,
     host: Annotated[str, typer.Option("--host", help="HTTP address to bind.")] = "0.0.0.0",
 ) -> None:
-    """Run the Slack bot: answers pastes, /errkb, the shortcut and buttons.
-
-    Example: [bold]errkb serve --http --port 3000[/]
-    """
     if http == socket:
         common.fail("choose exactly one of --http or --socket")
     from bot.knowledge import LiveKnowledge, store_loader, version_reader
@@ -115,8 +111,3 @@ def _serve_socket(app: Any, app_token: str) -> None:
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
     SocketModeHandler(app, app_token).start()
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``serve`` to ``app``."""
-    app.command("serve")(serve)

@@ -18,7 +18,9 @@ from bot.match.rank import Triage
 from bot.records import Record
 from bot.render.terminal import record_panel
 from bot.report import Cause, Counts, LookAlike, NextError, TriageReport, build_report
+from bot.store import digest_repo, repository
 from bot.store.db import Store
+from bot.store.observed import list_observed
 from graph.build import KnowledgeGraph, build_graph
 
 RecordsOption = Annotated[
@@ -47,9 +49,6 @@ def _knowledge(paths: list[Path] | None) -> Knowledge:
 
         records = load_records(list(paths))
         return Knowledge(records, build_graph(records))
-    from bot.store import digest_repo, repository
-    from bot.store.observed import list_observed
-
     store = open_default_store()
     with store.transaction() as session:
         gone = digest_repo.deprecated_ids(session)
@@ -160,13 +159,9 @@ def triage(
         ),
     ] = None,  # fmt: skip
 ) -> None:
-    """Name the record that answers a pasted error, or say that none does.
-
-    With several errors in one paste they are ordered cause first along the
+    """With several errors in one paste they are ordered cause first along the
     transition graph; each answer says what usually precedes it, what comes
     next and what it is confused with.
-
-    Example: [bold]errkb triage crash.log --lang zh[/]
     """
     paste = _read_paste(source)
     knowledge = _knowledge(records)
@@ -205,10 +200,6 @@ def evaluate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="Include per-case results.")] = False,
 ) -> None:
-    """Score the matcher on labelled pastes (top-1, top-3, MRR, declines, latency).
-
-    Example: errkb eval ../shared/eval/dev.jsonl --records ../shared/corpora/deadends/deadends-canons.jsonl.gz --json
-    """
     from pydantic import ValidationError
 
     from bot.match.eval import evaluate as run_eval
@@ -240,9 +231,3 @@ def evaluate(
             top = r.top[0] if r.top else ("-", 0.0, "-")
             detail.add_row(r.id, "yes" if ok else "[red]no[/]", top[0], top[2], f"{r.ms:.2f}")
         console.print(detail)
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("triage")(triage)
-    app.command("eval")(evaluate)

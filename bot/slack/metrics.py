@@ -1,113 +1,147 @@
-"""Prometheus counters and a histogram, and their text exposition (format 0.0.4).
+"""What ``GET /metrics`` exposes: errkb's Prometheus metrics, kept by ``prometheus_client``.
 
-Small and thread-safe: the listeners count, ``GET /metrics`` renders.
+Each :class:`Metrics` owns a ``CollectorRegistry`` of its own (not the
+library's global one), so two bots in one test process never count into each
+other. The methods below are the only way the rest of errkb counts; the
+exposition is ``prometheus_client``'s text format 0.0.4.
+
+One ``errkb serve`` is one process whose workers are threads, and
+``prometheus_client``'s metrics are thread-safe, so its multi-process mode
+(``PROMETHEUS_MULTIPROC_DIR``, a directory of memory-mapped files shared by
+forked workers) is not used: it would only be needed if one replica ran
+several worker processes behind one port. Replicas are separate scrape targets.
+
+The metrics of the request path exist from the start (a zero is a figure).
+Those of parts that report only once they run (rebuilds, the job queue) are
+registered on first report, so ``/metrics`` never shows a zero for something
+nothing measures.
+
+=================================  =======================  ==========================
+metric                             labels                   counted when
+=================================  =======================  ==========================
+errkb_events_total                 kind                     a Slack event, command or interaction arrives
+errkb_answers_total                kind                     errkb posts a reply
+errkb_declines_total               reason                   errkb stays silent on a paste
+errkb_slack_api_errors_total       method, error            a Slack Web API call fails
+errkb_match_seconds                (histogram)              a paste is triaged
+errkb_knowledge_rebuilds_total     kind: full|incremental   the index and graph are rebuilt
+errkb_queue_depth                  (gauge)                  jobs wait for a worker
+errkb_queue_oldest_age_seconds     (gauge)                  the oldest of them has waited this long
+errkb_job_retries_total            kind                     a job is tried again
+errkb_job_expirations_total        kind                     a job is dropped as too old
+=================================  =======================  ==========================
 """
 
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
+from collections.abc import Callable
+from typing import Literal, TypeVar
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.metrics import disable_created_metrics
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
-
-
-def _labels(pairs: tuple[tuple[str, str], ...]) -> str:
-    if not pairs:
-        return ""
-    return "{" + ",".join(f'{k}="{_escape(v)}"' for k, v in pairs) + "}"
+M = TypeVar("M", Counter, Gauge)
 
 
 class Metrics:
     def __init__(self) -> None:
+        # In text format 0.0.4 each ``*_created`` sample (a timestamp per label set,
+        # meant for OpenMetrics) is a gauge series of its own: it would double what
+        # Prometheus stores and tell nothing, since these counters never reset. (The
+        # switch is the library's, process-wide; errkb is its only user.)
+        disable_created_metrics()
+        self.registry = registry = CollectorRegistry()
         self._lock = threading.Lock()
-        self._counters: dict[str, dict[tuple[tuple[str, str], ...], float]] = defaultdict(
-            lambda: defaultdict(float)
+        self._later: dict[str, Counter | Gauge] = {}
+        self._events = Counter(
+            "errkb_events", "Slack events, commands and interactions received.", ["kind"],
+            registry=registry,
+        )  # fmt: skip
+        self._answers = Counter(
+            "errkb_answers", "Replies errkb posted.", ["kind"], registry=registry
+        )  # fmt: skip
+        self._declines = Counter(
+            "errkb_declines", "Pastes errkb stayed silent on.", ["reason"], registry=registry
         )
-        self._buckets = [0] * len(LATENCY_BUCKETS)
-        self._latency_sum = 0.0
-        self._latency_count = 0
-        self._gauges: dict[str, float] = {}
+        self._slack_errors = Counter(
+            "errkb_slack_api_errors", "Slack Web API calls that failed.", ["method", "error"],
+            registry=registry,
+        )  # fmt: skip
+        self._match = Histogram(
+            "errkb_match_seconds", "Time to triage one paste.", buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )  # fmt: skip
 
-    def inc(self, name: str, **labels: str) -> None:
+    def _first(self, kind: type[M], name: str, doc: str, labels: tuple[str, ...] = (),
+               values: tuple[str, ...] = ()) -> M:  # fmt: skip
+        """The metric ``name``, registered the first time something reports it."""
         with self._lock:
-            self._counters[name][tuple(sorted(labels.items()))] += 1
+            if name not in self._later:
+                metric = kind(name, doc, labels, registry=self.registry)
+                for value in values:  # every expected label value shows, at 0
+                    metric.labels(value)
+                self._later[name] = metric
+            found = self._later[name]
+        assert isinstance(found, kind)
+        return found
 
     def event(self, kind: str) -> None:
-        self.inc("errkb_events_total", kind=kind)
+        self._events.labels(kind=kind).inc()
 
     def answer(self, kind: str) -> None:
-        self.inc("errkb_answers_total", kind=kind)
+        self._answers.labels(kind=kind).inc()
 
     def decline(self, reason: str) -> None:
-        self.inc("errkb_declines_total", reason=reason)
+        self._declines.labels(reason=reason).inc()
 
     def slack_error(self, method: str, error: str) -> None:
-        self.inc("errkb_slack_api_errors_total", method=method, error=error)
-
-    def job_retry(self, kind: str, reason: str) -> None:
-        self.inc("errkb_job_retries_total", kind=kind, reason=reason)
-
-    def job_expired(self, kind: str) -> None:
-        self.inc("errkb_jobs_expired_total", kind=kind)
-
-    def rebuild(self, kind: str) -> None:
-        self.inc("errkb_knowledge_rebuilds_total", kind=kind)
-
-    def queue(self, pending: int, running: int, oldest_seconds: float) -> None:
-        with self._lock:
-            self._gauges["errkb_queue_pending"] = pending
-            self._gauges["errkb_queue_running"] = running
-            self._gauges["errkb_queue_oldest_pending_seconds"] = oldest_seconds
-
-    def gauge(self, name: str) -> float:
-        with self._lock:
-            return self._gauges.get(name, 0.0)
+        self._slack_errors.labels(method=method, error=error).inc()
 
     def match_latency(self, seconds: float) -> None:
-        with self._lock:
-            for i, bound in enumerate(LATENCY_BUCKETS):
-                if seconds <= bound:
-                    self._buckets[i] += 1
-            self._latency_sum += seconds
-            self._latency_count += 1
+        self._match.observe(seconds)
+
+    def rebuild(self, kind: Literal["full", "incremental"]) -> None:
+        """The match index and graph were rebuilt: from all records (full) or the changed ones."""
+        counter = self._first(Counter, "errkb_knowledge_rebuilds", "Rebuilds of the match index and graph.",
+                              ("kind",), ("full", "incremental"))  # fmt: skip
+        counter.labels(kind).inc()
+
+    def queue(self, depth: int, oldest_age_seconds: float) -> None:
+        """How many jobs wait now, and how long the oldest has waited (0 when none)."""
+        self._queue_depth().set(depth)
+        self._queue_age().set(oldest_age_seconds)
+
+    def watch_queue(
+        self, depth: Callable[[], float], oldest_age_seconds: Callable[[], float]
+    ) -> None:
+        """Read the queue's depth and its oldest job's age whenever ``/metrics`` is read."""
+        self._queue_depth().set_function(depth)
+        self._queue_age().set_function(oldest_age_seconds)
+
+    def _queue_depth(self) -> Gauge:
+        return self._first(Gauge, "errkb_queue_depth", "Jobs waiting for a worker.")
+
+    def _queue_age(self) -> Gauge:
+        return self._first(Gauge, "errkb_queue_oldest_age_seconds",
+                           "How long the oldest waiting job has waited.")  # fmt: skip
+
+    def retry(self, kind: str, reason: str) -> None:
+        """A job of this kind failed for ``reason`` (an error's name, ``ratelimited``) and is tried again."""
+        self._first(Counter, "errkb_job_retries", "Jobs tried again after a failure.",
+                    ("kind", "reason")).labels(kind, reason).inc()  # fmt: skip
+
+    def expire(self, kind: str) -> None:
+        """A job of this kind waited too long and is dropped unrun."""
+        self._first(Counter, "errkb_job_expirations", "Jobs dropped unrun because they waited too long.",
+                    ("kind",)).labels(kind).inc()  # fmt: skip
 
     def value(self, name: str, **labels: str) -> float:
-        with self._lock:
-            return self._counters.get(name, {}).get(tuple(sorted(labels.items())), 0.0)
+        """One sample's value as ``GET /metrics`` shows it (0 if never counted)."""
+        return self.registry.get_sample_value(name, labels) or 0.0
 
     def render(self) -> str:
-        helps = {
-            "errkb_events_total": "Slack events, commands and interactions received.",
-            "errkb_answers_total": "Replies errkb posted.",
-            "errkb_declines_total": "Pastes errkb stayed silent on.",
-            "errkb_slack_api_errors_total": "Slack Web API calls that failed.",
-            "errkb_job_retries_total": "Jobs postponed after a transient failure or a rate limit.",
-            "errkb_jobs_expired_total": "Jobs given up because their answer would come too late.",
-            "errkb_knowledge_rebuilds_total": "Rebuilds of the match index and graph.",
-        }
-        gauge_helps = {
-            "errkb_queue_pending": "Jobs waiting to be done (due or waiting for a retry).",
-            "errkb_queue_running": "Jobs being done now, on any server.",
-            "errkb_queue_oldest_pending_seconds": "Age of the oldest unfinished job.",
-        }
-        lines: list[str] = []
-        with self._lock:
-            for name, help_text in helps.items():
-                lines += [f"# HELP {name} {help_text}", f"# TYPE {name} counter"]
-                for labels, value in sorted(self._counters.get(name, {}).items()):
-                    lines.append(f"{name}{_labels(labels)} {value:g}")
-            for name, help_text in gauge_helps.items():
-                lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge",
-                          f"{name} {self._gauges.get(name, 0.0):g}"]  # fmt: skip
-            name = "errkb_match_seconds"
-            lines += [f"# HELP {name} Time to triage one paste.", f"# TYPE {name} histogram"]
-            for bound, count in zip(LATENCY_BUCKETS, self._buckets, strict=True):
-                lines.append(f'{name}_bucket{{le="{bound:g}"}} {count}')
-            lines.append(f'{name}_bucket{{le="+Inf"}} {self._latency_count}')
-            lines.append(f"{name}_sum {self._latency_sum:.6f}")
-            lines.append(f"{name}_count {self._latency_count}")
-        return "\n".join(lines) + "\n"
+        """The text exposition (format 0.0.4) of every metric, for ``GET /metrics``."""
+        return generate_latest(self.registry).decode()

@@ -156,7 +156,7 @@ class JobRunner:
                 self._last_stats = now
                 with self.store.transaction() as session:
                     found = jobs_repo.stats(session, now=self.clock())
-                self.metrics.queue(found.pending, found.running, found.oldest_pending_seconds)
+                self.metrics.queue(found.pending, found.oldest_pending_seconds)
             if now - self._last_housekeeping >= HOUSEKEEPING_SECONDS:
                 self._last_housekeeping = now
                 with self.store.transaction() as session:
@@ -222,11 +222,11 @@ class JobRunner:
         if exc.channel or job.channel:
             with self._lock:
                 self._held[exc.channel or job.channel or ""] = time.monotonic() + exc.retry_after
-        self.metrics.job_retry(job.kind, "ratelimited")
+        self.metrics.retry(job.kind, "ratelimited")
         return self._later(job, exc.retry_after, str(exc), count_attempt=False)
 
     def _transient(self, job: Job, exc: Exception) -> str:
-        self.metrics.job_retry(job.kind, type(exc).__name__)
+        self.metrics.retry(job.kind, type(exc).__name__)
         if isinstance(exc, SlackUnavailable):
             self._outage = True
         return self._later(job, backoff(job.attempts), f"{type(exc).__name__}: {exc}", count_attempt=True)
@@ -235,7 +235,7 @@ class JobRunner:
         now = self.clock()
         when = now + timedelta(seconds=seconds)
         if when > job.deadline:
-            self.metrics.job_expired(job.kind)
+            self.metrics.expire(job.kind)
             log.warning("job %s expired: %s", job.key, error, extra={"job": job.key, "kind": job.kind})
             return self._settle(jobs_repo.expire, job, now=now, error=error, outcome="expired")
         return self._settle(jobs_repo.postpone, job, run_after=when, error=error,

@@ -7,6 +7,8 @@ import io
 import json
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,6 +59,26 @@ def test_json_lines_off_a_terminal_with_ids_and_nothing_secret() -> None:
     assert "xoxp-***" in lines[1]["exc"]
     text = stream.getvalue()
     assert "xoxb-1-2" not in text and "sig-5ecret" not in text and "should-not-show" not in text
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_any_extra_value_becomes_a_field_and_chinese_stays_readable() -> None:
+    stream = io.StringIO()
+    configure_logging("INFO", fmt="json", stream=stream)
+    when = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+    logging.getLogger("bot.test").info(
+        "找不到记录", extra={"seen": when, "path": Path("a/b"), "ids": ("x", "y")}
+    )
+    line = stream.getvalue().strip()
+    assert "找不到记录" in line  # not \u-escaped
+    data = json.loads(line)
+    assert list(data)[:4] == ["ts", "level", "logger", "msg"]
+    assert (
+        data["seen"].startswith("2024-06-01T12:00:00")
+        and data["path"] == "a/b"
+        and data["ids"] == ["x", "y"]
+    )
+    assert datetime.fromisoformat(data["ts"]).tzinfo is not None
 
 
 @pytest.mark.usefixtures("restore_logging")

@@ -28,7 +28,7 @@ def _paste(bot: Bot, channel: str = CHANNEL, user: str = "UENGLISH", n: int = 0)
 
 def test_a_paste_made_while_slack_is_down_is_answered_once_when_it_is_back(bot: Bot) -> None:
     answered_before = bot.metrics.value("errkb_answers_total", kind="answer")
-    expired_before = bot.metrics.value("errkb_jobs_expired_total", kind="paste")
+    expired_before = bot.metrics.value("errkb_job_expirations_total", kind="paste")
     bot.fake.outage(503)
     started = time.monotonic()
     threads = []
@@ -40,7 +40,7 @@ def test_a_paste_made_while_slack_is_down_is_answered_once_when_it_is_back(bot: 
     counts = wait_for_answers(bot.fake, threads, timeout=45)
     lost, doubled = lost_and_doubled(counts, threads)
     assert (lost, doubled) == ([], [])
-    assert bot.metrics.value("errkb_jobs_expired_total", kind="paste") == expired_before
+    assert bot.metrics.value("errkb_job_expirations_total", kind="paste") == expired_before
     assert bot.metrics.value("errkb_answers_total", kind="answer") - answered_before == len(threads)
 
 
