@@ -19,10 +19,13 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
 )
+
+from bot.match.regexcheck import regex_problem
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Resolvable = Literal["true", "partial", "false"]
@@ -39,6 +42,9 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+\-]*(?:/[A-Za-z0-9][A-Za-z0-9
 #: The seed example writes ``root_cause_<locale>`` after ``root_cause_type``.
 _TRANSLATIONS_AFTER = {"root_cause": "", "root_cause_type": "root_cause"}
 LINK_KINDS = ("leads_to", "preceded_by", "frequently_confused_with")
+#: Validation context of a record read back from the database: what an earlier
+#: errkb accepted is loaded as it is (the match index then skips a regex it cannot run).
+STORED = {"stored": True}
 
 #: Native fields in the order the seed example writes them.
 NATIVE_ORDER = (
@@ -218,11 +224,12 @@ class Record(BaseModel):
 
     @field_validator("regex")
     @classmethod
-    def _regex_compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"expected a valid regular expression: {exc}") from None
+    def _regex_compiles(cls, value: str, info: ValidationInfo) -> str:
+        if info.context and info.context.get("stored"):
+            return value
+        problem = regex_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("resolvable", mode="before")

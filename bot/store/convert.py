@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from bot.records import (
     LINK_KINDS,
+    STORED,
     TRANSLATABLE,
     Record,
     link_condition,
@@ -125,7 +126,7 @@ def record_from_rows(
     for t in translations:
         data["translations"].setdefault(t["locale"], {})[t["field"]] = t["value"]
     data.update(row["extra"] or {})
-    return Record.model_validate(data)
+    return Record.model_validate(data, context=STORED)
 
 
 def _link_item(link: dict[str, Any]) -> Any:
