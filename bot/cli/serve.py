@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any
 
@@ -105,7 +104,7 @@ def _serve_http(
         log.info(
             "stopping on signal %s: finishing work in flight", signum, extra={"signal": signum}
         )
-        threading.Thread(target=server.httpd.shutdown, name="errkb-stop").start()
+        server.shutdown()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
