@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.i18n import t
 from bot.render import blocks, panels
-from bot.render.digest import mark_item, render_deprecate_modal
+from bot.render.digest import item_note, mark_item, render_deprecate_modal
 from bot.render.ids import BlockId, InputId
 from bot.render.state import DeprecateState, DigestItemState
 from bot.slack import feedback
@@ -73,11 +73,11 @@ def act(world: World, *, action: str, state: DigestItemState, user: str, channel
         if action == "confirm":
             digest_repo.confirm_record(session, record_id=state.record, actor=f"slack:{user}", today=today(world.clock),
                                        now=now)  # fmt: skip
-            note = t(locale, "digest.done.confirmed", user=f"<@{user}>")
+            note = item_note(locale, "digest.done.confirmed", user=user)
         else:
             until = digest_repo.snooze_record(session, record_id=state.record, days=SNOOZE_DAYS,
                                               actor=f"slack:{user}", today=today(world.clock), now=now)  # fmt: skip
-            note = t(locale, "digest.done.snoozed", user=f"<@{user}>", until=until.isoformat())
+            note = item_note(locale, "digest.done.snoozed", user=user, until=until.isoformat())
     _update(world, message, shown, state.record, note)
     world.metrics.answer(f"digest_{action}")
 
@@ -114,7 +114,7 @@ def deprecate(world: World, *, state: DeprecateState, user: str, reason: str) ->
         digest_repo.deprecate_record(session, record_id=state.record, reason=reason, actor=f"slack:{user}",
                                      now=world.clock.now())  # fmt: skip
     message = (state.channel, state.ts) if state.channel and state.ts else None
-    note = t(state.locale, "digest.done.deprecated", user=f"<@{user}>", reason=reason)
+    note = item_note(state.locale, "digest.done.deprecated", user=user, reason=reason)
     _update(world, message, None, state.record, note)
     world.metrics.answer("digest_deprecate")
 
