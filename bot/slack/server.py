@@ -109,6 +109,35 @@ def wsgi_app(
     return route
 
 
+class _OncePer(logging.Filter):
+    """Let one record through per ``seconds``; the next one says how many were held back.
+    waitress warns of its task queue on every request that waits for a worker: under a
+    burst (forged requests included) that would be a line per request."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds, self._next, self._held = seconds, float("-inf"), 0
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        with self._lock:
+            now = time.monotonic()
+            if now < self._next:
+                self._held += 1
+                return False
+            held, self._held, self._next = self._held, 0, now + self.seconds
+        if held:
+            record.msg = f"{record.msg} (and {held} more such line(s) in the last %ds)"
+            record.args = (*(record.args or ()), int(self.seconds))  # type: ignore[misc]
+        return True
+
+
+def _thin_queue_warnings() -> None:
+    queue_log = logging.getLogger("waitress.queue")
+    if not any(isinstance(f, _OncePer) for f in queue_log.filters):
+        queue_log.addFilter(_OncePer(10.0))
+
+
 class _TimedParser(HTTPRequestParser):
     """A request being received, with the time its first byte came."""
 
@@ -159,6 +188,7 @@ class Server:
     def __init__(self, app: App, store: Store, metrics: Metrics, executor: Executor,
                  records: Callable[[], int | None], *, host: str = "0.0.0.0", port: int = 3000) -> None:  # fmt: skip
         self.executor = executor
+        _thin_queue_warnings()
         self._waitress = _Waitress(
             wsgi_app(app, store, metrics, records), host=host, port=port, threads=THREADS,
             connection_limit=CONNECTIONS, channel_timeout=IDLE_SECONDS, cleanup_interval=1,
