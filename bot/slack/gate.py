@@ -7,11 +7,9 @@ slack_sdk's :class:`~slack_sdk.signature.SignatureVerifier`, checks that the
 body parses the way Bolt will parse it, and only then hands the request to
 Bolt (which verifies it again, as it always does). What it refuses:
 
-========================================  ======
-a body over :data:`MAX_BODY` (Slack sends a few kB)  413
-no signature, a wrong or stale one, a timestamp that is not a number  401
-a body that is not UTF-8, or a signed body Bolt could not parse  400
-========================================  ======
+- 413: a body over :data:`MAX_BODY` (Slack sends a few kilobytes);
+- 401: no signature, a wrong or stale one, a timestamp that is not a number;
+- 400: a body that is not UTF-8, or a signed body Bolt could not parse.
 
 Refusals are logged at most once per :data:`LOG_EVERY` seconds, one JSON line
 with the counts of refusals since the last line (a flood of forged requests
@@ -127,7 +125,7 @@ def gate(bolt: WsgiApp, signing_secret: str, *, path: str, refusals: RefusalLog 
             return bolt(environ, start_response)
         body = _read_body(environ)
         if body is None:
-            refused.refused("body over 1 MiB", path)
+            refused.refused(f"body over {MAX_BODY >> 20} MiB", path)
             return _respond(start_response, 413, "request body too large")
         problem = check(body, environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
                         environ.get("HTTP_X_SLACK_SIGNATURE"), environ.get("CONTENT_TYPE"), verifier)  # fmt: skip
