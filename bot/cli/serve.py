@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import threading
 from typing import Annotated, Any
 
 import typer
@@ -92,7 +91,7 @@ def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, p
         log.info(
             "stopping on signal %s: finishing work in flight", signum, extra={"signal": signum}
         )
-        threading.Thread(target=server.httpd.shutdown, name="errkb-stop").start()
+        server.shutdown()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

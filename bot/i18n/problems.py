@@ -105,6 +105,8 @@ def problem_text(problem: Problem, locale: str) -> str:
         params["expected"] = _choices(problem.params.get("expected", ""))
     if kind == "translation_without_source":
         params["source"] = field_label(str(problem.params.get("source", "")), locale)
+    if kind == "regex_unsupported":
+        params["construct"] = t(locale, f"problem.regex.{problem.params.get('construct', '')}")
     if "key" in problem.params:
         params["field"] = field_label(str(problem.params["key"]), locale)
     english = catalog("en")

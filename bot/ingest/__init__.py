@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from bot.errors import ImportFailed, Problem
 from bot.ingest.deadends import canon_to_native, is_canon
+from bot.ingest.limits import item_problem
 from bot.ingest.sources import RawItem, expand_paths, read_file
 from bot.records import Record, link_target, validation_problems
 
@@ -38,10 +39,13 @@ def parse_item(item: RawItem, fmt: Format = "auto") -> tuple[Record | None, list
         return None, [
             Problem(item.file, item.where, None, "(record)", f"expected an object, got {kind}")
         ]
+    raw_id = data.get("id")
+    record_id = raw_id if isinstance(raw_id, str) and 0 < len(raw_id) <= 300 else None
+    too_much = item_problem(data)
+    if too_much is not None:
+        return None, [Problem(item.file, item.where, record_id, *too_much)]
     if fmt == "deadends" or (fmt == "auto" and is_canon(data)):
         data = canon_to_native(data)
-    raw_id = data.get("id")
-    record_id = raw_id if isinstance(raw_id, str) and raw_id else None
     try:
         return Record.model_validate(data), []
     except ValidationError as exc:

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from bot.errors import Problem
+from bot.ingest.limits import MAX_DEPTH, MAX_FILE_BYTES, too_big, too_deep
 
 SUFFIXES = (".json", ".jsonl", ".ndjson", ".yaml", ".yml")
 
@@ -54,10 +55,22 @@ def expand_paths(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
     return files, problems
 
 
+class _TooBig(Exception):
+    def __init__(self) -> None:
+        super().__init__(too_big())
+
+
 def _text(path: Path) -> str:
-    raw = path.read_bytes()
+    """The file's text; :class:`_TooBig` past :data:`MAX_FILE_BYTES` (read no further)."""
+    size = path.stat().st_size
     if path.name.lower().endswith(".gz"):
-        raw = gzip.decompress(raw)
+        with gzip.open(path, "rb") as unpacked:
+            raw = unpacked.read(MAX_FILE_BYTES + 1)
+        size = len(raw)
+    elif size <= MAX_FILE_BYTES:
+        raw = path.read_bytes()
+    if size > MAX_FILE_BYTES:
+        raise _TooBig
     return raw.decode("utf-8-sig")
 
 
@@ -67,6 +80,8 @@ def read_file(path: Path) -> tuple[list[RawItem], list[Problem]]:
     kind = _kind(path)
     try:
         text = _text(path)
+    except _TooBig as exc:
+        return [], [Problem(name, "", None, "(file)", str(exc))]
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         return [], [Problem(name, "", None, "(file)", f"cannot read: {exc}")]
     if not kind:
@@ -86,12 +101,29 @@ def _listed(name: str, data: Any, label: str) -> Iterator[RawItem]:
         yield RawItem(name, "", data)
 
 
+def _json(text: str) -> Any:
+    """``json.loads``; a document nested too deep for its recursive decoder is a ValueError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(too_deep()) from None
+
+
+def _json_problem(name: str, where: str, field: str, exc: ValueError) -> Problem:
+    if isinstance(exc, json.JSONDecodeError):
+        where = where or f"line {exc.lineno}"
+        return Problem(name, where, None, field, f"invalid JSON: {exc.msg}")
+    message = str(exc)
+    if "integer string conversion" in message:
+        message = "a number with more than 4,300 digits"
+    return Problem(name, where, None, field, f"invalid JSON: {message}")
+
+
 def _read_json(name: str, text: str) -> tuple[list[RawItem], list[Problem]]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}"
-        return [], [Problem(name, where, None, "(file)", f"invalid JSON: {exc.msg}")]
+        data = _json(text)
+    except ValueError as exc:
+        return [], [_json_problem(name, "", "(file)", exc)]
     return list(_listed(name, data, "index ")), []
 
 
@@ -102,21 +134,41 @@ def _read_jsonl(name: str, text: str) -> tuple[list[RawItem], list[Problem]]:
         if not line.strip():
             continue
         try:
-            items.append(RawItem(name, f"line {number}", json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(name, f"line {number}", None, "(line)", f"invalid JSON: {exc.msg}")
-            )
+            items.append(RawItem(name, f"line {number}", _json(line)))
+        except ValueError as exc:
+            problems.append(_json_problem(name, f"line {number}", "(line)", exc))
     return items, problems
+
+
+def _yaml_too_deep(text: str) -> Problem | None:
+    """Nesting past :data:`MAX_DEPTH`, found from the parser's events (which do not recurse)
+    before the recursive composer sees the document."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                where = f"line {mark.line + 1}" if mark is not None else ""
+                return Problem("", where, None, "(file)", too_deep())
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return None
 
 
 def _read_yaml(name: str, text: str) -> tuple[list[RawItem], list[Problem]]:
     try:
+        deep = _yaml_too_deep(text)
+        if deep is not None:
+            return [], [Problem(name, deep.where, None, deep.field, deep.message)]
         documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else ""
-        return [], [Problem(name, where, None, "(file)", f"invalid YAML: {exc}")]
+        message = " ".join(str(exc).split())  # one line
+        return [], [Problem(name, where, None, "(file)", f"invalid YAML: {message}")]
+    except ValueError as exc:  # a value the safe constructor cannot build (a 13th month)
+        return [], [Problem(name, "", None, "(file)", f"invalid YAML: {exc}")]
     if len(documents) == 1:
         return list(_listed(name, documents[0], "index ")), []
     items: list[RawItem] = []

@@ -20,13 +20,16 @@ in two steps:
    most telling first, and at most :data:`MAX_CONFIRMATIONS` checks are made
    per paste, so a paste holding thousands of known errors costs bounded time.
 
-Patterns RE2 refuses (lookarounds, backreferences) are matched by Python
-``re`` on at most :data:`FALLBACK_INPUT` characters of a line.
+Every regex runs under RE2 only. A record whose regex RE2 refuses
+(lookarounds, backreferences: refused at import since, but an older errkb
+may have stored one) keeps its place for search and show, its regex is
+skipped, and the build says so in one WARNING naming the records.
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -45,24 +48,17 @@ from bot.match.patterns import (
 )
 from bot.match.rank import Hit, Match, RecordInfo, Triage, rank
 from bot.match.re2util import Matcher, matcher
+from bot.match.regexcheck import re2_options as _options
 from bot.match.similarity import Similarity
 from bot.records import Record
 
-FALLBACK_INPUT = 500
+log = logging.getLogger(__name__)
 EAGER_COMPILE = 60_000
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
 MAX_CONFIRMATIONS = 500  # branch checks per paste; 280 real pastes needed at most 74
 _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
-
-
-def _options(max_mem: int = 8 << 20) -> re2.Options:
-    options = re2.Options()
-    options.case_sensitive = False
-    options.max_mem = max_mem
-    options.log_errors = False
-    return options
 
 
 def _anchor(
@@ -128,13 +124,13 @@ class MatchIndex:
         self._alts: list[Alternative] = []
         self._compiled: dict[int, Matcher | None] = {}
         self._always: list[int] = []  # alternatives without a prefilter key
-        self._fallback: list[tuple[int, re.Pattern[str]]] = []
+        self.skipped: list[str] = []  # ids of records whose regex RE2 refuses
         required_by: list[tuple[int, list[str], bool]] = []  # (alternative, keys, all needed)
         for i, record in enumerate(self.records):
             try:
                 re2.compile(record.regex, _options())
             except Exception:  # noqa: BLE001 - RE2 refuses lookarounds/backrefs
-                self._fallback.append((i, re.compile(record.regex, re.IGNORECASE)))
+                self.skipped.append(record.id)
                 continue
             for branch in split_alternatives(record.regex):
                 if branch in seen:
@@ -162,6 +158,11 @@ class MatchIndex:
                         )
                     )
         self._anchored, self._automaton = _anchor(required_by)
+        if self.skipped:
+            log.warning(
+                "%d record(s) with a regex RE2 cannot run are matched by text only: %s",
+                len(self.skipped), ", ".join(self.skipped), extra={"records": self.skipped},
+            )  # fmt: skip
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> MatchIndex:
@@ -176,11 +177,6 @@ class MatchIndex:
 
     def __len__(self) -> int:
         return len(self.records)
-
-    @property
-    def fallback_ids(self) -> list[str]:
-        """Records matched by Python ``re`` because RE2 refused their regex."""
-        return [self.records[i].id for i, _ in self._fallback]
 
     def record(self, record_id: str) -> Record | None:
         index = self._by_id.get(record_id)
@@ -210,8 +206,7 @@ class MatchIndex:
         return sorted(candidates)
 
     def _line_hits(self, line: str) -> tuple[list[tuple[int, int]], int]:
-        """(record, alternative) for every record branch that matches ``line``, the
-        alternative ``-1`` for a record matched by its Python ``re`` fallback; and how
+        """(record, alternative) for every record branch that matches ``line``, and how
         many branches were checked."""
         data = line.encode("utf-8", "surrogatepass")
         found: list[tuple[int, int]] = []
@@ -220,17 +215,7 @@ class MatchIndex:
             regex = self._regex(alt)
             if regex is not None and regex(data):
                 found.extend((owner, alt) for owner in self._owners[alt])
-        if self._fallback:
-            bounded = line[:FALLBACK_INPUT]
-            found.extend(
-                (record, -1) for record, pattern in self._fallback if pattern.search(bounded)
-            )
         return found, len(candidates)
-
-    def _alternative(self, record: int, alt: int) -> Alternative:
-        if alt >= 0:
-            return self._alts[alt]
-        return analyse(self.records[record].regex)
 
     def regex_hits(self, line: str) -> list[int]:
         """Indices of every record whose regex matches ``line``."""
@@ -254,7 +239,7 @@ class MatchIndex:
             found, checked = self._line_hits(lines[position].text)
             budget -= checked
             for record, alt in found:
-                branch = self._alternative(record, alt)
+                branch = self._alts[alt]
                 known = best.get((record, position))
                 if known is None or branch.literal_chars > known.literal_chars:
                     best[(record, position)] = branch

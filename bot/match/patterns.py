@@ -239,14 +239,14 @@ def risky_regex(pattern: str) -> str | None:
     """Why ``pattern`` could backtrack catastrophically in Python ``re``, or ``None``.
 
     errkb itself matches with RE2 (linear time); this flags, at import, the
-    patterns that would hang a backtracking engine on a crafted line.
+    patterns that would hang a backtracking engine on a crafted line (where the
+    records go to tools that match with one).
     """
-    try:
-        import re2
+    from bot.match.regexcheck import regex_problem
 
-        re2.compile(pattern)
-    except Exception:  # noqa: BLE001 - any RE2 refusal means "Python re only"
-        return "not supported by RE2 (lookaround or backreference): matched by Python re on bounded input"
+    problem = regex_problem(pattern)
+    if problem is not None:
+        return problem
     if _NESTED.search(pattern):
         return "nested quantifier such as (a+)+: exponential backtracking"
     worst = max(analyse(alt).gaps for alt in split_alternatives(pattern))

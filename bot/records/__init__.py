@@ -29,6 +29,7 @@ from bot.records.localized import (
 from bot.records.model import (
     ID_PATTERN,
     NATIVE_ORDER,
+    STORED,
     TRANSLATABLE,
     TRANSLATABLE_LIST,
     TRANSLATABLE_TEXT,
@@ -67,7 +68,7 @@ from bot.records.translation import (
 )
 
 __all__ = [
-    "ID_PATTERN", "LINK_KINDS", "LOCALE_PATTERN", "NATIVE_ORDER", "TRANSLATABLE",
+    "ID_PATTERN", "LINK_KINDS", "LOCALE_PATTERN", "NATIVE_ORDER", "STORED", "TRANSLATABLE",
     "TRANSLATABLE_LIST", "TRANSLATABLE_TEXT", "TRANSLATED", "TRANSLATION_KEY", "DeadEnd", "DeadEndText",
     "GraphText", "Link", "LinkItem", "LinkText", "LocalDeadEnd", "LocalLink", "LocalRecord",
     "LocalVersion", "LocalWorkaround", "Problem", "Rate", "Record", "Resolvable", "Text",

@@ -13,12 +13,14 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
+from bot.match.regexcheck import regex_issue
 from bot.records.given import GivenKeys
 from bot.records.localized import LocalRecord, localize
 from bot.records.translation import (
@@ -43,6 +45,9 @@ TRANSLATABLE = TRANSLATABLE_TEXT + TRANSLATABLE_LIST
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+\-]*(?:/[A-Za-z0-9][A-Za-z0-9._+\-]*)*$")
 #: The seed example writes ``root_cause_<locale>`` after ``root_cause_type``.
 _TRANSLATIONS_AFTER = {"root_cause": "", "root_cause_type": "root_cause"}
+#: Validation context of a record read back from the database: what an earlier
+#: errkb accepted is loaded as it is (the match index then skips a regex it cannot run).
+STORED = {"stored": True}
 
 #: Native fields in the order the seed example writes them.
 NATIVE_ORDER = (
@@ -203,13 +208,12 @@ class Record(BaseModel):
 
     @field_validator("regex")
     @classmethod
-    def _regex_compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise PydanticCustomError(
-                "regex_invalid", "expected a valid regular expression: {error}", {"error": str(exc)}
-            ) from None
+    def _regex_compiles(cls, value: str, info: ValidationInfo) -> str:
+        if info.context and info.context.get("stored"):
+            return value
+        issue = regex_issue(value)
+        if issue is not None:  # the English sentence, and what each locale's catalog needs
+            raise PydanticCustomError(issue.kind, str(issue).replace("{", "{{").replace("}", "}}"), issue.params)
         return value
 
     @field_validator("resolvable", mode="before")

@@ -53,7 +53,7 @@ class Reply:
     reply_id: int | None = None  # enables vote and share buttons
     ephemeral: bool = False  # adds "Share in channel"
     votes: bool = True
-    note: str | None = None  # e.g. the acknowledgement of a vote
+    note: str | None = None  # mrkdwn made by errkb (a vote's thanks), not text from a person
     cut_at: int | None = None  # the paste was cut at this many characters
     add: AddState | None = None  # "Add to knowledge base" button state
 
@@ -262,7 +262,10 @@ def render_answer(records: Sequence[Record], reply: Reply, graph: Graph, counts:
         blocks += record_blocks(record, reply, graph, counts)
     first = ordered[0]
     fallback = t(
-        loc, "answer.fallback", signature=str(first.text("signature", loc)[0]), id=first.id
+        loc,
+        "answer.fallback",
+        signature=esc(str(first.text("signature", loc)[0])),
+        id=esc(first.id),
     )
     return message(fallback, blocks, tail=_share_tail(reply), overflow=t(loc, "answer.overflow"))
 

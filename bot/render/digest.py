@@ -16,6 +16,7 @@ from typing import Any
 from bot.digest.select import StaleItem, explain
 from bot.i18n import t
 from bot.render.blocks import freshness
+from bot.render.escape import escape_params, mention
 from bot.render.ids import ActionId, BlockId, CallbackId, InputId
 from bot.render.kit import (
     HEADER_TEXT,
@@ -48,7 +49,7 @@ def item_block_id(record_id: str) -> str:
 
 def _domains(counts: Mapping[str, int]) -> str:
     return ", ".join(
-        f"{domain} {count}"
+        f"{esc(domain)} {count}"
         for domain, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     )
 
@@ -105,7 +106,8 @@ def render_digest(
         domains=_domains(Counter(i.domain for i in items)),
     )
     if owner_domains:
-        summary += "\n" + t(locale, "digest.summary.mine", domains=", ".join(owner_domains))
+        mine = esc(", ".join(owner_domains))
+        summary += "\n" + t(locale, "digest.summary.mine", domains=mine)
     blocks.append(context(summary))
     for rank, item in enumerate(listed, start=1):
         blocks.extend(_item_blocks(locale, rank, item, today))
@@ -116,6 +118,12 @@ def render_digest(
         ]
         blocks += [divider(), section(t(locale, "digest.unknown.title") + "\n" + "\n".join(lines))]
     return message(title, blocks)
+
+
+def item_note(locale: str, key: str, *, user: str, **params: object) -> str:
+    """What was done to a digest item and by whom (``digest.done.*``): the user mentioned, a
+    reason or date given as text escaped."""
+    return t(locale, key, user=mention(user), **escape_params(params))
 
 
 def mark_item(blocks: Sequence[Block], record_id: str, note: str) -> list[Block]:

@@ -7,8 +7,11 @@ Slack rejects a payload over any limit, so every builder truncates: text to
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
+
+from bot.render.escape import escape_mrkdwn
 
 Block = dict[str, Any]
 Message = dict[str, Any]  # {"text": fallback, "blocks": [...]} (+ response_type etc.)
@@ -30,16 +33,19 @@ MODAL_BUTTON = 24
 INPUT_LABEL = 2_000
 INITIAL_VALUE = 3_000
 ELLIPSIS = "…"
+_CUT_ENTITY = re.compile(r"&[a-z]{0,3}$")
+
+#: The renderers' short name for :func:`bot.render.escape.escape_mrkdwn`.
+esc = escape_mrkdwn
 
 
 def cut(text: str, limit: int) -> str:
-    """``text`` in at most ``limit`` characters, with an ellipsis when shortened."""
-    return text if len(text) <= limit else text[: max(0, limit - 1)] + ELLIPSIS
-
-
-def esc(text: str) -> str:
-    """Escape the three characters mrkdwn treats as markup (``&``, ``<``, ``>``)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """``text`` in at most ``limit`` characters, with an ellipsis when shortened (never in the
+    middle of an escaped ``&amp;``, ``&lt;`` or ``&gt;``)."""
+    if len(text) <= limit:
+        return text
+    kept = text[: max(0, limit - 1)]
+    return _CUT_ENTITY.sub("", kept) + ELLIPSIS
 
 
 def code(text: str) -> str:
@@ -48,7 +54,8 @@ def code(text: str) -> str:
 
 
 def link(url: str, label: str) -> str:
-    return f"<{url.replace('|', '%7C').replace('>', '%3E')}|{esc(label)}>"
+    safe = url.replace("&", "&amp;").replace("|", "%7C").replace("<", "%3C").replace(">", "%3E")
+    return f"<{safe}|{esc(label)}>"
 
 
 def mrkdwn(text: str, limit: int = SECTION_TEXT) -> dict[str, Any]:

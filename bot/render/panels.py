@@ -9,6 +9,7 @@ from typing import Protocol
 from bot.i18n import t
 from bot.records import Record
 from bot.render.blocks import Graph, Reply, _share_tail, record_blocks
+from bot.render.escape import escape_params
 from bot.render.ids import COMMAND, ActionId
 from bot.render.kit import Message, button, code, context, cut, esc, link, message, section
 from bot.render.state import AddState, RecordState
@@ -31,8 +32,8 @@ class UnknownItem(Protocol):
 
 
 def render_text(locale: str, key: str, **params: object) -> Message:
-    """A one-section message from a catalog key."""
-    text = t(locale, key, **params)
+    """A one-section message from a catalog key; text parameters are escaped."""
+    text = t(locale, key, **escape_params(params))
     return message(text, [section(text)])
 
 
@@ -42,8 +43,8 @@ def render_record(record: Record, reply: Reply, graph: Graph) -> Message:
     fallback = t(
         reply.locale,
         "answer.fallback",
-        signature=str(record.text("signature", reply.locale)[0]),
-        id=record.id,
+        signature=esc(str(record.text("signature", reply.locale)[0])),
+        id=esc(record.id),
     )
     return message(
         fallback, blocks, tail=_share_tail(reply), overflow=t(reply.locale, "answer.overflow")
@@ -53,7 +54,7 @@ def render_record(record: Record, reply: Reply, graph: Graph) -> Message:
 def render_search(words: str, results: Sequence[tuple[Record, float]], reply: Reply) -> Message:
     loc = reply.locale
     if not results:
-        return render_text(loc, "search.none", words=esc(cut(words, 200)))
+        return render_text(loc, "search.none", words=cut(words, 200))
     blocks = [section(t(loc, "search.title", words=esc(cut(words, 200))))]
     for record, _score in results[:SHOWN_RESULTS]:
         signature, _ = record.text("signature", loc)
@@ -63,7 +64,8 @@ def render_search(words: str, results: Sequence[tuple[Record, float]], reply: Re
         blocks.append(
             section(f"{code(record.id)}\n{esc(cut(str(signature), 600))}", accessory=show)
         )
-    return message(t(loc, "search.title", words=cut(words, 200)), blocks, tail=_share_tail(reply))
+    title = t(loc, "search.title", words=esc(cut(words, 200)))
+    return message(title, blocks, tail=_share_tail(reply))
 
 
 def render_help(locale: str, commands: Sequence[str]) -> Message:
@@ -109,7 +111,8 @@ def render_refusal(locale: str) -> Message:
 
 
 def render_error(locale: str, key: str, **params: object) -> Message:
-    text = t(locale, key, **params)
+    """A warning from a catalog key; text parameters (a record id someone typed) are escaped."""
+    text = t(locale, key, **escape_params(params))
     return message(text, [section(f":warning: {text}")])
 
 

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from bot.errors import RecordNotFound
 from bot.i18n import negotiate_locale, t
 from bot.render import panels
-from bot.render.digest import mark_item, render_deprecate_modal
+from bot.render.digest import item_note, mark_item, render_deprecate_modal
 from bot.render.ids import BlockId, InputId
 from bot.render.kit import Block
 from bot.render.state import DeprecateState, DigestItemState
@@ -81,11 +81,11 @@ def act(click: ActionJob, state: DigestItemState, action: str, *, store: Store, 
         if allowed and action == "confirm":
             digest_repo.confirm_record(session, record_id=state.record, actor=f"slack:{click.user}",
                                        today=now.date(), now=now)  # fmt: skip
-            note = t(shared, "digest.done.confirmed", user=f"<@{click.user}>")
+            note = item_note(shared, "digest.done.confirmed", user=click.user)
         elif allowed:
             until = digest_repo.snooze_record(session, record_id=state.record, days=SNOOZE_DAYS,
                                               actor=f"slack:{click.user}", today=now.date(), now=now)  # fmt: skip
-            note = t(shared, "digest.done.snoozed", user=f"<@{click.user}>", until=until.isoformat())
+            note = item_note(shared, "digest.done.snoozed", user=click.user, until=until.isoformat())
     if not allowed:
         private(slack, click, panels.render_text(locale, "digest.refuse"))
         metrics.decline("not_maintainer")
@@ -134,7 +134,7 @@ def deprecate(state: DeprecateState, user: str, reason: str, *, store: Store, sl
 def after_deprecate(state: DeprecateState, user: str, reason: str, *, slack: SlackGateway,
                     settings: Settings, metrics: Metrics) -> None:  # fmt: skip
     message = (state.channel, state.ts) if state.channel and state.ts else None
-    note = t(note_locale(settings, message, state.locale), "digest.done.deprecated", user=f"<@{user}>",
-             reason=reason)  # fmt: skip
+    note = item_note(note_locale(settings, message, state.locale), "digest.done.deprecated", user=user,
+                     reason=reason)  # fmt: skip
     update_digest(slack, message, None, state.record, note)
     metrics.answer("digest_deprecate")

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from bot.records import (
     LINK_KINDS,
+    STORED,
     Record,
     link_condition,
     link_probability,
@@ -159,7 +160,7 @@ def record_from_rows(
         value = _translation_value(t["field"], t["value"])
         data["translations"].setdefault(t["locale"], {})[t["field"]] = value
     data.update(row["extra"] or {})
-    return Record.model_validate(data)
+    return Record.model_validate(data, context=STORED)
 
 
 def _link_item(link: dict[str, Any]) -> Any:

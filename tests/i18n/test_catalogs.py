@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from bot.i18n import available_locales, catalog, placeholders
+from bot.match import regexcheck
 from bot.records import DeadEnd, Link, Record, VersionInfo, Workaround
 from tests.i18n.prose import english_words
 
@@ -77,5 +78,7 @@ def test_every_problem_errkb_raises_has_a_message() -> None:
         if path.name.endswith(".py"):
             raised |= set(re.findall(r'PydanticCustomError\(\s*"(\w+)"', path.read_text("utf-8")))
     raised.add("translation_entry")  # the Discriminator's custom error type
+    raised |= set(regexcheck.KINDS)  # a regex errkb cannot run, said by kind
     assert {"record_id_shape", "regex_invalid", "translation_without_source"} <= raised
+    assert sorted(c for c in regexcheck.CONSTRUCTS if f"problem.regex.{c}" not in catalog("en")) == []
     assert sorted(k for k in raised if f"problem.{k}" not in catalog("en")) == []

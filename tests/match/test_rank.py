@@ -68,12 +68,6 @@ def test_record_lookup(small_index: MatchIndex) -> None:
     assert small_index.record("nope") is None
 
 
-def test_regexes_re2_refuses_fall_back_to_python_re() -> None:
-    index = MatchIndex.build([make("x/lookahead/a", "Error: foo bar", r"foo(?=\sbar)", "x")])
-    assert index.fallback_ids == ["x/lookahead/a"]
-    assert index.regex_hits("Error: foo bar") == [0]
-
-
 def test_risky_regexes_are_flagged() -> None:
     assert risky_regex("(a+)+b") is not None
     assert risky_regex("dataloader.*batch.*not.*firing") is not None

@@ -121,9 +121,10 @@ def test_a_snippet_file_is_read(bot: Bot) -> None:
     assert download.headers["Authorization"].startswith("Bearer xoxb-")
 
 
-def test_a_one_megabyte_paste_is_acked_fast_and_cut_with_a_note(bot: Bot) -> None:
-    huge = "INFO all good here, nothing to see\n" * 30_000 + PASTE
-    assert len(huge) > 1_000_000
+def test_a_paste_over_the_limit_is_acked_fast_and_cut_with_a_note(bot: Bot) -> None:
+    # (a request body over 1 MiB is refused before it reaches errkb: tests/slack/test_gate.py)
+    huge = "INFO all good here, nothing to see\n" * 20_000 + PASTE
+    assert 100_000 < len(huge) < 1_000_000
     response, _ = bot.send.message(PASTE + "\n" + huge)
     assert response.status == 200 and response.seconds < 1.0
     posts = bot.fake.wait_for("chat.postMessage", timeout=20)

@@ -1,0 +1,464 @@
+"""Fault benchmark: what hostile clients and bad records do to a running ``errkb serve --http``.
+
+Starts the loopback Slack Web API stand-in and one ``errkb serve`` process on a
+fresh SQLite file holding the starter knowledge base, the test records and one
+record stored by an older errkb with a regex RE2 refuses (a lookahead plus
+``(a+)+$``). Then runs each scenario of :data:`SCENARIOS` in turn and prints
+one table: the figure, its target, and whether it was met. While a scenario
+runs, a watcher sends a signed paste every 0.2 s and asks ``/healthz`` every
+0.1 s, and samples the server's resident memory every 20 ms.
+
+    python benchmarks/bench_faults.py
+    python benchmarks/bench_faults.py --only "hostile regex"
+
+A scenario is a function of a :class:`Bench` returning :class:`Figure` rows;
+add one by writing it and listing it in :data:`SCENARIOS`. Every request loop
+is bounded in count and time and talks to loopback only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.ingest import load_records
+from bot.records import STORED, Record
+from bot.store import repository
+from bot.store.db import open_store
+from tests.slack.conftest import sign
+from tests.slack.fake_slack import FakeSlack
+
+SECRET, TOKEN, USER, CHANNEL = "bench-secret", "xoxb-bench-token", "UBENCH", "CBENCH"
+SERVE = ("from bot.cli import app, serve; "
+         "'serve' in [c.name for c in app.registered_commands] or serve.register(app); app()")  # fmt: skip
+PASTE = """Traceback (most recent call last):
+  File "/srv/app/worker{n}.py", line 88, in run
+    frob.start()
+frobnicate.errors.FrobnicatorOverheatError: frobnicator core temperature {n} exceeded limit 300"""
+HOSTILE_RECORD = {"id": "bench/lookahead-bomb", "signature": "BombError: aaaa", "domain": "bench",
+                  "regex": r"BombError: (?=a)(a+)+$"}  # fmt: skip
+HOSTILE_PASTES = {
+    "lookahead + (a+)+$, 40 chars": "BombError: " + "a" * 40 + "!",
+    "lookahead + (a+)+$, 10k chars": "BombError: " + "a" * 10_000 + "!",
+    ".*-chained, 10k-char line": "RuntimeError: dataloader " + "batch not " * 1_000 + "x" * 2_000,
+}
+MB = 1 << 20
+
+
+@dataclass
+class Figure:
+    scenario: str
+    name: str
+    value: float | str
+    unit: str = ""
+    target: str = ""
+    ok: bool | None = None
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return (
+        ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
+    )
+
+
+@dataclass
+class Watch:
+    """What the watcher saw during one scenario."""
+
+    acks: list[float] = field(default_factory=list)
+    ack_failures: int = 0
+    health: list[float] = field(default_factory=list)
+    health_failures: int = 0
+    rss: list[int] = field(default_factory=list)
+
+
+class Bench:
+    """The running server and what scenarios need to talk to it."""
+
+    def __init__(self, base: str, pid: int, fake: FakeSlack, log: Path) -> None:
+        self.base, self.pid, self.fake, self.log = base, pid, fake, log
+        self.port = int(base.rsplit(":", 1)[1])
+        self._n = iter(range(1, 10**9))
+        self._lock = threading.Lock()
+
+    def rss(self) -> int:
+        """The server's resident memory in bytes (0 once it is gone)."""
+        try:
+            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return 0
+
+    def post(self, body: bytes, headers: dict[str, str], timeout: float = 5.0) -> tuple[int, float]:
+        request = urllib.request.Request(self.base + "/slack/events", body, headers, method="POST")
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                response.read()
+                return response.status, time.monotonic() - started
+        except urllib.error.HTTPError as exc:
+            return exc.code, time.monotonic() - started
+
+    def paste(self, text: str | None = None, timeout: float = 5.0) -> tuple[int, float, str]:
+        """A signed paste: (status, seconds to the ack, its ts)."""
+        with self._lock:
+            n = next(self._n)
+        ts = f"1800000000.{n:06d}"
+        event = {"type": "message", "channel": CHANNEL, "user": USER, "ts": ts, "client_msg_id": f"f{n}",
+                 "text": text if text is not None else PASTE.format(n=n)}  # fmt: skip
+        body = json.dumps({"type": "event_callback", "event_id": f"EvF{n:08d}", "team_id": "T1",
+                           "event": event}).encode()  # fmt: skip
+        return (*self.signed(body, "application/json", timeout), ts)
+
+    def signed(self, body: bytes, content_type: str, timeout: float) -> tuple[int, float]:
+        """POST ``body`` signed as Slack signs it: (status or 0 when unanswered, seconds)."""
+        now = int(time.time())
+        headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(now),
+                   "X-Slack-Signature": sign(body, now, SECRET)}  # fmt: skip
+        try:
+            return self.post(body, headers, timeout)
+        except OSError:
+            return 0, timeout
+
+    def command(self, text: str, timeout: float = 5.0) -> tuple[int, float, str]:
+        """A signed ``/errkb <text>``: (status, seconds to the ack, the name of its response_url)."""
+        with self._lock:
+            n = next(self._n)
+        name = f"cmd{n}"
+        form = {"team_id": "T1", "channel_id": CHANNEL, "user_id": USER, "command": "/errkb", "text": text,
+                "response_url": self.fake.response_url(name), "trigger_id": f"t{n}"}  # fmt: skip
+        body = urllib.parse.urlencode(form).encode()
+        return (*self.signed(body, "application/x-www-form-urlencoded", timeout), name)
+
+    def responded_at(self, name: str, timeout: float) -> float | None:
+        calls = self.fake.wait_for("response_url", timeout=timeout,
+                                   where=lambda c: c.params.get("name") == name)  # fmt: skip
+        return calls[0].at if calls else None
+
+    def healthz(self, timeout: float = 5.0) -> float | None:
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(self.base + "/healthz", timeout=timeout) as response:
+                response.read()
+                return time.monotonic() - started if response.status == 200 else None
+        except OSError:
+            return None
+
+    def match_seconds(self) -> tuple[float, int]:
+        """The server's ``errkb_match_seconds`` histogram: (sum, count)."""
+        try:
+            with urllib.request.urlopen(self.base + "/metrics", timeout=5) as response:
+                text = response.read().decode()
+        except OSError:  # a server that does not answer has no figure to give
+            return 0.0, -1
+        found = {k: float(v) for k, _, v in (line.rpartition(" ") for line in text.splitlines())
+                 if k in ("errkb_match_seconds_sum", "errkb_match_seconds_count")}  # fmt: skip
+        return found.get("errkb_match_seconds_sum", 0.0), int(
+            found.get("errkb_match_seconds_count", 0)
+        )
+
+    @contextmanager
+    def watching(self, *, pastes: bool = True) -> Iterator[Watch]:
+        """Signed pastes every 0.2 s (unless not ``pastes``), /healthz every 0.1 s, memory every
+        20 ms, while the block runs."""
+        watch, stop = Watch(), threading.Event()
+
+        def send_pastes() -> None:
+            while not stop.wait(0.2):
+                status, seconds, _ = self.paste()
+                watch.acks.append(seconds) if status == 200 else None
+                watch.ack_failures += status != 200
+
+        def health() -> None:
+            while not stop.wait(0.1):
+                seconds = self.healthz()
+                watch.health.append(seconds) if seconds is not None else None
+                watch.health_failures += seconds is None
+
+        def memory() -> None:
+            while not stop.wait(0.02):
+                watch.rss.append(self.rss())
+
+        jobs = (send_pastes, health, memory) if pastes else (health, memory)
+        threads = [threading.Thread(target=f, daemon=True) for f in jobs]
+        for thread in threads:
+            thread.start()
+        try:
+            yield watch
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(timeout=10)
+
+    def watch_figures(self, scenario: str, watch: Watch, baseline: int) -> list[Figure]:
+        growth = (max(watch.rss, default=baseline) - baseline) / MB
+        acks = [s * 1000 for s in watch.acks]
+        health = [s * 1000 for s in watch.health]
+        return [
+            Figure(scenario, "memory growth (peak)", round(growth, 1), "MB", "< 50", growth < 50),
+            Figure(scenario, f"signed paste ack p50/p99/max ({len(acks)} sent)",
+                   f"{percentile(acks, .5):.1f} / {percentile(acks, .99):.1f} / {max(acks, default=float('nan')):.1f}",
+                   "ms", "p99 < 100", bool(acks) and percentile(acks, .99) < 100),
+            Figure(scenario, "signed pastes not acked 200", watch.ack_failures, "", "0", watch.ack_failures == 0),
+            Figure(scenario, f"/healthz p99/max ({len(health)} asked)",
+                   f"{percentile(health, .99):.1f} / {max(health, default=float('nan')):.1f}", "ms",
+                   "answers throughout", watch.health_failures == 0 and bool(health)),
+        ]  # fmt: skip
+
+
+# -- scenarios -------------------------------------------------------------------------------
+
+
+def _big_body(port: int, size: int, deadline: float) -> tuple[int | None, int]:
+    """An unsigned POST announcing ``size`` bytes, sent as fast as the server takes it: (the status
+    it got or None, bytes it managed to send)."""
+    sent = 0
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(f"POST /slack/events HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {size}\r\n\r\n".encode())  # fmt: skip
+        chunk = b"x" * (256 << 10)
+        conn.settimeout(0.5)
+        try:
+            while sent < size and time.monotonic() < deadline:
+                sent += conn.send(chunk[: size - sent])
+        except OSError:
+            pass  # cut off
+        conn.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            head = conn.recv(64).decode("latin-1")
+            return (int(head.split(" ", 2)[1]) if head.startswith("HTTP/") else None), sent
+        except (OSError, ValueError, IndexError):
+            return None, sent
+
+
+def _slow_connection(port: int) -> socket.socket | None:
+    try:
+        conn = socket.create_connection(("127.0.0.1", port), timeout=5)
+        conn.sendall(b"POST /slack/events HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 2000\r\n\r\n{")  # fmt: skip
+        return conn
+    except OSError:
+        return None
+
+
+def _closed(conn: socket.socket) -> bool:
+    conn.settimeout(0)
+    try:
+        return conn.recv(4096) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def big_bodies_and_slow_connections(bench: Bench) -> list[Figure]:
+    """Four unsigned 50 MB bodies and 300 connections that send headers and one byte."""
+    name = "4 × 50 MB unsigned + 300 slow"
+    baseline = bench.rss()
+    with bench.watching() as watch:
+        slow = [c for c in (_slow_connection(bench.port) for _ in range(300)) if c is not None]
+        deadline = time.monotonic() + 20
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: _big_body(bench.port, 50 * MB, deadline), range(4)))
+        cut_by = time.monotonic() + 25  # the server's own limits must end them before this
+        while time.monotonic() < cut_by and not all(_closed(c) for c in slow):
+            time.sleep(0.25)
+        closed = sum(_closed(c) for c in slow)
+        for conn in slow:
+            conn.close()
+    statuses = sorted({str(status) for status, _ in results})
+    read_mb = max(sent for _, sent in results) / MB
+    return [
+        Figure(name, "50 MB bodies: status", ", ".join(statuses), "", "413 (or 401)",
+               all(s in (413, 401) for s, _ in results)),
+        Figure(name, "50 MB bodies: most accepted before the cut", round(read_mb, 1), "MB", "< 50",
+               read_mb < 50),
+        Figure(name, f"slow connections closed by the server ({len(slow)} opened)", closed, "",
+               "all, within 25 s", closed == len(slow)),
+        *bench.watch_figures(name, watch, baseline),
+    ]  # fmt: skip
+
+
+def malformed_requests(bench: Bench) -> list[Figure]:
+    """200 unsigned non-JSON bodies and 200 requests with a timestamp that is not a number."""
+    name = "400 malformed/unsigned"
+    log_before = bench.log.read_text(errors="replace").count("\n")
+    bodies = [(b"\x00garbage{{{", {"Content-Type": "application/json"})] * 200
+    bodies += [(b"{}", {"Content-Type": "application/json", "X-Slack-Request-Timestamp": "soon",
+                        "X-Slack-Signature": "v0=00"})] * 200  # fmt: skip
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(lambda b: bench.post(*b)[0], bodies))
+    time.sleep(0.5)
+    lines = bench.log.read_text(errors="replace").splitlines()[log_before:]
+    tracebacks = sum("Traceback" in line for line in lines)
+    by_logger: dict[str, int] = {}
+    for line in lines:
+        try:
+            logger = str(json.loads(line).get("logger"))
+        except ValueError:
+            logger = "(not JSON)"
+        by_logger[logger] = by_logger.get(logger, 0) + 1
+    counts = {s: statuses.count(s) for s in sorted(set(statuses))}
+    return [
+        Figure(
+            name, "statuses", json.dumps(counts), "", "only 400/401", set(counts) <= {400, 401}
+        ),  # fmt: skip
+        Figure(
+            name,
+            "log lines for them",
+            f"{len(lines)} {json.dumps(by_logger)}",
+            "",
+            "≤ 1 per 10 s",
+            len(lines) <= 2,
+        ),  # fmt: skip
+        Figure(name, "tracebacks", tracebacks, "", "0", tracebacks == 0),
+    ]
+
+
+def hostile_regex(bench: Bench) -> list[Figure]:
+    """The worst pastes for a stored record whose regex RE2 refuses (and for .*-chained regexes)."""
+    name = "hostile regex"
+    rows: list[Figure] = []
+    baseline = bench.rss()
+    with bench.watching(pastes=False) as watch:  # alone, so the match time is this paste's
+        for label, text in HOSTILE_PASTES.items():
+            status, seconds, _ = bench.paste(text)  # in a channel: acked, then answered or declined
+            rows.append(Figure(name, f"{label}: channel paste ack", round(seconds * 1000, 1), "ms", "< 100",
+                               status == 200 and seconds < 0.1))  # fmt: skip
+            time.sleep(0.3)  # let that paste's work finish before the next is measured
+            before = bench.match_seconds()
+            status, seconds, reply = bench.command(text)  # /errkb: always answered, privately
+            sent = time.monotonic() - seconds
+            answered = bench.responded_at(reply, timeout=5.0) if status == 200 else None
+            took = "none in 5 s" if answered is None else round((answered - sent) * 1000, 1)
+            after = bench.match_seconds()
+            matched = round((after[0] - before[0]) * 1000, 1) if after[1] == before[1] + 1 else "?"
+            rows += [
+                Figure(name, f"{label}: /errkb ack", round(seconds * 1000, 1), "ms", "< 100",
+                       status == 200 and seconds < 0.1),
+                Figure(name, f"{label}: matched or declined in", matched, "ms", "≤ 100",
+                       matched != "?" and float(matched) <= 100),
+                Figure(name, f"{label}: /errkb paste to answer", took, "ms", "< 500",
+                       answered is not None and float(took) < 500),
+            ]  # fmt: skip
+    return rows + [f for f in bench.watch_figures(name, watch, baseline) if "healthz" in f.name]
+
+
+#: Every scenario, run in this order: (name, function).
+SCENARIOS: list[tuple[str, Callable[[Bench], list[Figure]]]] = [
+    ("hostile regex", hostile_regex),
+    ("malformed", malformed_requests),
+    ("big bodies and slow connections", big_bodies_and_slow_connections),
+]
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+def prepare(folder: Path) -> str:
+    url = f"sqlite:///{folder}/bench.sqlite3"
+    records = load_records(
+        sorted((ROOT / "data").glob("*.json")) + [ROOT / "tests" / "slack" / "kb.json"]
+    )
+    records.append(
+        Record.model_validate(HOSTILE_RECORD, context=STORED)
+    )  # as an older errkb stored it
+    store = open_store(url)
+    with store.transaction() as session:
+        repository.import_records(session, records=records, on_conflict="upsert", actor="bench",
+                                  now=datetime.now(UTC))  # fmt: skip
+    store.dispose()
+    return url
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serving(server_root: Path, folder: Path, fake: FakeSlack) -> Iterator[Bench]:
+    port, log = free_port(), folder / "serve.log"
+    env = {**os.environ, "ERRKB_DATABASE_URL": prepare(folder), "SLACK_API_URL": fake.api_url,
+           "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "ERRKB_LOG_LEVEL": "WARNING",
+           "ERRKB_LOG_FORMAT": "json", "PYTHONPATH": str(server_root)}  # fmt: skip
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--http", "--host", "127.0.0.1",
+                                 "--port", str(port)], env=env, cwd=server_root, stderr=err)  # fmt: skip
+        bench = Bench(f"http://127.0.0.1:{port}", proc.pid, fake, log)
+        try:
+            deadline = time.monotonic() + 60
+            while bench.healthz(timeout=2) is None:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise SystemExit("errkb serve did not become healthy; see " + str(log))
+                time.sleep(0.1)
+            for _ in range(5):  # warm: first answers build caches
+                bench.paste()
+            fake.wait_for("chat.postMessage", 5, timeout=10)
+            yield bench
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                print("  (errkb serve ignored SIGTERM for 20 s: killed)")
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--only", action="append", help="run only the scenarios with these names")
+    parser.add_argument("--server-root", type=Path, default=ROOT,
+                        help="checkout whose errkb serve is measured (default: this one)")  # fmt: skip
+    args = parser.parse_args()
+    chosen = [(n, f) for n, f in SCENARIOS if not args.only or n in args.only]
+    fake = FakeSlack(users={USER: {"locale": "en-US"}}).start()
+    rows: list[Figure] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="errkb-faults-") as tmp, \
+                serving(args.server_root.resolve(), Path(tmp), fake) as bench:  # fmt: skip
+            for name, scenario in chosen:
+                print(f"running: {name}", file=sys.stderr)
+                rows += scenario(bench)
+    finally:
+        fake.stop()
+    width = max(len(f"{r.scenario}  {r.name}") for r in rows)
+    for row in rows:
+        verdict = {True: "ok", False: "MISSED", None: ""}[row.ok]
+        label = f"{row.scenario}  {row.name}".ljust(width)
+        print(
+            f"{label}  {str(row.value) + (' ' + row.unit if row.unit else ''):>26}  {row.target:>20}  {verdict}"
+        )
+    missed = [r for r in rows if r.ok is False]
+    print("PASS" if not missed else f"FAIL: {len(missed)} target(s) missed")
+    raise SystemExit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    main()
