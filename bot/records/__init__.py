@@ -2,8 +2,9 @@
 
 The native JSON form is the seed example of the product brief, field for
 field, written back in the seed's key order; keys the model does not know are
-kept verbatim (``extra``), and nested objects keep the keys they were given in
-their order, so a record survives an import → export round trip unchanged.
+kept verbatim (``extra``), and nested objects write back the keys they were
+given, so a record survives an import → export round trip unchanged.
+Translation entries also keep the order of their keys.
 
 Translations are generic over locale: any ``<field>_<locale>`` key of a
 user-read field (``signature_zh``, ``root_cause_ja``, ``dead_ends_pt_br``) is
@@ -14,7 +15,7 @@ locale with per-field fallback (:mod:`bot.records.localized`).
 
 Modules: ``model`` (the record and its items), ``translation`` (the
 ``<field>_<locale>`` forms), ``localized`` (a record read in one locale),
-``given`` (objects that write back what they were given).
+``given`` (translation objects that write back what they were given, in order).
 """
 
 from bot.records.localized import (

@@ -16,7 +16,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.records.translation import LINK_KINDS, locale_chain, source_texts, translated_texts
+from bot.records.translation import (
+    LINK_KINDS,
+    TRANSLATED,
+    locale_chain,
+    source_texts,
+    translated_texts,
+)
 
 if TYPE_CHECKING:
     from bot.records.model import DeadEnd, LinkItem, Record, VersionInfo, Workaround
@@ -98,21 +104,23 @@ class LocalRecord:
     def root_cause(self) -> Text:
         return self.texts["root_cause"]
 
+    def _parts(self, field: str, i: int) -> list[Text]:
+        """Item ``i``'s translatable parts, in :data:`TRANSLATED` order."""
+        return [self.texts[f"{field}[{i}].{part}"] for part in TRANSLATED[field]]
+
     @property
     def workarounds(self) -> tuple[LocalWorkaround, ...]:
         return tuple(
-            LocalWorkaround(i, w, *(self.texts[f"workarounds[{i}].{p}"] for p in
-                                    ("action", "how", "condition")))
+            LocalWorkaround(i, w, *self._parts("workarounds", i))
             for i, w in enumerate(self.record.workarounds)
-        )  # fmt: skip
+        )
 
     @property
     def dead_ends(self) -> tuple[LocalDeadEnd, ...]:
         return tuple(
-            LocalDeadEnd(i, d, *(self.texts[f"dead_ends[{i}].{p}"] for p in
-                                 ("action", "why_fails", "condition")))
+            LocalDeadEnd(i, d, *self._parts("dead_ends", i))
             for i, d in enumerate(self.record.dead_ends)
-        )  # fmt: skip
+        )
 
     @property
     def versions(self) -> tuple[LocalVersion, ...]:

@@ -1,11 +1,10 @@
 """Records ⇄ rows. Pure: no session, no clock.
 
-PostgreSQL's JSONB does not keep key order, and records keep the order of
-the keys they were given. So objects inside stored JSON are written as lists
-of ``[key, value]`` pairs and read back as objects in that order: the
-versions of a record, and the objects in a translation row (one
-``<field>_<locale>`` value: ``workarounds_zh`` entries, ``os_specific_zh``,
-``transition_graph_zh``). Plain dicts stored by earlier versions read as they are.
+A translation row holds one ``<field>_<locale>`` value as JSON. PostgreSQL's
+JSONB does not keep key order, and translation objects keep the order they
+were given in, so objects inside a translation value (``workarounds_zh``
+entries, ``os_specific_zh``, ``transition_graph_zh``) are stored as lists of
+``[key, value]`` pairs and read back as objects in that order.
 """
 
 from __future__ import annotations
@@ -49,7 +48,7 @@ def record_values(record: Record) -> dict[str, Any]:
     values: dict[str, Any] = {"id": record.id}
     for name in SCALARS:
         values[name] = getattr(record, name)
-    values["versions"] = _pairs(native["versions"])
+    values["versions"] = native["versions"]
     values["extra"] = record.extra
     graph_extra = record.transition_graph.__pydantic_extra__ or {}
     values["graph_extra"] = dict(graph_extra)
@@ -147,7 +146,6 @@ def record_from_rows(
     """Rebuild a record from its row and child rows (children in position order)."""
     data: dict[str, Any] = {name: row[name] for name in SCALARS}
     data["id"] = row["id"]
-    data["versions"] = [_object(v) for v in row["versions"] or []]
     data["workarounds"] = [_item_from_columns(w, WORKAROUND_COLUMNS) for w in workarounds]
     data["dead_ends"] = [_item_from_columns(d, DEAD_END_COLUMNS) for d in dead_ends]
     graph: dict[str, Any] = {kind: [] for kind in LINK_KINDS}

@@ -18,7 +18,7 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 def test_a_fully_translated_record_comes_back_exactly(session: Session) -> None:
     data = fully_translated()
-    data["workarounds"][0] = {"how": "...", **data["workarounds"][0]}  # not the usual key order
+    data["dead_ends_zh"][1] = {"condition": "vLLM 0.4 上", **data["dead_ends_zh"][1]}  # an unusual key order
     put(session, Record.model_validate(data))
     stored = repo.get_record(session, record_id=data["id"])
     assert stored is not None
