@@ -48,13 +48,12 @@ def _knowledge(paths: list[Path] | None) -> Knowledge:
 
         records = load_records(list(paths))
         return Knowledge(records, build_graph(records))
-    from bot.store import digest_repo, repository
+    from bot.store import repository
     from bot.store.observed import list_observed
 
     store = open_default_store()
-    with store.transaction() as session:
-        gone = digest_repo.deprecated_ids(session)
-        records = [r for r in repository.load_records(session) if r.id not in gone]
+    with store.read() as session:
+        records = repository.load_records(session, include_deprecated=False)
         observed = list_observed(session)
     return Knowledge(records, build_graph(records, observed=observed), store)
 

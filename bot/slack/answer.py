@@ -112,8 +112,9 @@ def render_stored(
     if reply.kind == "answer":
         records = _records(index, args["records"])
         if records:
-            if counts is None:
-                with world.store.transaction() as session:
+            with world.store.read() as session:  # evidence is read fresh, never indexed
+                records = slack_repo.with_evidence(session, records=records)
+                if counts is None:
                     counts = slack_repo.workaround_counts(
                         session, record_ids=[r.id for r in records]
                     )
@@ -128,6 +129,8 @@ def render_stored(
     if reply.kind == "record":
         record = index.record(args["record"])
         if record is not None:
+            with world.store.read() as session:
+                [record] = slack_repo.with_evidence(session, records=[record])
             return panels.render_record(record, view, _graph(world, [record.id], reply.locale))
     if reply.kind == "search":
         hits = [(index.record(rid), score) for rid, score in index.search(args["words"], limit=10)]

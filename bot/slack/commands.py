@@ -107,7 +107,7 @@ def run_stale(world: World, cmd: Command) -> None:
     locale = _locale(world, cmd)
     domain = cmd.arg.split()[0] if cmd.arg else None
     now = world.clock.now()
-    with world.store.transaction() as session:
+    with world.store.read() as session:
         items = collect(session, settings=world.settings, graph=world.graph.current(), now=now,
                         domains=[domain] if domain else None)  # fmt: skip
     _respond(world, cmd, render_digest(locale, items, shown=world.settings.digest_size, unknown=[],
@@ -116,7 +116,7 @@ def run_stale(world: World, cmd: Command) -> None:
 
 def run_unknown(world: World, cmd: Command) -> None:
     locale = _locale(world, cmd)
-    with world.store.transaction() as session:
+    with world.store.read() as session:
         unknown = slack_repo.unknown_errors(session, limit=panels.SHOWN_UNKNOWN)
     _respond(world, cmd, panels.render_unknown(locale, unknown, world.clock.now()))
 

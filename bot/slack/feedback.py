@@ -118,7 +118,7 @@ def open_add_modal(world: World, *, state: AddState, user: str, channel: str | N
         return
     values: dict[BlockId, str] = {}
     if state.unknown is not None:
-        with world.store.transaction() as session:
+        with world.store.read() as session:
             unknown = slack_repo.get_unknown(session, unknown_id=state.unknown)
         if unknown is not None:
             values = prefill(unknown.sample, unknown.template)

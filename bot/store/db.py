@@ -1,8 +1,21 @@
-"""Engines, sessions and migrations: the database edge.
+"""Engines, units of work and the schema: the database edge.
 
-``open_store(url)`` makes sure the database exists and is at the newest
-migration, then returns a :class:`Store` holding the engine and a session
-factory. Repository functions never commit; ``Store.transaction()`` does.
+``open_store(url)`` returns a :class:`Store` holding the engine and two kinds
+of unit of work; repository functions never commit, the unit of work does:
+
+- ``Store.transaction()`` writes. On SQLite it starts with ``BEGIN IMMEDIATE``,
+  so a writer takes the database's one write lock before it reads anything and
+  waits its turn (the busy timeout) instead of failing half way with
+  "database is locked" when another process writes at the same time.
+- ``Store.read()`` only reads: a deferred ``BEGIN`` on SQLite (WAL readers never
+  wait for writers), ``REPEATABLE READ`` on PostgreSQL, so everything read in it
+  comes from one snapshot. Both databases refuse a write inside it.
+
+The schema is Alembic's. :func:`migrate_schema` brings a database to the newest
+revision under a lock (``BEGIN IMMEDIATE`` on SQLite, an advisory lock on
+PostgreSQL), so processes that start together do not race; ``errkb init`` and
+``errkb migrate`` call it. Every other opening only checks the revision and
+refuses, in one line, a database that is missing or at another revision.
 """
 
 from __future__ import annotations
@@ -15,18 +28,27 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from bot.errors import StorageUnavailable
+from bot.errors import SchemaOutOfDate, StorageUnavailable
 
 log = logging.getLogger(__name__)
 
+#: The newest migration in ``migrations/versions`` (a test holds the two together).
+SCHEMA_REVISION = "0005"
+#: How long a SQLite writer waits for the write lock before giving up.
+BUSY_TIMEOUT_MS = 30_000
+#: The PostgreSQL advisory lock key migrations hold ("errk" in ASCII).
+MIGRATION_LOCK = 0x6572726B
+#: Execution option naming the kind of unit of work: "write", "read" or absent.
+UNIT = "errkb_unit"
+
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for ``url``; SQLite gets its folder created, foreign keys and WAL on."""
+    """An engine for ``url``; SQLite gets its folder created, WAL, foreign keys and a busy timeout."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
@@ -41,50 +63,145 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
 
 
 def _sqlite_pragmas(engine: Engine) -> None:
-    # pysqlite's own transaction handling breaks SAVEPOINT; let SQLAlchemy emit BEGIN
-    # (the recipe in SQLAlchemy's SQLite dialect documentation).
+    # pysqlite's own transaction handling breaks SAVEPOINT and cannot say IMMEDIATE;
+    # let SQLAlchemy emit BEGIN (the recipe in SQLAlchemy's SQLite dialect documentation).
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
+        # the timeout first: switching a new file to WAL needs a lock too
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN")
+    def _on_begin(conn: Connection) -> None:
+        unit = conn.get_execution_options().get(UNIT)
+        read_only = unit == "read"
+        if conn.info.get("query_only", False) != read_only:
+            conn.exec_driver_sql(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+            conn.info["query_only"] = read_only
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if unit == "write" else "BEGIN")
 
 
-def alembic_config(engine: Engine) -> Any:
+def _unit_engine(engine: Engine, unit: str) -> Engine:
+    options: dict[str, Any] = {UNIT: unit}
+    if unit == "read" and engine.dialect.name == "postgresql":
+        options.update(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    return engine.execution_options(**options)
+
+
+# -- schema ----------------------------------------------------------------------
+
+
+def alembic_config(engine: Engine, connection: Connection | None = None) -> Any:
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(resources.files("bot.store") / "migrations"))
     config.attributes["engine"] = engine
+    if connection is not None:
+        config.attributes["connection"] = connection
     return config
 
 
-def upgrade(engine: Engine) -> None:
-    """Create or upgrade the schema to the newest migration."""
+def schema_revision(connection: Connection) -> str | None:
+    """The database's Alembic revision; None when it has no errkb schema at all."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.scalar(text("SELECT version_num FROM alembic_version"))
+
+
+def migrate_schema(engine: Engine) -> tuple[str | None, str]:
+    """Bring the schema to the newest revision; ``(revision before, revision after)``.
+
+    One transaction that first takes a lock (SQLite: ``BEGIN IMMEDIATE``;
+    PostgreSQL: a transaction-scoped advisory lock), so of several processes
+    migrating at once one does the work and the others find it done.
+    """
     from alembic import command
 
     try:
-        command.upgrade(alembic_config(engine), "head")
+        with engine.connect() as connection:
+            connection = connection.execution_options(**{UNIT: "write"})
+            with connection.begin():
+                if connection.dialect.name == "postgresql":
+                    connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                    )
+                before = schema_revision(connection)
+                if before != SCHEMA_REVISION:
+                    command.upgrade(alembic_config(engine, connection), "head")
+                after = schema_revision(connection)
     except OperationalError as exc:
         raise StorageUnavailable(f"cannot reach the database: {exc.orig}") from exc
+    if before != after:
+        log.info("database schema migrated", extra={"before": before, "after": after})
+    return before, after or SCHEMA_REVISION
+
+
+def upgrade(engine: Engine) -> None:
+    """Create or upgrade the schema to the newest migration (see :func:`migrate_schema`)."""
+    migrate_schema(engine)
+
+
+def check_schema(engine: Engine) -> None:
+    """Refuse, in one line, a database without the schema this errkb needs."""
+    try:
+        with engine.connect() as connection:
+            current = schema_revision(connection)
+    except OperationalError as exc:
+        raise StorageUnavailable(f"cannot reach the database: {exc.orig}") from exc
+    if current == SCHEMA_REVISION:
+        return
+    if current is None:
+        raise SchemaOutOfDate(
+            f"the database has no errkb schema (this errkb needs revision {SCHEMA_REVISION}): "
+            "run `errkb init`"
+        )
+    if current.isdigit() and int(current) > int(SCHEMA_REVISION):
+        raise SchemaOutOfDate(
+            f"the database schema is at revision {current}, newer than this errkb's "
+            f"{SCHEMA_REVISION}: upgrade errkb"
+        )
+    raise SchemaOutOfDate(
+        f"the database schema is at revision {current}, this errkb needs {SCHEMA_REVISION}: "
+        "run `errkb migrate`"
+    )
+
+
+# -- units of work ----------------------------------------------------------------
 
 
 @dataclass
 class Store:
     engine: Engine
-    sessions: sessionmaker[Session]
+    sessions: sessionmaker[Session]  # writers: Store.transaction()
+    readers: sessionmaker[Session]  # Store.read()
+
+    @classmethod
+    def on(cls, engine: Engine) -> Store:
+        return cls(
+            engine=engine,
+            sessions=sessionmaker(_unit_engine(engine, "write"), expire_on_commit=False),
+            readers=sessionmaker(_unit_engine(engine, "read"), expire_on_commit=False),
+        )
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        """A session whose work is committed on success and rolled back on error."""
+        """A unit of work that writes: committed on success, rolled back on error."""
         with self.sessions() as session:
+            try:
+                with session.begin():
+                    yield session
+            except OperationalError as exc:
+                raise StorageUnavailable(f"database error: {exc.orig}") from exc
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A unit of work that only reads, from one snapshot; a write in it is refused."""
+        with self.readers() as session:
             try:
                 with session.begin():
                     yield session
@@ -95,8 +212,16 @@ class Store:
         self.engine.dispose()
 
 
-def open_store(url: str, *, migrate: bool = True) -> Store:
+def open_store(url: str, *, migrate: bool = False, check: bool = True) -> Store:
+    """The database at ``url``; ``migrate`` brings its schema up to date first,
+    ``check`` refuses one that is not (:class:`SchemaOutOfDate`)."""
     engine = make_engine(url)
-    if migrate:
-        upgrade(engine)
-    return Store(engine=engine, sessions=sessionmaker(engine, expire_on_commit=False))
+    try:
+        if migrate:
+            migrate_schema(engine)
+        elif check:
+            check_schema(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return Store.on(engine)
