@@ -14,6 +14,7 @@ graph rebuilds that caused from ``/metrics`` (when the server counts them).
 Prints each figure beside its target; exits 1 when one is missed.
 
     python benchmarks/bench_sqlite.py --seconds 60
+    python benchmarks/bench_sqlite.py --seconds 60 --imports 0   # the same load without imports
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ from tests.slack.fake_slack import FakeSlack
 CORPUS = ROOT.parent / "shared" / "corpora" / "deadends" / "deadends-canons.jsonl.gz"
 SECRET, TOKEN = "bench-secret", "xoxb-bench-token"
 USER, MAINTAINER, CHANNEL = "UBENCH", "UMAINT", "CBENCH"
-IMPORTS = 10
 CLICKS = 5  # of each kind: vote, confirm, snooze
 LOCKED = re.compile(r"database is locked", re.IGNORECASE)
 MIX = (("traceback", 0.40), ("log", 0.25), ("unknown", 0.15), ("chat", 0.20))
@@ -189,9 +189,9 @@ def prepare(folder: Path, env: dict[str, str]) -> tuple[list[dict[str, Any]], fl
 
 
 def run_imports(folder: Path, env: dict[str, str], canons: list[dict[str, Any]], start: float, seconds: float,
-                results: list[tuple[int, float, str]]) -> None:  # fmt: skip
-    for i in range(IMPORTS):
-        delay = start + (i + 0.5) * seconds / IMPORTS - time.monotonic()
+                count: int, results: list[tuple[int, float, str]]) -> None:  # fmt: skip
+    for i in range(count):
+        delay = start + (i + 0.5) * seconds / count - time.monotonic()
         if delay > 0:
             time.sleep(delay)
         canon = json.loads(json.dumps(canons[i * 97 % len(canons)]))
@@ -239,7 +239,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run(seconds: float, rate: float) -> bool:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(seconds: float, rate: float, count: int) -> bool:
     if not CORPUS.exists():
         print(f"the deadends corpus is not at {CORPUS}: this benchmark imports it; nothing measured")
         raise SystemExit(2)
@@ -264,8 +270,8 @@ def run(seconds: float, rate: float) -> bool:
         signatures = [c["error"]["signature"] for c in canons]
         kinds = rng.choices([k for k, _ in MIX], weights=[w for _, w in MIX], k=int(seconds * rate))
         pastes = [(n, kind, make_paste(rng, kind, signatures, n)) for n, kind in enumerate(kinds)]
-        start = time.monotonic()
-        importer = threading.Thread(target=run_imports, args=(folder, env, canons, start, seconds, imports))
+        start, cpu_before = time.monotonic(), cpu_seconds(server.pid)
+        importer = threading.Thread(target=run_imports, args=(folder, env, canons, start, seconds, count, imports))
         importer.start()
         with ThreadPoolExecutor(64) as pool:
             for n, kind, text in pastes:
@@ -275,6 +281,8 @@ def run(seconds: float, rate: float) -> bool:
                 pool.submit(load.paste, n, kind, text)
         importer.join(600)
         time.sleep(3.0)  # answers still in flight
+        cpu = cpu_seconds(server.pid) - cpu_before
+        busy = time.monotonic() - start
         after_load = rebuilds(base)
         clicks = click_evidence(load, canons)
         time.sleep(4.0)  # several knowledge polls (ERRKB_KB_REFRESH_SECONDS=1)
@@ -288,7 +296,7 @@ def run(seconds: float, rate: float) -> bool:
         fake.stop()
     return report(load, pastes, imports, clicks, (before_load, after_load, after_clicks), log_path,
                   {"seconds": seconds, "rate": rate, "records": len(canons), "prepared": prepared,
-                   "healthy": healthy})  # fmt: skip
+                   "healthy": healthy, "imports": count, "cpu": cpu, "busy": busy})  # fmt: skip
 
 
 def report(load: Load, pastes: list[tuple[int, str, str]], imports: list[tuple[int, float, str]],
@@ -302,10 +310,10 @@ def report(load: Load, pastes: list[tuple[int, str, str]], imports: list[tuple[i
     doubled = sum(1 for ts, at in answers.items() if len(at) > 1)
     log_text = log_path.read_text(encoding="utf-8", errors="replace")
     locked = len(LOCKED.findall(log_text)) + sum(len(LOCKED.findall(err)) for _, _, err in imports)
-    succeeded = sum(1 for code, _, _ in imports if code == 0)
+    succeeded, count = sum(1 for code, _, _ in imports if code == 0), run["imports"]
     ack99, answer99 = percentile(load.acks, 0.99), percentile(latencies, 0.99)
     checks = [
-        ("one-record imports succeeded", f"{succeeded} of {IMPORTS}", f"{IMPORTS} of {IMPORTS}", succeeded == IMPORTS),
+        ("one-record imports succeeded", f"{succeeded} of {count}", f"{count} of {count}", succeeded == count),
         ('"database is locked" lines', f"{locked}", "0", locked == 0),
         ("paste-to-answer p50 / p99", f"{percentile(latencies, 0.5) * 1000:.0f} / {answer99 * 1000:.0f} ms",
          "p99 < 500 ms", answer99 < 0.5),
@@ -319,9 +327,10 @@ def report(load: Load, pastes: list[tuple[int, str, str]], imports: list[tuple[i
         caused = after_clicks - after_load
         checks.append((f"rebuilds from {len(clicks)} votes/confirms/snoozes", f"{caused:g}", "0", caused == 0))
     print(f"SQLite, {run['records']} records (deadends corpus): {len(pastes)} pastes in {run['seconds']:g}s at "
-          f"{run['rate']:g}/s; {IMPORTS} one-record imports meanwhile")  # fmt: skip
+          f"{run['rate']:g}/s; {count} one-record imports meanwhile")  # fmt: skip
     print("  mix: " + ", ".join(f"{k} {by_kind[k]} (answered {answered[k]})" for k, _ in MIX))
-    print(f"  init + corpus import {run['prepared']:.1f}s; serve healthy after {run['healthy']:.1f}s")
+    print(f"  init + corpus import {run['prepared']:.1f}s; serve healthy after {run['healthy']:.1f}s; "
+          f"the server used {run['cpu']:.1f} CPU-s in the {run['busy']:.0f}s of load")  # fmt: skip
     for name, value, target, ok in checks:
         print(f"  {name:<40} {value:>18}   target {target:<14} {'PASS' if ok else 'FAIL'}")
     walls = [wall for _, wall, _ in imports]
@@ -341,8 +350,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to send pastes (default 60)")
     parser.add_argument("--rate", type=float, default=50.0, help="pastes per second (default 50)")
+    parser.add_argument("--imports", type=int, default=10, help="one-record imports meanwhile (default 10)")
     args = parser.parse_args()
-    raise SystemExit(0 if run(args.seconds, args.rate) else 1)
+    raise SystemExit(0 if run(args.seconds, args.rate, args.imports) else 1)
 
 
 if __name__ == "__main__":

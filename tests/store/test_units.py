@@ -106,3 +106,4 @@ def test_sqlite_waits_long_for_the_write_lock(store: Store) -> None:
     with store.engine.connect() as conn:
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() == BUSY_TIMEOUT_MS >= 10_000
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL: no fsync per commit
