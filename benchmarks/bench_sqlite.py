@@ -25,7 +25,6 @@ import json
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_slack import free_port, percentile
 from bot.render.ids import ActionId, BlockId
 from bot.render.state import DigestItemState
 from tests.slack.conftest import sign
@@ -53,11 +53,6 @@ USER, MAINTAINER, CHANNEL = "UBENCH", "UMAINT", "CBENCH"
 CLICKS = 5  # of each kind: vote, confirm, snooze
 LOCKED = re.compile(r"database is locked", re.IGNORECASE)
 MIX = (("traceback", 0.40), ("log", 0.25), ("unknown", 0.15), ("chat", 0.20))
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
 
 
 def errkb(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -231,12 +226,6 @@ def click_evidence(load: Load, canons: list[dict[str, Any]]) -> list[int]:
             value = DigestItemState(record=rid, domain=domain).dump()
             statuses.append(load.click(action, value, MAINTAINER, f"{BlockId.DIGEST_ITEM}:{rid}"))
     return statuses
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def cpu_seconds(pid: int) -> float:

@@ -136,17 +136,6 @@ def record_data(
     return data
 
 
-def record_from_rows(
-    row: dict[str, Any],
-    translations: list[dict[str, Any]],
-    workarounds: list[dict[str, Any]],
-    dead_ends: list[dict[str, Any]],
-    links: list[dict[str, Any]],
-) -> Record:
-    """Rebuild and validate a record from its row and child rows (children in position order)."""
-    return Record.model_validate(record_data(row, translations, workarounds, dead_ends, links))
-
-
 def trusted_record(data: dict[str, Any]) -> Record:
     """The record :func:`record_data` describes, built without validation.
 

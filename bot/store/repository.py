@@ -240,7 +240,9 @@ def note_evidence(
     there is no such record. The record's row is locked first, so concurrent
     evidence for one record is counted one after the other.
     """
-    locked = session.scalar(select(RecordRow.id).where(RecordRow.id == record_id).with_for_update())
+    # FOR NO KEY UPDATE on PostgreSQL: rows that only refer to the record (votes, state) still go in
+    row = select(RecordRow.id).where(RecordRow.id == record_id)
+    locked = session.scalar(row.with_for_update(key_share=True))
     before = None if locked is None else get_record(session, record_id=record_id)
     if before is None:
         return None
