@@ -36,7 +36,7 @@ def timed(label: str, func):  # type: ignore[no-untyped-def]
 
 def run(url: str, corpus: Path) -> None:
     records = load_records([corpus])
-    store = open_store(url)
+    store = open_store(url, migrate=True)
     now = datetime.now(UTC)
 
     def importing():  # type: ignore[no-untyped-def]

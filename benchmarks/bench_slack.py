@@ -94,7 +94,7 @@ def post(url: str, body: bytes, retry: int | None = None) -> tuple[int, float]:
 def run(seconds: float, rate: float, database: str | None) -> bool:
     db_url, drop = prepare_database(database)
     records = load_records(sorted((ROOT / "data").glob("*.json")) + [ROOT / "tests" / "slack" / "kb.json"])
-    store = open_store(db_url)
+    store = open_store(db_url, migrate=True)
     with store.transaction() as session:
         repository.import_records(session, records=records, on_conflict="upsert", actor="bench", now=datetime.now(UTC))
     store.dispose()

@@ -2,6 +2,7 @@
 
     ErrkbError                 base; ``key`` names the i18n message for users
     ├── ConfigError            missing or malformed settings
+    │   └── SchemaOutOfDate    the database's schema is missing or at another revision
     ├── StorageUnavailable     the database cannot be reached
     ├── RecordNotFound         no record with that id
     ├── ImportFailed           invalid input; carries every :class:`Problem`
@@ -25,6 +26,10 @@ class ErrkbError(Exception):
 
 class ConfigError(ErrkbError):
     key = "error.config"
+
+
+class SchemaOutOfDate(ConfigError):
+    """The database needs ``errkb init`` or ``errkb migrate`` (or a newer errkb)."""
 
 
 class StorageUnavailable(ErrkbError):

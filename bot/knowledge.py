@@ -53,12 +53,11 @@ Loader = Callable[[], tuple[int, Sequence[Record], Sequence[ObservedEdge]]]
 
 def store_loader(store: Store) -> Loader:
     def load() -> tuple[int, Sequence[Record], Sequence[ObservedEdge]]:
-        from bot.store import digest_repo, repository
+        from bot.store import repository
         from bot.store.observed import list_observed
 
-        with store.transaction() as session:
-            gone = digest_repo.deprecated_ids(session)
-            records = [r for r in repository.load_records(session) if r.id not in gone]
+        with store.read() as session:
+            records = repository.load_records(session, include_deprecated=False)
             return repository.kb_version(session), records, list_observed(session)
 
     return load
@@ -68,7 +67,7 @@ def version_reader(store: Store) -> Callable[[], int]:
     def read() -> int:
         from bot.store import repository
 
-        with store.transaction() as session:
+        with store.read() as session:
             return repository.kb_version(session)
 
     return read

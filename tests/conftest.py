@@ -58,9 +58,19 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'errkb.sqlite3'}"
 
 
+@pytest.fixture
+def blank_database_url(tmp_path: Path) -> Iterator[str]:
+    """A database of its own with nothing in it (no schema), on the suite's kind of database."""
+    base = os.environ.get("ERRKB_TEST_DATABASE_URL", "")
+    if base.startswith("postgresql"):
+        yield from _postgres_database(base)
+    else:
+        yield f"sqlite:///{tmp_path / 'blank.sqlite3'}"
+
+
 @pytest.fixture(scope="session")
 def store(database_url: str) -> Iterator[Store]:
-    store = open_store(database_url)
+    store = open_store(database_url, migrate=True)
     yield store
     store.dispose()
 

@@ -63,6 +63,11 @@ COMMANDS: tuple[Command, ...] = (
         "errkb init",
     ),
     Command(
+        "migrate", "bot.cli.kb:migrate",
+        "Bring the database's schema up to this errkb's revision (after upgrading errkb).",
+        "errkb migrate",
+    ),
+    Command(
         "import", "bot.cli.kb:import_",
         "Import records: native JSON, JSONL, YAML (or .gz of these) and deadends.dev canons.",
         "errkb import records/ more.jsonl.gz --on-conflict skip",

@@ -21,7 +21,8 @@ def settings() -> Settings:
 
 
 def open_default_store(config: Settings | None = None) -> Store:
-    """The configured database, created or upgraded on first use."""
+    """The configured database; refuses one whose schema is missing or not current
+    (``errkb init`` creates it, ``errkb migrate`` upgrades it)."""
     return open_store((config or settings()).database_url)
 
 

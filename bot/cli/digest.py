@@ -38,7 +38,7 @@ def digest(
     now = datetime.now(UTC)
     store = open_default_store(config)
     try:
-        with store.transaction() as session:
+        with store.read() as session:
             records = repository.load_records(session)
             graph = build_graph(records)
             items = collect(session, settings=config, graph=graph, now=now, domains=domain or None)

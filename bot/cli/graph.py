@@ -37,7 +37,7 @@ def _load(paths: list[Path] | None) -> KnowledgeGraph:
 
     store = common.open_default_store()
     try:
-        with store.transaction() as session:
+        with store.read() as session:
             return build_graph(repository.load_records(session), observed=list_observed(session))
     finally:
         store.dispose()
@@ -169,7 +169,7 @@ def observed(
 
     store = common.open_default_store()
     try:
-        with store.transaction() as session:
+        with store.read() as session:
             edges = list_observed(session, min_count=min_count, limit=limit)
             ids = {e.source for e in edges} | {e.target for e in edges}
             kg = build_graph(repository.load_records(session, ids=ids))

@@ -1,4 +1,4 @@
-"""Commands over the knowledge base: init, import, export, show, search, stats."""
+"""Commands over the knowledge base: init, migrate, import, export, show, search, stats."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from bot.records import Record
 from bot.render.terminal import print_record
 from bot.starter import starter_dir
 from bot.store import repository as repo
+from bot.store.db import open_store
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
@@ -93,7 +94,7 @@ def init(
 ) -> None:
     """Safe to run again: existing records are kept, starter records are updated."""
     config = settings()
-    open_default_store(config).dispose()
+    open_store(config.database_url, migrate=True).dispose()
     counts = {"added": 0, "updated": 0, "unchanged": 0, "skipped": 0}
     if starter:
         summary, _ = run_import(
@@ -106,6 +107,30 @@ def init(
     console.print(f"Database ready: [bold]{_safe_url(config.database_url)}[/]")
     if starter:
         console.print("Starter knowledge base: " + _summary_text(counts))
+
+
+def migrate(as_json: JsonOpt = False) -> None:
+    """Safe to run again, and from several processes at once: one migrates, the
+    others wait for it and find nothing left to do. `errkb serve` refuses a
+    database whose schema is not current."""
+    from bot.store.db import make_engine, migrate_schema
+
+    config = settings()
+    engine = make_engine(config.database_url)
+    try:
+        before, after = migrate_schema(engine)
+    finally:
+        engine.dispose()
+    if as_json:
+        emit_json({"database": _safe_url(config.database_url), "before": before, "after": after})
+        return
+    if before == after:
+        console.print(
+            f"Schema already at revision {after}: [bold]{_safe_url(config.database_url)}[/]"
+        )
+    else:
+        console.print(f"Schema migrated from revision {before or '(none)'} to {after}: "
+                      f"[bold]{_safe_url(config.database_url)}[/]")  # fmt: skip
 
 
 def _safe_url(url: str) -> str:
@@ -155,7 +180,7 @@ def export(
     if fmt not in ("json", "jsonl", "deadends"):
         fail(f"--format must be json, jsonl or deadends, not {fmt!r}", 2)
     store = open_default_store()
-    with store.transaction() as session:
+    with store.read() as session:
         records = repo.load_records(session, domain=domain)
     store.dispose()
     text = format_records(records, fmt)
@@ -181,7 +206,7 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     store = open_default_store()
-    with store.transaction() as session:
+    with store.read() as session:
         record = repo.get_record(session, record_id=record_id)
     store.dispose()
     if record is None:
@@ -201,7 +226,7 @@ def search(
     from bot.match.index import MatchIndex
 
     store = open_default_store()
-    with store.transaction() as session:
+    with store.read() as session:
         records = repo.load_records(session)
     store.dispose()
     index = MatchIndex.build(records)
@@ -228,7 +253,7 @@ def search(
 
 def stats(as_json: JsonOpt = False) -> None:
     store = open_default_store()
-    with store.transaction() as session:
+    with store.read() as session:
         data = repo.stats(session)
     store.dispose()
     if as_json:

@@ -38,6 +38,7 @@ def serve(
     if problems:
         raise ConfigError("missing settings for errkb serve: " + "; ".join(problems))
     configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
+    # refuses, in one line, a database whose schema is missing or not this errkb's
     store = open_store(settings.database_url)
     knowledge = LiveKnowledge(
         store_loader(store), version_reader(store), poll_seconds=settings.kb_refresh_seconds

@@ -18,7 +18,7 @@ from bot.match.rank import Triage
 from bot.records import Record
 from bot.render.terminal import record_panel
 from bot.report import Cause, Counts, LookAlike, NextError, TriageReport, build_report
-from bot.store import digest_repo, repository
+from bot.store import repository
 from bot.store.db import Store
 from bot.store.observed import list_observed
 from graph.build import KnowledgeGraph, build_graph
@@ -50,9 +50,8 @@ def _knowledge(paths: list[Path] | None) -> Knowledge:
         records = load_records(list(paths))
         return Knowledge(records, build_graph(records))
     store = open_default_store()
-    with store.transaction() as session:
-        gone = digest_repo.deprecated_ids(session)
-        records = [r for r in repository.load_records(session) if r.id not in gone]
+    with store.read() as session:
+        records = repository.load_records(session, include_deprecated=False)
         observed = list_observed(session)
     return Knowledge(records, build_graph(records, observed=observed), store)
 

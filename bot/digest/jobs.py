@@ -165,7 +165,7 @@ class DigestSender:
             return negotiate_locale(
                 None, None, self.settings.channel_locales.get(audience.channel), ""
             )
-        with self.store.transaction() as session:
+        with self.store.read() as session:
             chosen = slack_repo.chosen_locale(session, user_id=audience.user)
         return negotiate_locale(
             chosen, None if chosen else self.gateway.user_locale(audience.user), None, ""
@@ -173,7 +173,7 @@ class DigestSender:
 
     def _post(self, audience: Audience, now: datetime) -> tuple[str | None, list[str]]:
         locale = self._locale(audience)
-        with self.store.transaction() as session:
+        with self.store.read() as session:
             items = collect(
                 session,
                 settings=self.settings,

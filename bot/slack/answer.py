@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any, Literal
 
@@ -87,10 +87,6 @@ def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: AddSta
     return args
 
 
-def _records(kb: MatchIndex, ids: Sequence[str]) -> list[Record]:
-    return [r for r in (kb.record(i) for i in ids) if r is not None]
-
-
 def graph_view(kg: KnowledgeGraph | None, ids: Sequence[str], locale: str) -> blocks.Graph:
     if kg is None or not ids:
         return blocks.Graph()
@@ -100,28 +96,34 @@ def graph_view(kg: KnowledgeGraph | None, ids: Sequence[str], locale: str) -> bl
 
 
 def stored_view(reply: Reply, *, kb: MatchIndex, kg: KnowledgeGraph | None, counts: blocks.Counts,
-                today: date, ephemeral: bool, note: str | None = None) -> Message:  # fmt: skip
-    """A stored reply rendered from the knowledge base as it is now."""
+                today: date, ephemeral: bool, note: str | None = None,
+                fresh: Mapping[str, Record] | None = None) -> Message:  # fmt: skip
+    """A stored reply rendered from the knowledge base as it is now (``fresh``: records with
+    their evidence read from the database, which the index may hold stale)."""
+
+    def record(record_id: str) -> Record | None:
+        return (fresh or {}).get(record_id) or kb.record(record_id)
+
     args = reply.args
     add = AddState(**args["add"]) if args.get("add") else None
     view = blocks.Reply(locale=reply.locale, today=today, reply_id=reply.id, ephemeral=ephemeral,
                         note=note, cut_at=args.get("cut_at"), add=add)  # fmt: skip
     if reply.kind == "answer":
-        records = _records(kb, args["records"])
+        records = [r for r in map(record, args["records"]) if r is not None]
         if records:
             graph = graph_view(kg, [r.id for r in records], reply.locale)
             return blocks.render_answer(records, view, graph, counts)
     if reply.kind == "candidates":
-        found = [(kb.record(rid), score) for rid, score in args["candidates"]]
+        found = [(record(rid), score) for rid, score in args["candidates"]]
         candidates = [(r, s) for r, s in found if r is not None]
         if candidates:
             return blocks.render_candidates(candidates, view)
     if reply.kind == "record":
-        record = kb.record(args["record"])
-        if record is not None:
-            return panels.render_record(record, view, graph_view(kg, [record.id], reply.locale))
+        shown = record(args["record"])
+        if shown is not None:
+            return panels.render_record(shown, view, graph_view(kg, [shown.id], reply.locale))
     if reply.kind == "search":
-        hits = [(kb.record(rid), score) for rid, score in kb.search(args["words"], limit=10)]
+        hits = [(record(rid), score) for rid, score in kb.search(args["words"], limit=10)]
         return panels.render_search(args["words"], [(r, s) for r, s in hits if r is not None], view)
     if reply.kind == "nothing" and not args.get("errors"):
         return blocks.render_nothing(view)
@@ -141,11 +143,15 @@ def loaded(index: IndexSource) -> MatchIndex:
 
 def render_reply(session: Session, reply: Reply, *, index: IndexSource, graph: GraphSource,
                  today: date, ephemeral: bool, note: str | None = None) -> Message:  # fmt: skip
-    """:func:`stored_view` with the vote counts read in ``session``."""
+    """:func:`stored_view` with the evidence and vote counts read in ``session`` (evidence
+    changes no index: it is read fresh each time)."""
+    kb = loaded(index)
     ids = reply.args.get("records") or ([reply.args["record"]] if reply.args.get("record") else [])
+    shown = [r for r in map(kb.record, ids) if r is not None]
+    fresh = {r.id: r for r in slack_repo.with_evidence(session, records=shown)}
     counts = slack_repo.workaround_counts(session, record_ids=ids)
-    return stored_view(reply, kb=loaded(index), kg=graph.current(), counts=counts, today=today,
-                       ephemeral=ephemeral, note=note)  # fmt: skip
+    return stored_view(reply, kb=kb, kg=graph.current(), counts=counts, today=today, ephemeral=ephemeral,
+                       note=note, fresh=fresh)  # fmt: skip
 
 
 def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> str:

@@ -1,13 +1,28 @@
-"""Engines, sessions and migrations: the database edge.
+"""Engines, units of work and the schema: the database edge.
 
-``open_store(url)`` makes sure the database exists and is at the newest
-migration, then returns a :class:`Store` holding the engine and a session
-factory. Repository functions never commit; ``Store.transaction()`` does.
+``open_store(url)`` returns a :class:`Store` holding the engine and two kinds
+of unit of work; repository functions never commit, the unit of work does:
+
+- ``Store.transaction()`` writes. On SQLite it starts with ``BEGIN IMMEDIATE``,
+  so a writer takes the database's one write lock before it reads anything and
+  waits its turn (the busy timeout) instead of failing half way with
+  "database is locked" when another process writes at the same time; writers
+  of one process queue on a lock of their own first.
+- ``Store.read()`` only reads: a deferred ``BEGIN`` on SQLite (WAL readers never
+  wait for writers), ``REPEATABLE READ`` on PostgreSQL, so everything read in it
+  comes from one snapshot. Both databases refuse a write inside it.
+
+The schema is Alembic's. :func:`migrate_schema` brings a database to the newest
+revision under a lock (``BEGIN IMMEDIATE`` on SQLite, an advisory lock on
+PostgreSQL), so processes that start together do not race; ``errkb init`` and
+``errkb migrate`` call it. Every other opening only checks the revision and
+refuses, in one line, a database that is missing or at another revision.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,21 +30,29 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from bot.errors import StorageUnavailable
+from bot.errors import SchemaOutOfDate, StorageUnavailable
 
 log = logging.getLogger(__name__)
-READ_ONLY = "errkb_read_only"
+
+#: The newest migration in ``migrations/versions`` (a test holds the two together).
+SCHEMA_REVISION = "0006"
+#: How long a SQLite writer waits for the write lock before giving up.
+BUSY_TIMEOUT_MS = 30_000
+#: The PostgreSQL advisory lock key migrations hold ("errk" in ASCII).
+MIGRATION_LOCK = 0x6572726B
+#: Execution option naming the kind of unit of work: "write", "read" or absent.
+UNIT = "errkb_unit"
+#: Execution option: how long this writer waits for SQLite's write lock (ms), if not the default.
 WAIT_MS = "errkb_wait_ms"
-SQLITE_BUSY_MS = 30_000  # how long a writer waits for another's lock, unless told otherwise
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for ``url``; SQLite gets its folder created, foreign keys and WAL on."""
+    """An engine for ``url``; SQLite gets its folder created, WAL, foreign keys and a busy timeout."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
@@ -44,77 +67,179 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
 
 
 def _sqlite_pragmas(engine: Engine) -> None:
-    # pysqlite's own transaction handling breaks SAVEPOINT; let SQLAlchemy emit BEGIN
-    # (the recipe in SQLAlchemy's SQLite dialect documentation).
+    # pysqlite's own transaction handling breaks SAVEPOINT and cannot say IMMEDIATE;
+    # let SQLAlchemy emit BEGIN (the recipe in SQLAlchemy's SQLite dialect documentation).
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
+        # the timeout first: switching a new file to WAL needs a lock too
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode=WAL")
+        # WAL's usual companion: a commit is not flushed to disk on its own, so the write
+        # lock is held for microseconds instead of an fsync (2.5 ms here); a commit survives
+        # errkb crashing, and only an OS crash or power cut can lose the last ones
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn: Any) -> None:
-        # A writer takes the write lock up front and waits for it (busy_timeout); a
-        # deferred BEGIN that reads then writes fails at once when another writer
-        # committed in between. Read-only units of work (Store.read) stay deferred.
-        options = conn.get_execution_options()
-        conn.exec_driver_sql(f"PRAGMA busy_timeout={int(options.get(WAIT_MS, SQLITE_BUSY_MS))}")
-        conn.exec_driver_sql("BEGIN" if options.get(READ_ONLY) else "BEGIN IMMEDIATE")
+    def _on_begin(conn: Connection) -> None:
+        unit = conn.get_execution_options().get(UNIT)
+        read_only = unit == "read"
+        if conn.info.get("query_only", False) != read_only:
+            conn.exec_driver_sql(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+            conn.info["query_only"] = read_only
+        wait = int(conn.get_execution_options().get(WAIT_MS, BUSY_TIMEOUT_MS))
+        if conn.info.get("busy_timeout", BUSY_TIMEOUT_MS) != wait:
+            conn.exec_driver_sql(f"PRAGMA busy_timeout={wait}")
+            conn.info["busy_timeout"] = wait
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if unit == "write" else "BEGIN")
 
 
-def alembic_config(engine: Engine) -> Any:
+def _unit_engine(engine: Engine, unit: str) -> Engine:
+    options: dict[str, Any] = {UNIT: unit}
+    if unit == "read" and engine.dialect.name == "postgresql":
+        options.update(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    return engine.execution_options(**options)
+
+
+# -- schema ----------------------------------------------------------------------
+
+
+def alembic_config(engine: Engine, connection: Connection | None = None) -> Any:
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(resources.files("bot.store") / "migrations"))
     config.attributes["engine"] = engine
+    if connection is not None:
+        config.attributes["connection"] = connection
     return config
 
 
-def upgrade(engine: Engine) -> None:
-    """Create or upgrade the schema to the newest migration."""
+def schema_revision(connection: Connection) -> str | None:
+    """The database's Alembic revision; None when it has no errkb schema at all."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.scalar(text("SELECT version_num FROM alembic_version"))
+
+
+def migrate_schema(engine: Engine) -> tuple[str | None, str]:
+    """Bring the schema to the newest revision; ``(revision before, revision after)``.
+
+    One transaction that first takes a lock (SQLite: ``BEGIN IMMEDIATE``;
+    PostgreSQL: a transaction-scoped advisory lock), so of several processes
+    migrating at once one does the work and the others find it done.
+    """
     from alembic import command
 
     try:
-        command.upgrade(alembic_config(engine), "head")
+        with engine.connect() as connection:
+            connection = connection.execution_options(**{UNIT: "write"})
+            with connection.begin():
+                if connection.dialect.name == "postgresql":
+                    connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                    )
+                before = schema_revision(connection)
+                if before != SCHEMA_REVISION:
+                    command.upgrade(alembic_config(engine, connection), "head")
+                after = schema_revision(connection)
     except OperationalError as exc:
         raise StorageUnavailable(f"cannot reach the database: {exc.orig}") from exc
+    if before != after:
+        log.info("database schema migrated", extra={"before": before, "after": after})
+    return before, after or SCHEMA_REVISION
+
+
+def upgrade(engine: Engine) -> None:
+    """Create or upgrade the schema to the newest migration (see :func:`migrate_schema`)."""
+    migrate_schema(engine)
+
+
+def check_schema(engine: Engine) -> None:
+    """Refuse, in one line, a database without the schema this errkb needs."""
+    try:
+        with engine.connect() as connection:
+            current = schema_revision(connection)
+    except OperationalError as exc:
+        raise StorageUnavailable(f"cannot reach the database: {exc.orig}") from exc
+    if current == SCHEMA_REVISION:
+        return
+    if current is None:
+        raise SchemaOutOfDate(
+            f"the database has no errkb schema (this errkb needs revision {SCHEMA_REVISION}): "
+            "run `errkb init`"
+        )
+    if current.isdigit() and int(current) > int(SCHEMA_REVISION):
+        raise SchemaOutOfDate(
+            f"the database schema is at revision {current}, newer than this errkb's "
+            f"{SCHEMA_REVISION}: upgrade errkb"
+        )
+    raise SchemaOutOfDate(
+        f"the database schema is at revision {current}, this errkb needs {SCHEMA_REVISION}: "
+        "run `errkb migrate`"
+    )
+
+
+# -- units of work ----------------------------------------------------------------
 
 
 @dataclass
 class Store:
     engine: Engine
-    sessions: sessionmaker[Session]
+    sessions: sessionmaker[Session]  # writers: Store.transaction()
+    readers: sessionmaker[Session]  # Store.read()
+    #: SQLite has one writer at a time: this process's writers queue here, woken in
+    #: turn, rather than poll SQLite's lock with sleeps (None on PostgreSQL).
+    writer: threading.RLock | None = None
+
+    @classmethod
+    def on(cls, engine: Engine) -> Store:
+        return cls(
+            engine=engine,
+            sessions=sessionmaker(_unit_engine(engine, "write"), expire_on_commit=False),
+            readers=sessionmaker(_unit_engine(engine, "read"), expire_on_commit=False),
+            writer=threading.RLock() if engine.dialect.name == "sqlite" else None,
+        )
 
     @contextmanager
     def transaction(self, *, wait: float | None = None) -> Iterator[Session]:
-        """A session whose work is committed on success and rolled back on error.
+        """A unit of work that writes: committed on success, rolled back on error.
 
-        On SQLite it holds the write lock from the start (see ``make_engine``),
-        waiting for it at most ``wait`` seconds (default 30) before
-        :class:`StorageUnavailable`: a caller Slack is waiting on waits less.
+        On SQLite it waits at most ``wait`` seconds (default 30) for the write lock
+        before :class:`StorageUnavailable`: a caller Slack is waiting on waits less.
         """
-        with self.sessions() as session:
+        seconds = BUSY_TIMEOUT_MS / 1000 if wait is None else wait
+        with self._write_turn(seconds), self.sessions() as session:
             try:
                 with session.begin():
-                    if wait is not None:  # before the first statement: it is what BEGINs
+                    if wait is not None and self.writer is not None:  # before the first statement
                         session.connection(execution_options={WAIT_MS: int(wait * 1000)})
                     yield session
             except OperationalError as exc:
                 raise StorageUnavailable(f"database error: {exc.orig}") from exc
 
     @contextmanager
+    def _write_turn(self, seconds: float) -> Iterator[None]:
+        if self.writer is None:
+            yield
+            return
+        if not self.writer.acquire(timeout=seconds):
+            raise StorageUnavailable(f"database is locked: another writer held it for {seconds:g} s")
+        try:
+            yield
+        finally:
+            self.writer.release()
+
+    @contextmanager
     def read(self) -> Iterator[Session]:
-        """A session for reading only: on SQLite it takes no write lock."""
-        with self.sessions() as session:
+        """A unit of work that only reads, from one snapshot; a write in it is refused."""
+        with self.readers() as session:
             try:
-                session.connection(execution_options={READ_ONLY: True})
-                yield session
-                session.rollback()
+                with session.begin():
+                    yield session
             except OperationalError as exc:
                 raise StorageUnavailable(f"database error: {exc.orig}") from exc
 
@@ -122,8 +247,16 @@ class Store:
         self.engine.dispose()
 
 
-def open_store(url: str, *, migrate: bool = True) -> Store:
+def open_store(url: str, *, migrate: bool = False, check: bool = True) -> Store:
+    """The database at ``url``; ``migrate`` brings its schema up to date first,
+    ``check`` refuses one that is not (:class:`SchemaOutOfDate`)."""
     engine = make_engine(url)
-    if migrate:
-        upgrade(engine)
-    return Store(engine=engine, sessions=sessionmaker(engine, expire_on_commit=False))
+    try:
+        if migrate:
+            migrate_schema(engine)
+        elif check:
+            check_schema(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return Store.on(engine)

@@ -3,6 +3,10 @@
 Record state (deprecated, snoozed, last digested), usage (matches in Slack),
 maintainer actions with their audit rows, and the per-period claims that make a
 digest happen once however many processes run.
+
+Confirming and snoozing are evidence; deprecating (and restoring) a record
+changes what matching offers, so only those move the knowledge version
+(:mod:`bot.store.changes`).
 """
 
 from __future__ import annotations
@@ -12,13 +16,13 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from bot.digest.select import Candidate
 from bot.errors import RecordNotFound
-from bot.store import repository
-from bot.store.models import DigestRunRow, MatchEventRow, RecordRow, RecordStateRow
+from bot.store import changes, dialect, repository
+from bot.store.loading import chunks
+from bot.store.models import DigestRunRow, MatchEventRow, RecordRow, RecordStateRow, table_of
 
 
 def load_candidates(session: Session) -> list[Candidate]:
@@ -61,67 +65,127 @@ def match_counts(session: Session, *, since: datetime) -> dict[str, int]:
     return {rid: int(count) for rid, count in session.execute(stmt)}
 
 
-def _state(session: Session, record_id: str) -> RecordStateRow:
-    if session.get(RecordRow, record_id) is None:
+def _require(session: Session, record_id: str) -> None:
+    if session.scalar(select(RecordRow.id).where(RecordRow.id == record_id)) is None:
         raise RecordNotFound(record_id)
-    state = session.get(RecordStateRow, record_id)
-    if state is None:
-        state = RecordStateRow(record_id=record_id)
-        session.add(state)
-    return state
 
 
-def _state_dict(state: RecordStateRow) -> dict[str, Any]:
+def _set_state(session: Session, record_id: str, **values: Any) -> dict[str, Any]:
+    """Upsert the record's state row with ``values``; returns the state before, for the audit."""
+    table = table_of(RecordStateRow)
+    before = session.execute(
+        select(table.c.deprecated_at, table.c.deprecated_reason, table.c.snoozed_until)
+        .where(table.c.record_id == record_id)
+        .with_for_update()
+    ).first()
+    statement = dialect.insert(session, table).values(record_id=record_id, **values)
+    session.execute(
+        statement.on_conflict_do_update(index_elements=[table.c.record_id], set_=values)
+    )
+    if before is None:
+        return _state_dict(None, None, None)
+    return _state_dict(before.deprecated_at, before.deprecated_reason, before.snoozed_until)
+
+
+def _state_dict(
+    deprecated_at: Any, reason: str | None, snoozed_until: date | None
+) -> dict[str, Any]:
     return {
-        "deprecated_reason": state.deprecated_reason,
-        "deprecated": state.deprecated_at is not None,
-        "snoozed_until": state.snoozed_until.isoformat() if state.snoozed_until else None,
+        "deprecated_reason": reason,
+        "deprecated": deprecated_at is not None,
+        "snoozed_until": snoozed_until.isoformat() if snoozed_until else None,
     }
 
 
 def confirm_record(
     session: Session, *, record_id: str, actor: str, today: date, now: datetime
 ) -> None:
-    """ "Still valid": ``last_confirmed`` becomes today (audited); any snooze ends."""
-    record = repository.get_record(session, record_id=record_id)
-    if record is None:
+    """ "Still valid": ``last_confirmed`` becomes today (audited); any snooze ends.
+
+    Evidence, not knowledge: nothing matching reads changes, so the knowledge
+    version stays and no process rebuilds anything.
+    """
+    noted = repository.note_evidence(session, record_id=record_id, now=now, confirmed=today)
+    if noted is None:
         raise RecordNotFound(record_id)
-    if record.last_confirmed != today:
-        updated = record.model_copy(update={"last_confirmed": today})
-        repository.import_records(
-            session, records=[updated], on_conflict="upsert", actor=actor, now=now
-        )
-    state = session.get(RecordStateRow, record_id)
-    if state is not None and state.snoozed_until is not None:
-        state.snoozed_until = None
+    old, new = noted
+    if old.last_confirmed != new.last_confirmed:
+        before = old.last_confirmed.isoformat() if old.last_confirmed else None
+        repository.add_audit(session, actor=actor, record_id=record_id, action="confirm", at=now,
+                             before={"last_confirmed": before},
+                             after={"last_confirmed": today.isoformat()})  # fmt: skip
+    session.execute(
+        update(RecordStateRow)
+        .where(RecordStateRow.record_id == record_id, RecordStateRow.snoozed_until.is_not(None))
+        .values(snoozed_until=None)
+    )
 
 
 def snooze_record(
     session: Session, *, record_id: str, days: int, actor: str, today: date, now: datetime
 ) -> date:
-    state = _state(session, record_id)
-    before = _state_dict(state)
-    state.snoozed_until = today + timedelta(days=days)
+    _require(session, record_id)
+    until = today + timedelta(days=days)
+    before = _set_state(session, record_id, snoozed_until=until)
+    after = {**before, "snoozed_until": until.isoformat()}
     repository.add_audit(session, actor=actor, record_id=record_id, action="snooze", at=now,
-                         before=before, after=_state_dict(state))  # fmt: skip
-    return state.snoozed_until
+                         before=before, after=after)  # fmt: skip
+    return until
 
 
 def deprecate_record(
     session: Session, *, record_id: str, reason: str, actor: str, now: datetime
 ) -> None:
-    state = _state(session, record_id)
-    before = _state_dict(state)
-    state.deprecated_at, state.deprecated_by, state.deprecated_reason = now, actor, reason
+    """No longer offered as an answer: removed from what matching reads (a knowledge change)."""
+    changes.lock_knowledge(session)
+    _require(session, record_id)
+    before = _set_state(
+        session, record_id, deprecated_at=now, deprecated_by=actor, deprecated_reason=reason
+    )
+    after = {**before, "deprecated": True, "deprecated_reason": reason}
     repository.add_audit(session, actor=actor, record_id=record_id, action="deprecate", at=now,
-                         before=before, after=_state_dict(state))  # fmt: skip
-    repository.bump_kb_version(session)
+                         before=before, after=after)  # fmt: skip
+    changes.note_changes(session, removed=[record_id], at=now)
+
+
+def restore_record(session: Session, *, record_id: str, actor: str, now: datetime) -> bool:
+    """Undo a deprecation: offered as an answer again (a knowledge change); False when
+    the record was not deprecated."""
+    changes.lock_knowledge(session)
+    _require(session, record_id)
+    table = table_of(RecordStateRow)
+    restored = session.execute(
+        update(table)
+        .where(table.c.record_id == record_id, table.c.deprecated_at.is_not(None))
+        .values(deprecated_at=None, deprecated_by=None, deprecated_reason=None)
+        .returning(table.c.record_id)
+    ).first()
+    if restored is None:
+        return False
+    repository.add_audit(session, actor=actor, record_id=record_id, action="restore", at=now,
+                         before={"deprecated": True}, after={"deprecated": False})  # fmt: skip
+    changes.note_changes(session, upserted=[record_id], at=now)
+    return True
 
 
 def mark_digested(session: Session, *, record_ids: Iterable[str], at: datetime) -> None:
-    for record_id in dict.fromkeys(record_ids):
-        if session.get(RecordRow, record_id) is not None:
-            _state(session, record_id).last_digested_at = at
+    """Remember when these records were last put in a digest (the reminder throttle)."""
+    ids = list(dict.fromkeys(record_ids))
+    if not ids:
+        return
+    known = [rid for part in chunks(ids) for rid in session.scalars(
+        select(RecordRow.id).where(RecordRow.id.in_(part)))]  # fmt: skip
+    if not known:
+        return
+    table = table_of(RecordStateRow)
+    statement = dialect.insert(session, table)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[table.c.record_id],
+            set_={"last_digested_at": statement.excluded.last_digested_at},
+        ),
+        [{"record_id": rid, "last_digested_at": at} for rid in known],
+    )
 
 
 # -- claims ----------------------------------------------------------------------
@@ -139,12 +203,8 @@ def claim_run(
         "period": period, "audience": audience, "status": "claimed", "claimed_by": owner,
         "claimed_at": now, "lease_until": now + lease, "attempts": 1,
     }  # fmt: skip
-    try:
-        with session.begin_nested():
-            session.execute(insert(DigestRunRow).values(values))
+    if dialect.insert_ignoring_conflicts(session, table_of(DigestRunRow), values):
         return True
-    except IntegrityError:
-        pass
     taken = session.execute(
         update(DigestRunRow)
         .where(

@@ -4,14 +4,19 @@ A record's scalar fields live in ``records``; what the bot asks for piece by
 piece lives in rows of its own: translations per (locale, field), workarounds
 and dead ends in order (workarounds carry outcome counters), graph links as
 (source, target, kind) rows whose target may be an id not in the store, and
-an append-only audit log. ``kb_state`` holds the change counter every process
-polls to notice that records changed.
+an append-only audit log.
+
+What matching reads (record content, links, translations, deprecation) is
+versioned apart from evidence (votes, confirmations, snoozes, usage):
+``kb_state["kb_version"]`` is the knowledge version, moved once by each
+transaction that changes knowledge, and ``knowledge_changes`` holds, per
+record, the version that last changed it. Evidence moves neither.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -23,6 +28,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -44,6 +50,11 @@ RECORD_ID = 300
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map = {dict[str, Any]: Json, list[Any]: Json}
+
+
+def table_of(model: type[Base]) -> Table:
+    """A model's Core table (typed as one), for statements over plain rows."""
+    return cast(Table, model.__table__)
 
 
 class RecordRow(Base):
@@ -176,12 +187,30 @@ class AuditRow(Base):
 
 
 class StateRow(Base):
-    """Small named counters, such as the knowledge base's change counter."""
+    """Small named counters: the knowledge version (``kb_version``) and the oldest
+    version the change feed can still answer from (``knowledge_floor``)."""
 
     __tablename__ = "kb_state"
 
     key: Mapped[str] = mapped_column(String(50), primary_key=True)
     value: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class KnowledgeChangeRow(Base):
+    """The latest change to one record's knowledge: the version that made it and how.
+
+    ``kind`` is ``upserted`` or ``removed`` (deleted or deprecated). One row per
+    record, so the feed never holds more rows than records ever known; rows of
+    records long gone are pruned and ``knowledge_floor`` says from where.
+    """
+
+    __tablename__ = "knowledge_changes"
+    __table_args__ = (Index("ix_knowledge_changes_kind_at", "kind", "at"),)
+
+    record_id: Mapped[str] = mapped_column(String(RECORD_ID), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, index=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class ThreadErrorRow(Base):

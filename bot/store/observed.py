@@ -4,8 +4,8 @@
 upserts the transitions :func:`graph.observe.transitions_for` derives from the
 scope's earlier sightings. Observed transitions live apart from curated links
 (``links``) and never change them. Keyword-only arguments; nothing commits.
-The upsert is ``INSERT … ON CONFLICT DO UPDATE``, which SQLite and PostgreSQL
-both speak (each through its own dialect's ``insert``).
+The upsert is ``INSERT … ON CONFLICT DO UPDATE`` (:mod:`bot.store.dialect`).
+Observed transitions are evidence: they never move the knowledge version.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import case, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from bot.store.models import ObservedTransitionRow, ThreadErrorRow
+from bot.store.dialect import insert
+from bot.store.models import ObservedTransitionRow, ThreadErrorRow, table_of
 from graph.build import ObservedEdge
 from graph.observe import DEFAULT_WINDOW, ObservedTransition, Sighting, transitions_for
 
@@ -47,47 +47,25 @@ def upsert_transition(
 ) -> None:
     """Count one more A→B: insert it, or bump its count and widen first/last seen."""
     seen_at = _aware(seen_at)
-    dialect = session.get_bind().dialect.name
-    statement: postgresql.Insert | sqlite.Insert
-    if dialect == "postgresql":
-        statement = postgresql.insert(ObservedTransitionRow)
-    elif dialect == "sqlite":
-        statement = sqlite.insert(ObservedTransitionRow)
-    else:
-        _upsert_portably(session, source_id=source_id, target_id=target_id, seen_at=seen_at)
-        return
     row = ObservedTransitionRow
-    statement = statement.values(
+    statement = insert(session, table_of(row)).values(
         source_id=source_id, target_id=target_id, count=1, first_seen=seen_at, last_seen=seen_at
     )
     new = statement.excluded
-    upsert = statement.on_conflict_do_update(
-        index_elements=[row.source_id, row.target_id],
-        set_={
-            "count": row.count + 1,
-            "first_seen": case(
-                (new.first_seen < row.first_seen, new.first_seen), else_=row.first_seen
-            ),
-            "last_seen": case((new.last_seen > row.last_seen, new.last_seen), else_=row.last_seen),
-        },
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[row.source_id, row.target_id],
+            set_={
+                "count": row.count + 1,
+                "first_seen": case(
+                    (new.first_seen < row.first_seen, new.first_seen), else_=row.first_seen
+                ),
+                "last_seen": case(
+                    (new.last_seen > row.last_seen, new.last_seen), else_=row.last_seen
+                ),
+            },
+        )
     )
-    session.execute(upsert)
-
-
-def _upsert_portably(
-    session: Session, *, source_id: str, target_id: str, seen_at: datetime
-) -> None:
-    row = session.get(ObservedTransitionRow, (source_id, target_id))
-    if row is None:
-        session.add(ObservedTransitionRow(
-            source_id=source_id, target_id=target_id, count=1, first_seen=seen_at,
-            last_seen=seen_at,
-        ))  # fmt: skip
-    else:
-        row.count += 1
-        row.first_seen = min(_aware(row.first_seen), seen_at)
-        row.last_seen = max(_aware(row.last_seen), seen_at)
-    session.flush()
 
 
 def observe_error(

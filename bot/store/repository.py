@@ -1,35 +1,46 @@
 """Repository functions over records. Keyword-only arguments; they never commit.
 
 The caller owns the transaction (``Store.transaction()``), so an import of
-thousands of records is one all-or-nothing unit.
+thousands of records is one all-or-nothing unit. Reading whole records is
+:mod:`bot.store.loading`; the knowledge version and its change feed are
+:mod:`bot.store.changes` (both re-exported here).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-from sqlalchemy import Select, delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.records import TRANSLATABLE, Record, normalise_locale
-from bot.store.convert import child_values, record_from_rows, record_values
+from bot.store import dialect
+from bot.store.changes import (
+    KnowledgeChanges,
+    knowledge_changes,
+    knowledge_version,
+    lock_knowledge,
+    note_changes,
+)
+from bot.store.convert import child_values, content_hash, record_values
+from bot.store.loading import CHILDREN, chunks, get_record, load_records
 from bot.store.models import (
     AuditRow,
     DeadEndRow,
     LinkRow,
     RecordRow,
-    StateRow,
     TranslationRow,
     WorkaroundRow,
+    table_of,
 )
 
 OnConflict = Literal["upsert", "skip", "fail"]
-KB_VERSION = "kb_version"
-_CHILDREN = (TranslationRow, WorkaroundRow, DeadEndRow, LinkRow)
+#: Record fields that are evidence, not knowledge: changing them alone reindexes nothing.
+EVIDENCE = ("last_confirmed", "evidence_count")
 
 
 @dataclass
@@ -50,73 +61,6 @@ class ImportSummary:
 
 
 # -- reading -----------------------------------------------------------------
-
-
-def _rows(session: Session, stmt: Select[Any]) -> list[dict[str, Any]]:
-    return [dict(row) for row in session.execute(stmt).mappings()]
-
-
-def _chunks(ids: list[str], size: int = 900) -> Iterable[list[str]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
-
-
-def load_records(
-    session: Session, *, domain: str | None = None, ids: Iterable[str] | None = None
-) -> list[Record]:
-    """Records (all, one domain, or the given ids) with everything they carry, ordered by id."""
-    stmt = select(*RecordRow.__table__.c).order_by(RecordRow.id)
-    if domain is not None:
-        stmt = stmt.where(RecordRow.domain == domain)
-    if ids is not None:
-        wanted = sorted(set(ids))
-        rows = [
-            r
-            for chunk in _chunks(wanted)
-            for r in _rows(session, stmt.where(RecordRow.id.in_(chunk)))
-        ]
-        rows.sort(key=lambda r: r["id"])
-    else:
-        rows = _rows(session, stmt)
-    if not rows:
-        return []
-    children = _children(session, [r["id"] for r in rows], whole=ids is None and domain is None)
-    return [
-        record_from_rows(
-            row,
-            children[TranslationRow].get(row["id"], []),
-            children[WorkaroundRow].get(row["id"], []),
-            children[DeadEndRow].get(row["id"], []),
-            children[LinkRow].get(row["id"], []),
-        )
-        for row in rows
-    ]
-
-
-def _children(
-    session: Session, record_ids: list[str], *, whole: bool
-) -> dict[type, dict[str, list[dict[str, Any]]]]:
-    out: dict[type, dict[str, list[dict[str, Any]]]] = {}
-    for model in _CHILDREN:
-        table = model.__table__
-        key = table.c.source_id if model is LinkRow else table.c.record_id
-        order = [key, table.c.kind, table.c.position] if model is LinkRow else [key]
-        if hasattr(model, "position") and model is not LinkRow:
-            order.append(table.c.position)
-        stmt = select(*table.c).order_by(*order)
-        grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        chunks = [None] if whole else list(_chunks(record_ids))
-        for chunk in chunks:
-            part = stmt if chunk is None else stmt.where(key.in_(chunk))
-            for row in _rows(session, part):
-                grouped[row["source_id" if model is LinkRow else "record_id"]].append(row)
-        out[model] = grouped
-    return out
-
-
-def get_record(session: Session, *, record_id: str) -> Record | None:
-    found = load_records(session, ids=[record_id])
-    return found[0] if found else None
 
 
 def record_ids(session: Session) -> set[str]:
@@ -178,21 +122,12 @@ def stats(session: Session) -> dict[str, Any]:
     }
 
 
-# -- change counter ------------------------------------------------------------
+# -- knowledge version ---------------------------------------------------------
 
 
 def kb_version(session: Session) -> int:
-    value = session.scalar(select(StateRow.value).where(StateRow.key == KB_VERSION))
-    return int(value or 0)
-
-
-def bump_kb_version(session: Session) -> int:
-    changed = session.execute(
-        update(StateRow).where(StateRow.key == KB_VERSION).values(value=StateRow.value + 1)
-    )
-    if not changed.rowcount:  # type: ignore[attr-defined]
-        session.execute(insert(StateRow).values(key=KB_VERSION, value=1))
-    return kb_version(session)
+    """The knowledge version (:func:`bot.store.changes.knowledge_version`); evidence never moves it."""
+    return knowledge_version(session)
 
 
 # -- writing -------------------------------------------------------------------
@@ -230,11 +165,15 @@ def import_records(
 ) -> ImportSummary:
     """Add or update ``records`` in one unit of work; the caller commits or rolls back.
 
-    ``on_conflict="fail"`` leaves the session untouched and lists the conflicts
-    when any record id already exists with different content.
+    Knowledge writers are serialised first (:func:`lock_knowledge`), so two
+    imports of the same ids at once run one after the other, and the rows go
+    in as ``INSERT … ON CONFLICT DO UPDATE``. ``on_conflict="fail"`` leaves the
+    session untouched and lists the conflicts when any record id already
+    exists with different content.
     """
+    lock_knowledge(session)
     summary = ImportSummary()
-    existing = dict(session.execute(select(RecordRow.id, RecordRow.content_hash)).all())
+    existing = _content_hashes(session, [r.id for r in records])
     fresh, changed = [], []
     for record in records:
         values = record_values(record)
@@ -249,64 +188,121 @@ def import_records(
             summary.conflicts.append(record.id)
         else:
             changed.append((record, values))
-    if summary.conflicts:
+    if summary.conflicts or not (fresh or changed):
         return summary
     before = {r.id: r.to_native() for r in load_records(session, ids=[r.id for r, _ in changed])}
-    counters = _outcome_counters(session, [r.id for r, _ in changed])
-    if changed:
-        ids = [r.id for r, _ in changed]
-        for model in _CHILDREN:
-            key = model.__table__.c.source_id if model is LinkRow else model.__table__.c.record_id
-            for chunk in _chunks(ids):
-                session.execute(delete(model).where(key.in_(chunk)))
-        for record, values in changed:
-            session.execute(
-                update(RecordRow)
-                .where(RecordRow.id == record.id)
-                .values({**values, "updated_at": now})
-            )
-            old, new = _diff(before.get(record.id, {}), record.to_native())
-            add_audit(
-                session,
-                actor=actor,
-                record_id=record.id,
-                action="update",
-                at=now,
-                before=old,
-                after=new,
-            )
-            summary.updated.append(record.id)
-    if fresh:
-        session.execute(
-            insert(RecordRow),
-            [{**values, "created_at": now, "updated_at": now} for _, values in fresh],
-        )
-        session.execute(
-            insert(AuditRow),
-            [{"actor": actor, "record_id": r.id, "action": "add", "at": now, "before": None,
-              "after": {"content_hash": v["content_hash"]}} for r, v in fresh],
-        )  # fmt: skip
-        summary.added.extend(r.id for r, _ in fresh)
-    _insert_children(session, [r for r, _ in fresh + changed], counters, progress)
-    if fresh or changed:
-        bump_kb_version(session)
+    diffs = {r.id: _diff(before.get(r.id, {}), r.to_native()) for r, _ in changed}
+    # a difference in evidence alone is no knowledge change: no rows rewritten, nothing reindexed
+    evidence_only = [r for r, _ in changed if set(diffs[r.id][1]) <= set(EVIDENCE)]
+    for record in evidence_only:
+        _write_evidence(session, record, now)
+    rewritten = [(r, v) for r, v in changed if r.id not in {e.id for e in evidence_only}]
+    counters = _delete_children(session, [r.id for r, _ in rewritten])
+    _upsert_rows(session, [values for _, values in fresh + rewritten], now)
+    audit = [{"actor": actor, "record_id": r.id, "action": "add", "at": now, "before": None,
+              "after": {"content_hash": v["content_hash"]}} for r, v in fresh]  # fmt: skip
+    audit += [{"actor": actor, "record_id": r.id, "action": "update", "at": now,
+               "before": diffs[r.id][0], "after": diffs[r.id][1]} for r, _ in changed]  # fmt: skip
+    session.execute(insert(AuditRow), audit)
+    summary.added.extend(r.id for r, _ in fresh)
+    summary.updated.extend(r.id for r, _ in changed)
+    _insert_children(session, [r for r, _ in fresh + rewritten], counters, progress)
+    note_changes(session, upserted=[r.id for r, _ in fresh + rewritten], at=now)
     return summary
 
 
-def _outcome_counters(session: Session, ids: list[str]) -> dict[tuple[str, str], tuple[int, int]]:
-    """Vote counters by (record id, workaround action), carried over when a record is updated."""
-    out: dict[tuple[str, str], tuple[int, int]] = {}
-    for chunk in _chunks(ids):
-        stmt = select(
-            WorkaroundRow.record_id,
-            WorkaroundRow.action,
-            WorkaroundRow.fixed_count,
-            WorkaroundRow.failed_count,
-        ).where(WorkaroundRow.record_id.in_(chunk))
-        for rid, action, fixed, failed in session.execute(stmt):
-            if fixed or failed:
-                out[(rid, action)] = (fixed, failed)
-    return out
+def _write_evidence(session: Session, record: Record, now: datetime) -> None:
+    """Store ``record``'s evidence (its knowledge unchanged); the content hash follows."""
+    session.execute(
+        update(RecordRow)
+        .where(RecordRow.id == record.id)
+        .values(
+            last_confirmed=record.last_confirmed,
+            evidence_count=record.evidence_count,
+            content_hash=content_hash(record.to_native()),
+            updated_at=now,
+        )
+    )
+
+
+def note_evidence(
+    session: Session,
+    *,
+    record_id: str,
+    now: datetime,
+    confirmed: date | None = None,
+    more: int = 0,
+) -> tuple[Record, Record] | None:
+    """Fresh evidence for a record: ``last_confirmed`` becomes ``confirmed`` (when given),
+    ``evidence_count`` grows by ``more``. Evidence only: the knowledge version stays.
+
+    Returns the record before and after (equal when nothing changed); None when
+    there is no such record. The record's row is locked first, so concurrent
+    evidence for one record is counted one after the other.
+    """
+    # FOR NO KEY UPDATE on PostgreSQL: rows that only refer to the record (votes, state) still go in
+    row = select(RecordRow.id).where(RecordRow.id == record_id)
+    locked = session.scalar(row.with_for_update(key_share=True))
+    before = None if locked is None else get_record(session, record_id=record_id)
+    if before is None:
+        return None
+    changes: dict[str, Any] = {}
+    if confirmed is not None:
+        changes["last_confirmed"] = confirmed
+    if more:
+        changes["evidence_count"] = before.evidence_count + more
+    after = before.model_copy(update=changes)
+    if after != before:
+        _write_evidence(session, after, now)
+    return before, after
+
+
+def _content_hashes(session: Session, ids: list[str]) -> dict[str, str]:
+    wanted = sorted(set(ids))
+    stmt = select(RecordRow.id, RecordRow.content_hash)
+    return {
+        rid: digest
+        for part in chunks(wanted)
+        for rid, digest in session.execute(stmt.where(RecordRow.id.in_(part)))
+    }
+
+
+def _upsert_rows(session: Session, rows: list[dict[str, Any]], now: datetime) -> None:
+    """``records`` rows in, or over the ones with their ids (``created_at`` kept)."""
+    if not rows:
+        return
+    statement = dialect.insert(session, table_of(RecordRow))
+    kept = {"id", "created_at"}
+    columns = [c.name for c in table_of(RecordRow).c if c.name not in kept]
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[table_of(RecordRow).c.id],
+            set_={name: statement.excluded[name] for name in columns},
+        ),
+        [{**values, "created_at": now, "updated_at": now} for values in rows],
+    )
+
+
+def _delete_children(session: Session, ids: list[str]) -> dict[tuple[str, str], tuple[int, int]]:
+    """Delete the child rows of ``ids``; returns the vote counters by (record id, workaround
+    action), to carry over to the workarounds that come back."""
+    counters: dict[tuple[str, str], tuple[int, int]] = {}
+    for model, key, _ in CHILDREN:
+        column = table_of(model).c[key]
+        for part in chunks(ids):
+            if model is not WorkaroundRow:
+                session.execute(delete(model).where(column.in_(part)))
+                continue
+            gone = session.execute(
+                delete(WorkaroundRow)
+                .where(WorkaroundRow.record_id.in_(part))
+                .returning(WorkaroundRow.record_id, WorkaroundRow.action,
+                           WorkaroundRow.fixed_count, WorkaroundRow.failed_count)
+            )  # fmt: skip
+            for rid, action, fixed, failed in gone:
+                if fixed or failed:
+                    counters[(rid, action)] = (fixed, failed)
+    return counters
 
 
 def _insert_children(
@@ -325,13 +321,14 @@ def _insert_children(
         row["fixed_count"], row["failed_count"] = counters.get(
             (row["record_id"], row["action"]), (0, 0)
         )
-    for model in _CHILDREN:
-        rows = batches[model.__tablename__]
+    for model, _, _ in CHILDREN:
+        rows = batches[model.__tablename__]  # type: ignore[attr-defined]
         if rows:
             session.execute(insert(model), rows)
 
 
 def delete_record(session: Session, *, record_id: str, actor: str, now: datetime) -> bool:
+    lock_knowledge(session)
     record = get_record(session, record_id=record_id)
     if record is None:
         return False
@@ -344,7 +341,7 @@ def delete_record(session: Session, *, record_id: str, actor: str, now: datetime
         at=now,
         before=record.to_native(),
     )
-    bump_kb_version(session)
+    note_changes(session, removed=[record_id], at=now)
     return True
 
 
@@ -355,3 +352,10 @@ def audit_log(
     if record_id is not None:
         stmt = stmt.where(AuditRow.record_id == record_id)
     return list(session.scalars(stmt))
+
+
+__all__ = [
+    "ImportSummary", "KnowledgeChanges", "OnConflict", "add_audit", "audit_log", "delete_record",
+    "get_record", "import_records", "kb_version", "knowledge_changes", "knowledge_version",
+    "load_records", "note_evidence", "record_ids", "record_text", "records_confirmed_before", "stats",
+]  # fmt: skip

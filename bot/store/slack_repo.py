@@ -4,20 +4,28 @@
   changeable; keeps ``workarounds.fixed_count``/``failed_count`` in step, and
   a new "fixed it" is fresh evidence (:func:`record_evidence`, audited).
 - unknown errors by normalised template; user language choices; replies.
+
+Everything here is evidence or bookkeeping: none of it moves the knowledge
+version (:mod:`bot.store.changes`), so no process rebuilds its index for it.
+Counters and choices are single ``INSERT … ON CONFLICT`` or ``UPDATE … SET
+n = n + 1`` statements, never a read followed by a write; evidence on a record
+locks the record's row first (:func:`bot.store.repository.note_evidence`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import case, delete, select, update
 from sqlalchemy.orm import Session
 
+from bot.records import Record
+from bot.store.dialect import insert, insert_ignoring_conflicts
+from bot.store.loading import chunks
 from bot.store.models import (
     RecordRow,
     SlackReplyRow,
@@ -25,8 +33,9 @@ from bot.store.models import (
     UnknownErrorRow,
     VoteRow,
     WorkaroundRow,
+    table_of,
 )
-from bot.store.repository import add_audit, bump_kb_version
+from bot.store.repository import add_audit, note_evidence
 
 VERDICTS = ("fixed", "failed")
 KEEP_PERMALINKS = 5
@@ -37,13 +46,6 @@ def _aware(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
-def _insert_ignoring_conflicts(session: Session, table: Any, values: dict[str, Any]) -> bool:
-    """``INSERT … ON CONFLICT DO NOTHING``; True when the row went in."""
-    dialect = session.get_bind().dialect.name
-    build = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}[dialect]
-    key = next(iter(table.primary_key.columns))
-    statement = build(table).values(**values).on_conflict_do_nothing().returning(key)  # type: ignore[attr-defined]
-    return session.execute(statement).first() is not None
 
 
 # -- users -----------------------------------------------------------------------
@@ -55,10 +57,16 @@ def chosen_locale(session: Session, *, user_id: str) -> str | None:
 
 def choose_locale(session: Session, *, user_id: str, locale: str | None, at: datetime) -> None:
     """Store the user's language; ``None`` goes back to automatic."""
-    session.execute(delete(SlackUserRow).where(SlackUserRow.user_id == user_id))
-    if locale is not None:
-        session.add(SlackUserRow(user_id=user_id, locale=locale, updated_at=at))
-    session.flush()
+    table = table_of(SlackUserRow)
+    if locale is None:
+        session.execute(delete(table).where(table.c.user_id == user_id))
+        return
+    statement = insert(session, table).values(user_id=user_id, locale=locale, updated_at=at)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[table.c.user_id], set_={"locale": locale, "updated_at": at}
+        )
+    )
 
 
 # -- replies ---------------------------------------------------------------------
@@ -162,21 +170,25 @@ def cast_vote(
         raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
     key = (VoteRow.user_id == user_id, VoteRow.record_id == record_id,
            VoteRow.position == position, VoteRow.thread == thread)  # fmt: skip
-    inserted = _insert_ignoring_conflicts(
+    inserted = insert_ignoring_conflicts(
         session,
-        VoteRow.__table__,
+        table_of(VoteRow),
         {"user_id": user_id, "record_id": record_id, "position": position, "thread": thread,
          "verdict": verdict, "created_at": at, "updated_at": at},
     )  # fmt: skip
     if inserted:
         _count(session, record_id=record_id, position=position, verdict=verdict, delta=1)
         return VoteOutcome(previous=None, changed=True)
-    previous = session.scalar(select(VoteRow.verdict).where(*key).with_for_update())
-    if previous == verdict:
-        return VoteOutcome(previous=previous, changed=False)
-    session.execute(update(VoteRow).where(*key).values(verdict=verdict, updated_at=at))
-    if previous is not None:
-        _count(session, record_id=record_id, position=position, verdict=previous, delta=-1)
+    # two verdicts: a row that held another one held the other one
+    switched = session.execute(
+        update(VoteRow)
+        .where(*key, VoteRow.verdict != verdict)
+        .values(verdict=verdict, updated_at=at)
+    )
+    if not switched.rowcount:  # type: ignore[attr-defined]
+        return VoteOutcome(previous=verdict, changed=False)
+    previous = next(v for v in VERDICTS if v != verdict)
+    _count(session, record_id=record_id, position=position, verdict=previous, delta=-1)
     _count(session, record_id=record_id, position=position, verdict=verdict, delta=1)
     return VoteOutcome(previous=previous, changed=True)
 
@@ -184,31 +196,43 @@ def cast_vote(
 def record_evidence(
     session: Session, *, record_id: str, actor: str, today: date, at: datetime
 ) -> bool:
-    """Fresh evidence: one more ``evidence_count`` and ``last_confirmed = today``, audited."""
-    row = session.execute(
-        select(RecordRow.evidence_count, RecordRow.last_confirmed).where(RecordRow.id == record_id)
-    ).first()
-    if row is None:
+    """Fresh evidence: one more ``evidence_count`` and ``last_confirmed = today``, audited.
+
+    Evidence, not knowledge: the knowledge version stays (no index is rebuilt)."""
+    noted = note_evidence(session, record_id=record_id, now=at, confirmed=today, more=1)
+    if noted is None:
         return False
-    before = {"evidence_count": row.evidence_count,
-              "last_confirmed": row.last_confirmed.isoformat() if row.last_confirmed else None}  # fmt: skip
-    after = {"evidence_count": row.evidence_count + 1, "last_confirmed": today.isoformat()}
-    session.execute(
-        update(RecordRow)
-        .where(RecordRow.id == record_id)
-        .values(evidence_count=RecordRow.evidence_count + 1, last_confirmed=today, updated_at=at)
-    )
-    add_audit(
-        session,
-        actor=actor,
-        record_id=record_id,
-        action="confirm",
-        at=at,
-        before=before,
-        after=after,
-    )
-    bump_kb_version(session)
+    old, new = noted
+    add_audit(session, actor=actor, record_id=record_id, action="confirm", at=at,
+              before=_evidence(old), after=_evidence(new))  # fmt: skip
     return True
+
+
+def _evidence(record: Record) -> dict[str, Any]:
+    confirmed = record.last_confirmed
+    return {"evidence_count": record.evidence_count,
+            "last_confirmed": confirmed.isoformat() if confirmed else None}  # fmt: skip
+
+
+def with_evidence(session: Session, *, records: Sequence[Record]) -> list[Record]:
+    """``records`` (as indexed) with their evidence as stored now: ``last_confirmed`` and
+    ``evidence_count`` move without a knowledge change, so an index holds them stale."""
+    ids = sorted({r.id for r in records})
+    stored = {
+        rid: (confirmed, count)
+        for part in chunks(ids)
+        for rid, confirmed, count in session.execute(
+            select(RecordRow.id, RecordRow.last_confirmed, RecordRow.evidence_count)
+            .where(RecordRow.id.in_(part))
+        )
+    }  # fmt: skip
+    out = []
+    for record in records:
+        now = stored.get(record.id)
+        if now is not None and now != (record.last_confirmed, record.evidence_count):
+            record = record.model_copy(update={"last_confirmed": now[0], "evidence_count": now[1]})
+        out.append(record)
+    return out
 
 
 # -- unknown errors --------------------------------------------------------------
@@ -235,21 +259,27 @@ def note_unknown(
 ) -> int:
     """Count one more sighting of an unknown error; keeps a few example permalinks."""
     digest = hashlib.sha256(template.encode()).hexdigest()
-    _insert_ignoring_conflicts(
-        session,
-        UnknownErrorRow.__table__,
-        {"template_hash": digest, "template": template, "sample": sample[:SAMPLE_CHARS], "count": 0,
-         "first_seen": at, "last_seen": at, "permalinks": []},
+    table = table_of(UnknownErrorRow)
+    statement = insert(session, table).values(
+        template_hash=digest, template=template, sample=sample[:SAMPLE_CHARS], count=1,
+        first_seen=at, last_seen=at, permalinks=[],
     )  # fmt: skip
-    row = session.scalars(
-        select(UnknownErrorRow).where(UnknownErrorRow.template_hash == digest).with_for_update()
-    ).one()
-    row.count += 1
-    row.last_seen = max(_aware(row.last_seen), at)
-    if permalink and permalink not in row.permalinks and len(row.permalinks) < KEEP_PERMALINKS:
-        row.permalinks = [*row.permalinks, permalink]
-    session.flush()
-    return row.id
+    new = statement.excluded
+    found = session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[table.c.template_hash],
+            set_={"count": table.c.count + 1,
+                  "last_seen": case((new.last_seen > table.c.last_seen, new.last_seen),
+                                    else_=table.c.last_seen)},
+        ).returning(table.c.id, table.c.permalinks)
+    ).one()  # fmt: skip
+    kept = list(found.permalinks or [])
+    if permalink and permalink not in kept and len(kept) < KEEP_PERMALINKS:
+        # the row is this transaction's until commit (the upsert locked it)
+        session.execute(
+            update(table).where(table.c.id == found.id).values(permalinks=[*kept, permalink])
+        )
+    return int(found.id)
 
 
 def unknown_errors(session: Session, *, limit: int = 10) -> list[UnknownError]:
@@ -276,5 +306,5 @@ def record_exists(session: Session, *, record_id: str) -> bool:
 __all__ = [
     "Reply", "UnknownError", "VoteOutcome", "add_reply", "cast_vote", "choose_locale", "chosen_locale",
     "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
-    "unknown_errors", "workaround_counts",
+    "unknown_errors", "with_evidence", "workaround_counts",
 ]  # fmt: skip

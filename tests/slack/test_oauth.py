@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import select
 
 from bot.knowledge import Fixed
 from bot.match.index import MatchIndex
@@ -19,7 +19,8 @@ from bot.settings import Settings
 from bot.slack.bootstrap import build_slack_bot
 from bot.slack.metrics import Metrics
 from bot.slack.server import Server
-from bot.store.db import Store
+from bot.store import repository
+from bot.store.db import Store, open_store
 from bot.store.oauth import oauth_metadata
 from graph.build import build_graph
 from tests.slack.conftest import CHANNEL, PASTE, SECRET, TODAY, TOKEN, Bot, FixedClock, SlackSender
@@ -47,17 +48,15 @@ class OAuthBot:
         return response
 
 
-def _wipe_oauth(store: Store) -> None:
-    with store.engine.begin() as conn:
-        for table in oauth_metadata().sorted_tables:
-            conn.execute(delete(table))
-
-
 @pytest.fixture
-def oauth_bot(bot: Bot, fake_slack: FakeSlack) -> Iterator[OAuthBot]:
-    """A second app on the same database, installed per workspace instead of by token."""
+def oauth_bot(bot: Bot, fake_slack: FakeSlack, blank_database_url: str) -> Iterator[OAuthBot]:
+    """A second app, installed per workspace instead of by token, on a database of its own
+    (servers sharing a database share their work: they must be configured alike)."""
+    store = open_store(blank_database_url, migrate=True)
+    with store.transaction() as session:
+        repository.import_records(session, records=bot.records, on_conflict="fail", actor="test", now=TODAY)
     settings = Settings(
-        database_url=bot.store.engine.url.render_as_string(hide_password=False),
+        database_url=blank_database_url,
         slack_signing_secret=SECRET,
         slack_client_id=CLIENT_ID,
         slack_client_secret=CLIENT_SECRET,
@@ -66,19 +65,18 @@ def oauth_bot(bot: Bot, fake_slack: FakeSlack) -> Iterator[OAuthBot]:
         _env_file=None,
     )  # type: ignore[call-arg]
     metrics = Metrics()
-    slack_bot = build_slack_bot(settings, store=bot.store, index=Fixed(MatchIndex.build(bot.records)),
+    slack_bot = build_slack_bot(settings, store=store, index=Fixed(MatchIndex.build(bot.records)),
                                 graph=Fixed(build_graph(bot.records)), clock=FixedClock(TODAY), metrics=metrics)  # fmt: skip
     slack_bot.start()
-    server = Server(slack_bot.app, bot.store, metrics, slack_bot.runner, lambda: len(bot.records),
+    server = Server(slack_bot.app, store, metrics, slack_bot.runner, lambda: len(bot.records),
                     host="127.0.0.1", port=0)  # fmt: skip
     server.start()
-    _wipe_oauth(bot.store)
     fake_slack.grants["code-42"] = Grant(team_id=TEAM, token=TEAM_TOKEN)
     url = f"http://127.0.0.1:{server.port}"
-    yield OAuthBot(url, SlackSender(url, fake_slack), bot.store)
+    yield OAuthBot(url, SlackSender(url, fake_slack), store)
     server.stop()
     fake_slack.grants.clear()
-    _wipe_oauth(bot.store)
+    store.dispose()
 
 
 def _install(oauth: OAuthBot) -> http.client.HTTPResponse:

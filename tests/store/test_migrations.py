@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
-from bot.store.db import Store, alembic_config, upgrade
+from bot.errors import SchemaOutOfDate
+from bot.store import repository
+from bot.store.db import SCHEMA_REVISION, Store, alembic_config, make_engine, open_store, upgrade
 from bot.store.oauth import oauth_metadata
+from tests.ops.conftest import clean_env, errkb_command
+from tests.slack.conftest import SECRET, TOKEN
 
 
 def test_upgrade_head_then_alembic_check_finds_nothing(store: Store) -> None:
@@ -28,3 +37,72 @@ def test_slack_oauth_store_tables_come_from_the_migrations_and_match_slack_sdk(s
         diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
     ours = [d for d in diffs if "slack_installations" in str(d) or "slack_bots" in str(d) or "slack_oauth" in str(d)]
     assert ours == []
+
+
+# -- migrations run on request, under a lock; everything else refuses an old schema ----
+
+
+def _errkb(tmp_path: Path, url: str, *args: str, **env: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(errkb_command(*args), env=clean_env(tmp_path, ERRKB_DATABASE_URL=url, **env),
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, list[str]]:
+    out, err = proc.communicate(timeout=120)
+    return proc.returncode, out, [line for line in err.splitlines() if line.strip()]
+
+
+def test_schema_revision_names_the_newest_migration(store: Store) -> None:
+    from alembic.script import ScriptDirectory
+
+    assert ScriptDirectory.from_config(alembic_config(store.engine)).get_current_head() == SCHEMA_REVISION
+
+
+def test_a_database_without_the_schema_is_refused_in_one_line(blank_database_url: str, tmp_path: Path) -> None:
+    with pytest.raises(SchemaOutOfDate, match=r"no errkb schema .*run `errkb init`"):
+        open_store(blank_database_url)
+    code, _, err = _finish(_errkb(tmp_path, blank_database_url, "stats"))
+    assert code == 1 and len(err) == 1 and "errkb init" in err[0], err
+    code, out, err = _finish(_errkb(tmp_path, blank_database_url, "init", "--json"))
+    assert code == 0, err
+    assert json.loads(out)["added"] > 0
+    open_store(blank_database_url).dispose()
+
+
+def test_an_old_schema_is_refused_by_serve_then_migrated_keeping_the_version(
+    blank_database_url: str, tmp_path: Path
+) -> None:
+    engine = make_engine(blank_database_url)
+    try:
+        command.upgrade(alembic_config(engine), "0004")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO kb_state (key, value) VALUES ('kb_version', 7)"))
+    finally:
+        engine.dispose()
+    with pytest.raises(SchemaOutOfDate, match=rf"at revision 0004, this errkb needs {SCHEMA_REVISION}: run `errkb migrate`"):
+        open_store(blank_database_url)
+    serve = _errkb(tmp_path, blank_database_url, "serve", "--http", "--port", "0", "--host", "127.0.0.1",
+                   SLACK_BOT_TOKEN=TOKEN, SLACK_SIGNING_SECRET=SECRET)  # fmt: skip
+    code, _, err = _finish(serve)
+    assert code == 1 and len(err) == 1, err
+    assert "0004" in err[0] and SCHEMA_REVISION in err[0] and "errkb migrate" in err[0]
+    code, out, err = _finish(_errkb(tmp_path, blank_database_url, "migrate", "--json"))
+    assert code == 0, err
+    assert json.loads(out) | {"database": ""} == {"database": "", "before": "0004", "after": SCHEMA_REVISION}
+    store = open_store(blank_database_url)
+    try:
+        with store.read() as session:
+            assert repository.knowledge_version(session) == 7
+            assert not repository.knowledge_changes(session, since=6).complete  # from before the feed
+            assert repository.knowledge_changes(session, since=7).complete
+    finally:
+        store.dispose()
+
+
+def test_processes_migrating_at_once_do_it_once(blank_database_url: str, tmp_path: Path) -> None:
+    procs = [_errkb(tmp_path, blank_database_url, "migrate", "--json") for _ in range(3)]
+    results = [_finish(p) for p in procs]
+    assert all(code == 0 for code, _, _ in results), [err for _, _, err in results]
+    befores = sorted(str(json.loads(out)["before"]) for _, out, _ in results)
+    assert befores == sorted(["None", SCHEMA_REVISION, SCHEMA_REVISION])
+    open_store(blank_database_url).dispose()

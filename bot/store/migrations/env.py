@@ -1,4 +1,9 @@
-"""Alembic environment: runs against the engine errkb hands over (or ERRKB_DATABASE_URL)."""
+"""Alembic environment: runs on the connection (or engine) errkb hands over, else ERRKB_DATABASE_URL.
+
+``bot.store.db.migrate_schema`` hands over a connection already inside the
+transaction that holds the migration lock; the migrations run in it and it
+commits. Alone (the ``alembic`` command line) this opens its own.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +28,12 @@ def _configure(connection: Connection) -> None:
 
 
 def run_migrations_online() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        _configure(connection)
+        with context.begin_transaction():
+            context.run_migrations()
+        return
     engine = config.attributes.get("engine")
     if engine is None:
         from bot.settings import load_settings

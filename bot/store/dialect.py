@@ -1,0 +1,32 @@
+"""``INSERT … ON CONFLICT`` for the two databases errkb runs on.
+
+SQLite and PostgreSQL both speak it, each through its own SQLAlchemy dialect's
+``insert``; an upsert is then one statement, never a read followed by a write
+that a concurrent writer can slip between.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+Insert = postgresql.Insert | sqlite.Insert
+
+
+def insert(session: Session, table: Any) -> Insert:
+    """The dialect's ``insert(table)``, which has ``on_conflict_do_nothing/do_update``."""
+    name = session.get_bind().dialect.name
+    if name == "postgresql":
+        return postgresql.insert(table)
+    if name == "sqlite":
+        return sqlite.insert(table)
+    raise NotImplementedError(f"errkb runs on SQLite or PostgreSQL, not {name}")
+
+
+def insert_ignoring_conflicts(session: Session, table: Any, values: dict[str, Any]) -> bool:
+    """``INSERT … ON CONFLICT DO NOTHING``; True when the row went in."""
+    key = next(iter(table.primary_key.columns))
+    statement = insert(session, table).values(**values).on_conflict_do_nothing().returning(key)
+    return session.execute(statement).first() is not None
