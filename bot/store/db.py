@@ -143,6 +143,8 @@ def migrate_schema(engine: Engine) -> tuple[str | None, str]:
                         text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
                     )
                 before = schema_revision(connection)
+                if _newer(before):
+                    raise _refusal(before)
                 if before != SCHEMA_REVISION:
                     command.upgrade(alembic_config(engine, connection), "head")
                 after = schema_revision(connection)
@@ -165,19 +167,27 @@ def check_schema(engine: Engine) -> None:
             current = schema_revision(connection)
     except OperationalError as exc:
         raise StorageUnavailable(f"cannot reach the database: {exc.orig}") from exc
-    if current == SCHEMA_REVISION:
-        return
+    if current != SCHEMA_REVISION:
+        raise _refusal(current)
+
+
+def _newer(revision: str | None) -> bool:
+    """A revision of a newer errkb (revisions are numbered in order)."""
+    return bool(revision and revision.isdigit() and int(revision) > int(SCHEMA_REVISION))
+
+
+def _refusal(current: str | None) -> SchemaOutOfDate:
     if current is None:
-        raise SchemaOutOfDate(
+        return SchemaOutOfDate(
             f"the database has no errkb schema (this errkb needs revision {SCHEMA_REVISION}): "
             "run `errkb init`"
         )
-    if current.isdigit() and int(current) > int(SCHEMA_REVISION):
-        raise SchemaOutOfDate(
+    if _newer(current):
+        return SchemaOutOfDate(
             f"the database schema is at revision {current}, newer than this errkb's "
             f"{SCHEMA_REVISION}: upgrade errkb"
         )
-    raise SchemaOutOfDate(
+    return SchemaOutOfDate(
         f"the database schema is at revision {current}, this errkb needs {SCHEMA_REVISION}: "
         "run `errkb migrate`"
     )

@@ -106,3 +106,16 @@ def test_processes_migrating_at_once_do_it_once(blank_database_url: str, tmp_pat
     befores = sorted(str(json.loads(out)["before"]) for _, out, _ in results)
     assert befores == sorted(["None", SCHEMA_REVISION, SCHEMA_REVISION])
     open_store(blank_database_url).dispose()
+
+
+def test_a_schema_from_a_newer_errkb_is_neither_used_nor_migrated(blank_database_url: str) -> None:
+    open_store(blank_database_url, migrate=True).dispose()
+    engine = make_engine(blank_database_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    finally:
+        engine.dispose()
+    for migrate in (False, True):
+        with pytest.raises(SchemaOutOfDate, match=rf"at revision 9999, newer than this errkb's {SCHEMA_REVISION}: upgrade errkb"):
+            open_store(blank_database_url, migrate=migrate)
