@@ -35,7 +35,7 @@ def mcp(
     from bot.knowledge import LiveKnowledge, store_loader, version_reader
     from bot.mcp.http import check_bind, serve_http
     from bot.mcp.server import Served, create_server
-    from bot.mcp.tools import Tools
+    from bot.mcp.tools import LOAD_WAIT_SECONDS, Tools
     from bot.slack.logs import configure_logging
     from bot.store.db import open_store
 
@@ -63,6 +63,7 @@ def mcp(
     except KeyboardInterrupt:
         pass  # Ctrl-C at a terminal: a stop, not an error
     finally:
+        loaded.wait(LOAD_WAIT_SECONDS)  # a load in flight finishes before its database goes
         knowledge.stop()
         store.dispose()
 
