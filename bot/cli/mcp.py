@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from bot.cli import common
+
+log = logging.getLogger(__name__)
 
 
 def mcp(
@@ -27,7 +31,7 @@ def mcp(
     from bot.knowledge import LiveKnowledge, store_loader, version_reader
     from bot.mcp.http import check_bind, serve_http
     from bot.mcp.server import Served, create_server
-    from bot.mcp.tools import Tools
+    from bot.mcp.tools import LOAD_WAIT_SECONDS, Tools
     from bot.slack.logs import configure_logging
     from bot.store.db import open_store
 
@@ -40,15 +44,32 @@ def mcp(
     knowledge = LiveKnowledge(
         store_loader(store), version_reader(store), poll_seconds=settings.kb_refresh_seconds
     )
+    loaded = threading.Event()
+    threading.Thread(
+        target=_first_load, args=(knowledge, loaded), name="errkb-load", daemon=True
+    ).start()
+    tools = Tools(index=knowledge.index.current, graph=knowledge.graph.current, store=store,
+                  settings=settings, clock=lambda: datetime.now(UTC), loaded=loaded.wait)  # fmt: skip
+    server = create_server(Served(tools, outcomes=settings.mcp_outcomes))
     try:
-        knowledge.start()
-        tools = Tools(index=knowledge.index.current, graph=knowledge.graph.current, store=store,
-                      settings=settings, clock=lambda: datetime.now(UTC))  # fmt: skip
-        server = create_server(Served(tools, outcomes=settings.mcp_outcomes))
         if http:
             serve_http(server, host=host, port=port, token=token)
         else:
             server.run("stdio")
+    except KeyboardInterrupt:
+        pass  # Ctrl-C at a terminal: a stop, not an error
     finally:
+        loaded.wait(LOAD_WAIT_SECONDS)  # a load in flight finishes before its database goes
         knowledge.stop()
         store.dispose()
+
+
+def _first_load(knowledge: Any, loaded: threading.Event) -> None:
+    """Load the knowledge base and start its reload loop, while the server already answers."""
+    try:
+        knowledge.start()
+    except Exception:
+        log.exception("the knowledge base could not be loaded")
+    finally:
+        loaded.set()
+

@@ -96,16 +96,18 @@ def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | Non
     config = uvicorn.Config(
         app, log_config=None, timeout_graceful_shutdown=GRACE_SECONDS, lifespan="on"
     )
+    userver = uvicorn.Server(config)
+
+    def stop(signum: int, _frame: object) -> None:
+        log.info("stop requested by signal %s", signum, extra={"signal": signum})
+        userver.should_exit = True
+
+    # uvicorn takes SIGTERM/SIGINT while it serves and raises them again afterwards for the
+    # handler it found: this one, so a signal before, during or after start is a clean stop.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)
     shown = f"[{host}]" if ":" in host else host
     log.info("errkb MCP serving at http://%s:%s%s", shown, bound, PATH,
              extra={"port": bound, "token": token is not None})  # fmt: skip
-    # uvicorn handles SIGTERM/SIGINT while it serves, then raises the signal again for the
-    # handler it found: make that one a log line, so a requested stop exits 0.
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, _stopped_by)
-    uvicorn.Server(config).run(sockets=[sock])
+    userver.run(sockets=[sock])
     log.info("errkb MCP stopped")
-
-
-def _stopped_by(signum: int, _frame: object) -> None:
-    log.info("stop requested by signal %s", signum, extra={"signal": signum})

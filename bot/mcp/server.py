@@ -56,6 +56,12 @@ Lang = Annotated[
 RecordId = Annotated[
     str, Field(min_length=1, max_length=300, description="A record id, e.g. llm/vllm-oom.")
 ]
+Paste = Annotated[
+    str,
+    Field(
+        description="The error: a traceback, log excerpt or message, whole (cut like a Slack paste)."
+    ),
+]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
@@ -86,13 +92,7 @@ def _result(model: BaseModel, rendering: str) -> CallToolResult:
 
 
 def triage(
-    paste: Annotated[
-        str,
-        Field(
-            description="The error: a traceback, log excerpt or message, "
-            "as long as it is (cut like a Slack paste)."
-        ),
-    ],  # fmt: skip
+    paste: Paste,
     ctx: Context,
     lang: Lang = "en",
 ) -> Annotated[CallToolResult, TriageReport]:

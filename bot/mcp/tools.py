@@ -40,6 +40,8 @@ from graph.build import KnowledgeGraph
 #: Longest client name and conversation key kept with a verdict (the vote table's columns).
 CLIENT_CHARS, CONVERSATION_CHARS = 40, 100
 NOTE_CHARS = 1_000
+#: How long a call waits for the knowledge base's first load before saying it is loading.
+LOAD_WAIT_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -49,13 +51,21 @@ class Tools:
     store: Store
     settings: Settings
     clock: Callable[[], datetime]
+    #: Waits (up to the seconds given) for the first load; the server answers the handshake
+    #: at once and loads a large knowledge base meanwhile.
+    loaded: Callable[[float], object] = lambda _seconds: None
 
     # -- lookups ---------------------------------------------------------------------
 
     def _index(self) -> MatchIndex:
         index = self.index()
         if index is None:
-            raise ErrkbError("the knowledge base is still loading; try again in a moment")
+            self.loaded(LOAD_WAIT_SECONDS)
+            index = self.index()
+        if index is None:
+            raise ErrkbError(
+                "the knowledge base is still loading (or failed to; see the server log)"
+            )
         return index
 
     def _record(self, record_id: str) -> Record:
@@ -106,6 +116,7 @@ class Tools:
     def neighbours(self, record_id: str, hops: int, lang: str) -> Neighbours:
         from graph.draw import neighbourhood
 
+        self._index()
         kg = self.graph()
         if kg is None or record_id not in kg:
             raise RecordNotFound(record_id)

@@ -77,3 +77,11 @@ def test_sigterm_stops_it_cleanly(http_server: Any) -> None:
     server.wait_for_line("errkb MCP stopped")
     assert all(json.loads(line) for line in server.lines if line.strip())  # stderr: JSON log lines only
     assert "Traceback" not in "\n".join(server.lines)
+
+
+def test_sigterm_as_soon_as_it_says_it_serves_still_exits_0(http_server: Any) -> None:
+    """The signal may come before uvicorn took over the socket, or while the knowledge base loads."""
+    server: HttpServer = http_server().ready()
+    server.terminate()
+    assert server.wait() == 0
+    assert "Traceback" not in "\n".join(server.lines)

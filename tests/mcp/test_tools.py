@@ -205,6 +205,7 @@ def test_stderr_of_a_stdio_server_holds_its_json_logs(tmp_path: Path, starter_st
     log = tmp_path / "stderr.log"
     with log.open("w") as errlog, connect(stdio(mcp_env(starter_store, tmp_path), errlog)) as connected:
         assert "report_outcome" not in connected.tools()  # read-only unless ERRKB_MCP_OUTCOMES is set
+        assert not connected.call("search", words="CUDA out of memory").is_error  # waits for the first load
         refused = connected.call("report_outcome", record_id=VLLM, workaround=0, worked=True)
         assert refused.is_error and "report_outcome" in text_of(refused)
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
