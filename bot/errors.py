@@ -5,10 +5,13 @@
     ├── StorageUnavailable     the database cannot be reached
     ├── RecordNotFound         no record with that id
     ├── ImportFailed           invalid input; carries every :class:`Problem`
-    └── SlackUnavailable       the Slack Web API failed after retries
+    ├── NotReady               the knowledge base is still loading (worth retrying)
+    └── SlackUnavailable       the Slack Web API failed or timed out (worth retrying)
+        └── SlackRateLimited   Slack said 429: retry after ``retry_after`` seconds
 
 Adapters translate foreign errors (``OperationalError``, ``SlackApiError``)
 into these; user-facing messages come from the catalogs by ``key``.
+:data:`TRANSIENT` are the failures a job is retried for (``bot.slack.runner``).
 """
 
 from __future__ import annotations
@@ -62,3 +65,19 @@ class ImportFailed(ErrkbError):
 
 class SlackUnavailable(ErrkbError):
     key = "error.slack"
+
+
+class NotReady(ErrkbError):
+    key = "kb.loading"
+
+
+class SlackRateLimited(SlackUnavailable):
+    """Slack answered 429; the call may be made again after ``retry_after`` seconds."""
+
+    def __init__(self, method: str, retry_after: float, channel: str | None = None) -> None:
+        super().__init__(f"Slack {method} rate limited for {retry_after:g} s")
+        self.method, self.retry_after, self.channel = method, retry_after, channel
+
+
+#: Failures that go away by themselves: the work is tried again later.
+TRANSIENT: tuple[type[ErrkbError], ...] = (StorageUnavailable, SlackUnavailable, NotReady)

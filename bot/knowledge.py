@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 from bot.match.index import MatchIndex
 from bot.records import Record
@@ -23,6 +24,29 @@ from graph.build import KnowledgeGraph, ObservedEdge
 from graph.cache import GraphCache
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+class IndexSource(Protocol):
+    """The live match index; None until the first build."""
+
+    def current(self) -> MatchIndex | None: ...
+
+
+class GraphSource(Protocol):
+    """The live transition graph; None until the first build."""
+
+    def current(self) -> KnowledgeGraph | None: ...
+
+
+@dataclass(frozen=True)
+class Fixed(Generic[T]):
+    """A source that always gives the same thing (tests, one-shot tools)."""
+
+    value: T
+
+    def current(self) -> T:
+        return self.value
+
 
 Loader = Callable[[], tuple[int, Sequence[Record], Sequence[ObservedEdge]]]
 
@@ -48,9 +72,6 @@ def version_reader(store: Store) -> Callable[[], int]:
             return repository.kb_version(session)
 
     return read
-
-
-T = TypeVar("T")
 
 
 class _Source(Generic[T]):

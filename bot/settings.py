@@ -107,6 +107,18 @@ class Settings(BaseSettings):
     workers: int = Field(
         default=16, ge=1, description="Threads doing the work after Slack is acknowledged."
     )
+    queue_limit: int = Field(
+        default=2_000, ge=1,
+        description="Unfinished jobs at most; beyond it Slack gets 503 and delivers the event again later.",
+    )  # fmt: skip
+    answer_deadline_seconds: int = Field(
+        default=600, ge=10,
+        description="How long errkb keeps retrying an answer Slack or the database failed; then it gives up.",
+    )  # fmt: skip
+    job_lease_seconds: int = Field(
+        default=60, ge=5,
+        description="How long a server may hold a job before another server may take it over.",
+    )  # fmt: skip
 
     maintainers: str = Field(
         default="",

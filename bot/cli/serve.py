@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any
 
 import typer
@@ -29,9 +28,8 @@ def serve(
     if http == socket:
         common.fail("choose exactly one of --http or --socket")
     from bot.knowledge import LiveKnowledge, store_loader, version_reader
-    from bot.slack.app import create_app
+    from bot.slack.bootstrap import build_slack_bot
     from bot.slack.clock import SystemClock
-    from bot.slack.gateway import SlackGateway
     from bot.slack.logs import configure_logging
     from bot.slack.metrics import Metrics
     from bot.store.db import open_store
@@ -46,26 +44,21 @@ def serve(
         store_loader(store), version_reader(store), poll_seconds=settings.kb_refresh_seconds
     )
     knowledge.start()
-    # A multi-workspace install answers each request with its workspace's token (bot.slack.install).
-    bot_token = None if settings.multi_workspace else settings.slack_bot_token
-    token = bot_token.get_secret_value() if bot_token else None
-    gateway = SlackGateway(token=token, base_url=settings.slack_api_url, metrics=Metrics(),
-                           cache_seconds=settings.user_cache_seconds)  # fmt: skip
-    executor = ThreadPoolExecutor(settings.workers, thread_name_prefix="errkb-work")
-    app = create_app(
-        settings, store, knowledge.index, knowledge.graph, gateway, SystemClock(), executor=executor
-    )
-    scheduler = _start_digest(settings, store, gateway, knowledge)
+    metrics = Metrics()
+    bot = build_slack_bot(settings, store=store, index=knowledge.index, graph=knowledge.graph,
+                          clock=SystemClock(), metrics=metrics)  # fmt: skip
+    bot.start()  # pending work from before a restart is taken up at once
+    scheduler = _start_digest(settings, store, bot.gateway, knowledge)
     try:
         if http:
-            _serve_http(app, store, gateway, executor, knowledge, host, port)
+            _serve_http(bot, store, metrics, knowledge, host, port)
         else:
-            _serve_socket(app, settings.slack_app_token.get_secret_value())  # type: ignore[union-attr]
+            _serve_socket(bot.app, settings.slack_app_token.get_secret_value())  # type: ignore[union-attr]
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=True)
         knowledge.stop()
-        executor.shutdown(wait=True)
+        bot.stop()
         store.dispose()
 
 
@@ -89,12 +82,10 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> An
     return start_scheduler(sender, settings)
 
 
-def _serve_http(
-    app: Any, store: Any, gateway: Any, executor: Any, knowledge: Any, host: str, port: int
-) -> None:
+def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int) -> None:
     from bot.slack.server import Server
 
-    server = Server(app, store, gateway.metrics, executor, lambda: knowledge.records if knowledge.index.current() else None,
+    server = Server(bot.app, store, metrics, bot.runner, lambda: knowledge.records if knowledge.index.current() else None,
                     host=host, port=port)  # fmt: skip
 
     def stop(signum: int, _frame: object) -> None:

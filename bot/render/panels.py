@@ -30,9 +30,6 @@ class UnknownItem(Protocol):
     def permalinks(self) -> tuple[str, ...]: ...
 
 
-HELP_COMMANDS = ("paste", "search", "show", "graph", "stale", "unknown", "lang", "help")
-
-
 def render_text(locale: str, key: str, **params: object) -> Message:
     """A one-section message from a catalog key."""
     text = t(locale, key, **params)
@@ -69,10 +66,11 @@ def render_search(words: str, results: Sequence[tuple[Record, float]], reply: Re
     return message(t(loc, "search.title", words=cut(words, 200)), blocks, tail=_share_tail(reply))
 
 
-def render_help(locale: str) -> Message:
+def render_help(locale: str, commands: Sequence[str]) -> Message:
+    """``/errkb help``: a line per subcommand (the names come from the command table)."""
     lines = [
         f"{code(t(locale, f'help.cmd.{name}', command=COMMAND))} — {t(locale, f'help.{name}')}"
-        for name in HELP_COMMANDS
+        for name in commands
     ]
     blocks = [
         section(t(locale, "help.title")),

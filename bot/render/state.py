@@ -20,7 +20,7 @@ class BadState(ErrkbError):
     key = "error.bad_state"
 
 
-class _State(BaseModel):
+class State(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     def dump(self) -> str:
@@ -32,7 +32,7 @@ class _State(BaseModel):
         return text
 
 
-class VoteState(_State):
+class VoteState(State):
     """A "This fixed it" / "Didn't help" button: which reply, record and workaround."""
 
     reply: int = Field(ge=1)
@@ -40,19 +40,19 @@ class VoteState(_State):
     pos: int = Field(ge=0)
 
 
-class ReplyState(_State):
+class ReplyState(State):
     """A button about a whole reply (share it)."""
 
     reply: int = Field(ge=1)
 
 
-class RecordState(_State):
+class RecordState(State):
     """A button naming a record (show it)."""
 
     record: str = Field(min_length=1, max_length=300)
 
 
-class AddState(_State):
+class AddState(State):
     """ "Add to knowledge base": the unknown error to prefill from, and where to say thanks."""
 
     unknown: int | None = None
@@ -61,14 +61,14 @@ class AddState(_State):
     locale: Literal["en", "zh"] | str = "en"
 
 
-class DigestItemState(_State):
+class DigestItemState(State):
     """A digest button: the record it acts on and its domain (owners may act on it)."""
 
     record: str = Field(min_length=1, max_length=300)
     domain: str = Field(min_length=1, max_length=100)
 
 
-class DeprecateState(_State):
+class DeprecateState(State):
     """The deprecate modal: which record, and which digest message to update after."""
 
     record: str = Field(min_length=1, max_length=300)
@@ -78,7 +78,7 @@ class DeprecateState(_State):
     locale: str = "en"
 
 
-S = TypeVar("S", bound=_State)
+S = TypeVar("S", bound=State)
 
 
 def load_state(model: type[S], raw: str | None) -> S:

@@ -1,4 +1,10 @@
-"""``/errkb`` subcommands: parse the text (pure), then one function per subcommand."""
+"""``/errkb`` subcommands: parse the text (pure), then one use case per subcommand.
+
+:data:`SUBCOMMANDS` is the one table of them: the parser, ``/errkb help``,
+the job handler and a meta-test all read it. Every use case takes the
+command and, by name, the few things it uses (wired in
+:mod:`bot.slack.bootstrap`).
+"""
 
 from __future__ import annotations
 
@@ -9,25 +15,19 @@ from dataclasses import dataclass
 from bot.digest.jobs import collect, local_today
 from bot.errors import RecordNotFound
 from bot.i18n import AUTO, available_locales, t
+from bot.knowledge import GraphSource, IndexSource
 from bot.render import blocks, panels
 from bot.render.digest import render_digest
 from bot.render.kit import Message
-from bot.slack.answer import Paste, answer_paste, render_stored
-from bot.slack.feedback import show
+from bot.settings import Settings
+from bot.slack.answer import loaded, render_reply
+from bot.slack.clock import Clock
+from bot.slack.gateway import SlackGateway
+from bot.slack.jobs import CommandJob
 from bot.slack.locale import user_locale
-from bot.slack.world import World
+from bot.slack.metrics import Metrics
 from bot.store import slack_repo
-
-SUBCOMMANDS = ("search", "show", "graph", "stale", "unknown", "lang", "help")
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str  # a subcommand, or "paste"
-    arg: str
-    user: str
-    channel: str
-    response_url: str | None
+from bot.store.db import Store
 
 
 def parse_command(text: str) -> tuple[str, str]:
@@ -36,57 +36,89 @@ def parse_command(text: str) -> tuple[str, str]:
     if not stripped:
         return "help", ""
     head, _, rest = stripped.partition(" ")
-    if head.lower() in SUBCOMMANDS and "\n" not in head:
+    found = SUBCOMMANDS.get(head.lower())
+    if found is not None and found.run is not None and "\n" not in head:
         return head.lower(), rest.strip()
     return "paste", text
 
 
-def _respond(world: World, cmd: Command, payload: Message) -> None:
+def respond(slack: SlackGateway, cmd: CommandJob, payload: Message) -> None:
+    """Answer ``cmd`` privately."""
     if cmd.response_url:
-        world.gateway.respond(cmd.response_url, blocks.ephemeral(payload))
+        slack.respond(cmd.response_url, blocks.ephemeral(payload))
     else:
-        world.gateway.post_ephemeral(
-            channel=cmd.channel, user=cmd.user, text=payload["text"], blocks=payload["blocks"]
-        )
+        slack.post_ephemeral(channel=cmd.channel, user=cmd.user, text=payload["text"], blocks=payload["blocks"])
 
 
-def _locale(world: World, cmd: Command) -> str:
-    return user_locale(world, user=cmd.user, channel=cmd.channel, text=cmd.arg)
+def locale_of(store: Store, slack: SlackGateway, settings: Settings, cmd: CommandJob) -> str:
+    slack_locale = slack.user_locale(cmd.user)
+    with store.transaction() as session:
+        return user_locale(session, settings, user=cmd.user, slack_locale=slack_locale, channel=cmd.channel,
+                           text=cmd.arg)  # fmt: skip
 
 
-def run_paste(world: World, cmd: Command) -> None:
-    answer_paste(world, Paste(text=cmd.arg, user=cmd.user, channel=cmd.channel, thread_ts=None, asked=True,
-                              response_url=cmd.response_url))  # fmt: skip
+def _first_word(arg: str) -> str:
+    return arg.split()[0].strip("`") if arg.strip() else ""
 
 
-def run_search(world: World, cmd: Command) -> None:
-    locale = _locale(world, cmd)
-    if not cmd.arg:
-        _respond(world, cmd, panels.render_text(locale, "search.usage"))
-        return
-    with world.store.transaction() as session:
-        reply_id = slack_repo.add_reply(session, kind="search", locale=locale, user_id=cmd.user, channel=cmd.channel,
-                                        thread_ts=None, args={"words": cmd.arg[:500]}, at=world.clock.now())  # fmt: skip
+def run_search(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
+               graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+    slack_locale = slack.user_locale(cmd.user)
+    with store.transaction() as session:
+        locale = user_locale(session, settings, user=cmd.user, slack_locale=slack_locale, channel=cmd.channel,
+                             text=cmd.arg)  # fmt: skip
+        if not cmd.arg:
+            payload = panels.render_text(locale, "search.usage")
+        else:
+            reply_id = slack_repo.add_reply(session, kind="search", locale=locale, user_id=cmd.user,
+                                            channel=cmd.channel, thread_ts=None, args={"words": cmd.arg[:500]},
+                                            at=clock.now())  # fmt: skip
+            reply = slack_repo.get_reply(session, reply_id=reply_id)
+            assert reply is not None
+            payload = render_reply(session, reply, index=index, graph=graph, today=clock.now().date(),
+                                   ephemeral=True)  # fmt: skip
+    respond(slack, cmd, payload)
+
+
+def show_record(*, record_id: str, user: str, channel: str, response_url: str | None, store: Store,
+                slack: SlackGateway, settings: Settings, index: IndexSource, graph: GraphSource,
+                clock: Clock) -> None:  # fmt: skip
+    """A record, privately, with "Share in channel"."""
+    if loaded(index).record(record_id) is None:
+        raise RecordNotFound(record_id)
+    slack_locale = slack.user_locale(user)
+    with store.transaction() as session:
+        locale = user_locale(session, settings, user=user, slack_locale=slack_locale, channel=channel)
+        reply_id = slack_repo.add_reply(session, kind="record", locale=locale, user_id=user, channel=channel,
+                                        thread_ts=None, args={"record": record_id}, at=clock.now())  # fmt: skip
         reply = slack_repo.get_reply(session, reply_id=reply_id)
-    assert reply is not None
-    _respond(world, cmd, render_stored(world, reply, ephemeral=True))
+        assert reply is not None
+        payload = blocks.ephemeral(render_reply(session, reply, index=index, graph=graph,
+                                                today=clock.now().date(), ephemeral=True))  # fmt: skip
+    if response_url:
+        slack.respond(response_url, payload)
+    else:
+        slack.post_ephemeral(channel=channel, user=user, text=payload["text"], blocks=payload["blocks"])
 
 
-def run_show(world: World, cmd: Command) -> None:
-    if not cmd.arg:
-        _respond(world, cmd, panels.render_text(_locale(world, cmd), "show.usage"))
-        return
-    show(world, record_id=cmd.arg.split()[0].strip("`"), user=cmd.user, channel=cmd.channel,
-         response_url=cmd.response_url)  # fmt: skip
-
-
-def run_graph(world: World, cmd: Command) -> None:
-    locale = _locale(world, cmd)
-    record_id = cmd.arg.split()[0].strip("`") if cmd.arg else ""
+def run_show(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
+             graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+    record_id = _first_word(cmd.arg)
     if not record_id:
-        _respond(world, cmd, panels.render_text(locale, "graph.usage"))
+        respond(slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "show.usage"))
         return
-    kg = world.graph.current()
+    show_record(record_id=record_id, user=cmd.user, channel=cmd.channel, response_url=cmd.response_url,
+                store=store, slack=slack, settings=settings, index=index, graph=graph, clock=clock)  # fmt: skip
+
+
+def run_graph(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, graph: GraphSource,
+              metrics: Metrics) -> None:  # fmt: skip
+    locale = locale_of(store, slack, settings, cmd)
+    record_id = _first_word(cmd.arg)
+    if not record_id:
+        respond(slack, cmd, panels.render_text(locale, "graph.usage"))
+        return
+    kg = graph.current()
     if kg is None or record_id not in kg:
         raise RecordNotFound(record_id)
     from graph.draw import neighbourhood
@@ -94,61 +126,68 @@ def run_graph(world: World, cmd: Command) -> None:
 
     png = render_png(neighbourhood(kg, record_id, locale=locale))
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", record_id)[:80]
-    sent = world.gateway.upload_png(channel=cmd.channel, content=png, filename=f"errkb-{name}.png",
-                                    title=t(locale, "graph.title", id=record_id),
-                                    comment=t(locale, "graph.comment", id=record_id))  # fmt: skip
+    sent = slack.upload_png(channel=cmd.channel, content=png, filename=f"errkb-{name}.png",
+                            title=t(locale, "graph.title", id=record_id),
+                            comment=t(locale, "graph.comment", id=record_id))  # fmt: skip
     if not sent.ok:
-        _respond(world, cmd, panels.render_text(locale, "share.not_in_channel"))
-    world.metrics.answer("graph")
+        respond(slack, cmd, panels.render_text(locale, "share.not_in_channel"))
+    metrics.answer("graph")
 
 
-def run_stale(world: World, cmd: Command) -> None:
+def run_stale(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, graph: GraphSource,
+              clock: Clock) -> None:  # fmt: skip
     """The digest's list on demand, for everyone or one domain, with its buttons."""
-    locale = _locale(world, cmd)
-    domain = cmd.arg.split()[0] if cmd.arg else None
-    now = world.clock.now()
-    with world.store.transaction() as session:
-        items = collect(session, settings=world.settings, graph=world.graph.current(), now=now,
+    locale = locale_of(store, slack, settings, cmd)
+    domain = _first_word(cmd.arg) or None
+    now = clock.now()
+    with store.transaction() as session:
+        items = collect(session, settings=settings, graph=graph.current(), now=now,
                         domains=[domain] if domain else None)  # fmt: skip
-    _respond(world, cmd, render_digest(locale, items, shown=world.settings.digest_size, unknown=[],
-                                       today=local_today(world.settings, now)))  # fmt: skip
+    respond(slack, cmd, render_digest(locale, items, shown=settings.digest_size, unknown=[],
+                                      today=local_today(settings, now)))  # fmt: skip
 
 
-def run_unknown(world: World, cmd: Command) -> None:
-    locale = _locale(world, cmd)
-    with world.store.transaction() as session:
+def run_unknown(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock) -> None:
+    locale = locale_of(store, slack, settings, cmd)
+    with store.transaction() as session:
         unknown = slack_repo.unknown_errors(session, limit=panels.SHOWN_UNKNOWN)
-    _respond(world, cmd, panels.render_unknown(locale, unknown, world.clock.now()))
+    respond(slack, cmd, panels.render_unknown(locale, unknown, clock.now()))
 
 
-def run_lang(world: World, cmd: Command) -> None:
+def run_lang(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock) -> None:
     choice = cmd.arg.strip().lower()
     if choice not in (*available_locales(), AUTO):
-        _respond(world, cmd, panels.render_text(_locale(world, cmd), "lang.usage"))
+        respond(slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "lang.usage"))
         return
-    with world.store.transaction() as session:
+    with store.transaction() as session:
         slack_repo.choose_locale(session, user_id=cmd.user, locale=None if choice == AUTO else choice,
-                                 at=world.clock.now())  # fmt: skip
-    locale = _locale(world, cmd)
+                                 at=clock.now())  # fmt: skip
+    locale = locale_of(store, slack, settings, cmd)
     if choice == AUTO:
-        _respond(world, cmd, panels.render_text(locale, "lang.auto"))
+        respond(slack, cmd, panels.render_text(locale, "lang.auto"))
     else:
-        _respond(
-            world,
-            cmd,
-            panels.render_text(locale, "lang.set", language=t(locale, f"lang.name.{choice}")),
-        )
+        respond(slack, cmd, panels.render_text(locale, "lang.set", language=t(locale, f"lang.name.{choice}")))
 
 
-def run_help(world: World, cmd: Command) -> None:
-    _respond(world, cmd, panels.render_help(_locale(world, cmd)))
+def run_help(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings) -> None:
+    respond(slack, cmd, panels.render_help(locale_of(store, slack, settings, cmd), list(SUBCOMMANDS)))
 
 
-RUNNERS: dict[str, Callable[[World, Command], None]] = {
-    "paste": run_paste, "search": run_search, "show": run_show, "graph": run_graph, "stale": run_stale,
-    "unknown": run_unknown, "lang": run_lang, "help": run_help,
+@dataclass(frozen=True)
+class Subcommand:
+    """One ``/errkb`` subcommand; its help lines are the catalog keys ``help.cmd.<name>``
+    and ``help.<name>``. ``run`` is None for ``paste``, which is answered like a paste."""
+
+    name: str
+    run: Callable[..., None] | None
+
+
+#: Every subcommand, in the order ``/errkb help`` lists them.
+SUBCOMMANDS: dict[str, Subcommand] = {
+    s.name: s
+    for s in (
+        Subcommand("paste", None), Subcommand("search", run_search), Subcommand("show", run_show),
+        Subcommand("graph", run_graph), Subcommand("stale", run_stale), Subcommand("unknown", run_unknown),
+        Subcommand("lang", run_lang), Subcommand("help", run_help),
+    )
 }  # fmt: skip
-
-
-def run_command(world: World, cmd: Command) -> None:
-    RUNNERS[cmd.name](world, cmd)

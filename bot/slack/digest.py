@@ -1,96 +1,115 @@
-"""What the digest's buttons and the deprecate modal do. Maintainers and the record's
-domain owners may act; anyone else gets a polite refusal and nothing changes.
-Each action is audited and the digest message is updated in place."""
+"""What the digest's buttons and the deprecate modal do.
+
+Maintainers and the owners of a record's domain may act. The domain is the
+record's own, as stored: a button or a modal only names the record. Anyone
+else gets a polite refusal and nothing changes. Each action is audited and
+the digest message is updated in place.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from bot.i18n import t
-from bot.render import blocks, panels
+from sqlalchemy.orm import Session
+
+from bot.errors import RecordNotFound
+from bot.i18n import negotiate_locale, t
+from bot.render import panels
 from bot.render.digest import mark_item, render_deprecate_modal
 from bot.render.ids import BlockId, InputId
+from bot.render.kit import Block
 from bot.render.state import DeprecateState, DigestItemState
-from bot.slack import feedback
-from bot.slack.clock import today
+from bot.settings import Settings
+from bot.slack.clock import Clock
+from bot.slack.feedback import private
+from bot.slack.gateway import SlackGateway
+from bot.slack.jobs import ActionJob
 from bot.slack.locale import user_locale
-from bot.slack.world import World
+from bot.slack.metrics import Metrics
+from bot.slack.roles import maintainers, may_act
 from bot.store import digest_repo
+from bot.store.db import Store
 
 log = logging.getLogger(__name__)
 
 SNOOZE_DAYS = 30
 
 
-def may_act(world: World, user: str, domain: str) -> bool:
-    return user in world.settings.domain_owners.get(domain, ()) or world.is_maintainer(user)
+def _allowed(session: Session, settings: Settings, found: frozenset[str], user: str, record_id: str) -> bool:
+    domain = digest_repo.record_domain(session, record_id=record_id)
+    if domain is None:
+        raise RecordNotFound(record_id)
+    return may_act(user, domain, maintainers=found, owners=settings.domain_owners)
 
 
-def _refuse(
-    world: World, locale: str, user: str, channel: str | None, response_url: str | None
-) -> None:
-    refusal = blocks.ephemeral(panels.render_text(locale, "digest.refuse"))
-    if response_url:
-        world.gateway.respond(response_url, {**refusal, "replace_original": False})
-    elif channel:
-        world.gateway.post_ephemeral(
-            channel=channel, user=user, text=refusal["text"], blocks=refusal["blocks"]
-        )
-    world.metrics.decline("not_maintainer")
+def note_locale(settings: Settings, message: tuple[str, str] | None, clicker: str) -> str:
+    """The language of a note written into a digest: the digest's own (its channel's),
+    the clicker's only in their own DM: a note is read by everyone who reads the digest."""
+    if message is None or message[0].startswith("D"):
+        return clicker
+    return negotiate_locale(None, None, settings.channel_locales.get(message[0]), "")
 
 
-def _update(world: World, message: tuple[str, str] | None, shown: list[dict[str, Any]] | None, record: str,
-            note: str) -> None:  # fmt: skip
+def update_digest(slack: SlackGateway, message: tuple[str, str] | None, shown: list[Block] | None,
+                  record: str, note: str) -> None:  # fmt: skip
     """Swap the record's buttons in the digest for ``note``; the blocks come from the click,
     or (after a modal) from the message itself."""
     if message is None:
         return
     channel, ts = message
     if shown is None:
-        found = world.gateway.call(
-            "conversations.history", channel=channel, latest=ts, inclusive=True, limit=1
-        )
+        found = slack.call("conversations.history", channel=channel, latest=ts, inclusive=True, limit=1)
         history = (found.data or {}).get("messages") or [] if found.ok else []
         shown = history[0].get("blocks") if history else None
     if not shown:
         log.info("digest message %s not found; not updated", ts)
         return
-    world.gateway.update_message(
-        channel=channel, ts=ts, text=note, blocks=mark_item(shown, record, note)
-    )
+    slack.update_message(channel=channel, ts=ts, text=note, blocks=mark_item(shown, record, note))
 
 
-def act(world: World, *, action: str, state: DigestItemState, user: str, channel: str | None,
-        message: tuple[str, str] | None, shown: list[dict[str, Any]] | None, response_url: str | None) -> None:  # fmt: skip
+def act(click: ActionJob, state: DigestItemState, action: str, *, store: Store, slack: SlackGateway,
+        settings: Settings, clock: Clock, metrics: Metrics) -> None:  # fmt: skip
     """ "Still valid" or "Snooze 30 days"."""
-    locale = user_locale(world, user=user, channel=channel)
-    if not may_act(world, user, state.domain):
-        _refuse(world, locale, user, channel, response_url)
-        return
-    now = world.clock.now()
-    with world.store.transaction() as session:
-        if action == "confirm":
-            digest_repo.confirm_record(session, record_id=state.record, actor=f"slack:{user}", today=today(world.clock),
-                                       now=now)  # fmt: skip
-            note = t(locale, "digest.done.confirmed", user=f"<@{user}>")
-        else:
+    slack_locale = slack.user_locale(click.user)
+    found = maintainers(settings, slack)
+    now = clock.now()
+    with store.transaction() as session:
+        locale = user_locale(session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel)
+        shared = note_locale(settings, click.message, locale)
+        allowed = _allowed(session, settings, found, click.user, state.record)
+        if allowed and action == "confirm":
+            digest_repo.confirm_record(session, record_id=state.record, actor=f"slack:{click.user}",
+                                       today=now.date(), now=now)  # fmt: skip
+            note = t(shared, "digest.done.confirmed", user=f"<@{click.user}>")
+        elif allowed:
             until = digest_repo.snooze_record(session, record_id=state.record, days=SNOOZE_DAYS,
-                                              actor=f"slack:{user}", today=today(world.clock), now=now)  # fmt: skip
-            note = t(locale, "digest.done.snoozed", user=f"<@{user}>", until=until.isoformat())
-    _update(world, message, shown, state.record, note)
-    world.metrics.answer(f"digest_{action}")
-
-
-def open_deprecate(world: World, *, state: DigestItemState, user: str, channel: str | None,
-                   message: tuple[str, str] | None, trigger_id: str, response_url: str | None) -> None:  # fmt: skip
-    locale = user_locale(world, user=user, channel=channel)
-    if not may_act(world, user, state.domain):
-        _refuse(world, locale, user, channel, response_url)
+                                              actor=f"slack:{click.user}", today=now.date(), now=now)  # fmt: skip
+            note = t(shared, "digest.done.snoozed", user=f"<@{click.user}>", until=until.isoformat())
+    if not allowed:
+        private(slack, click, panels.render_text(locale, "digest.refuse"))
+        metrics.decline("not_maintainer")
         return
-    modal = DeprecateState(record=state.record, domain=state.domain, channel=message[0] if message else None,
-                           ts=message[1] if message else None, locale=locale)  # fmt: skip
-    world.gateway.open_view(trigger_id=trigger_id, view=render_deprecate_modal(locale, modal))
+    update_digest(slack, click.message, click.blocks, state.record, note)
+    metrics.answer(f"digest_{action}")
+
+
+def open_deprecate(click: ActionJob, state: DigestItemState, *, store: Store, slack: SlackGateway,
+                   settings: Settings, metrics: Metrics) -> None:  # fmt: skip
+    slack_locale = slack.user_locale(click.user)
+    found = maintainers(settings, slack)
+    with store.transaction() as session:
+        locale = user_locale(session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel)
+        allowed = _allowed(session, settings, found, click.user, state.record)
+    if not allowed:
+        private(slack, click, panels.render_text(locale, "digest.refuse"))
+        metrics.decline("not_maintainer")
+        return
+    modal = DeprecateState(record=state.record, domain=state.domain,
+                           channel=click.message[0] if click.message else None,
+                           ts=click.message[1] if click.message else None, locale=locale)  # fmt: skip
+    if click.trigger_id:
+        slack.open_view(trigger_id=click.trigger_id, view=render_deprecate_modal(locale, modal))
 
 
 def reason_of(state_values: dict[str, Any]) -> str:
@@ -98,30 +117,24 @@ def reason_of(state_values: dict[str, Any]) -> str:
     return str((block.get(InputId.VALUE) or {}).get("value") or "").strip()
 
 
-def check_deprecate(
-    world: World, *, state: DeprecateState, user: str, reason: str
-) -> dict[str, str] | None:
-    """Errors to show in the modal, or None when the deprecation may go ahead."""
-    if not may_act(world, user, state.domain):
-        return {BlockId.DEPRECATE_REASON: t(state.locale, "digest.refuse")}
+def deprecate(state: DeprecateState, user: str, reason: str, *, store: Store, slack: SlackGateway,
+              settings: Settings, clock: Clock) -> dict[str, str] | None:  # fmt: skip
+    """Deprecate while Slack waits for the modal's answer: errors to show in the modal, or None."""
     if not reason:
         return {BlockId.DEPRECATE_REASON: t(state.locale, "digest.deprecate.required")}
+    found = maintainers(settings, slack)
+    with store.transaction() as session:
+        if not _allowed(session, settings, found, user, state.record):
+            return {BlockId.DEPRECATE_REASON: t(state.locale, "digest.refuse")}
+        digest_repo.deprecate_record(session, record_id=state.record, reason=reason, actor=f"slack:{user}",
+                                     now=clock.now())  # fmt: skip
     return None
 
 
-def deprecate(world: World, *, state: DeprecateState, user: str, reason: str) -> None:
-    with world.store.transaction() as session:
-        digest_repo.deprecate_record(session, record_id=state.record, reason=reason, actor=f"slack:{user}",
-                                     now=world.clock.now())  # fmt: skip
+def after_deprecate(state: DeprecateState, user: str, reason: str, *, slack: SlackGateway,
+                    settings: Settings, metrics: Metrics) -> None:  # fmt: skip
     message = (state.channel, state.ts) if state.channel and state.ts else None
-    note = t(state.locale, "digest.done.deprecated", user=f"<@{user}>", reason=reason)
-    _update(world, message, None, state.record, note)
-    world.metrics.answer("digest_deprecate")
-
-
-def open_record(
-    world: World, *, state: DigestItemState, user: str, channel: str, response_url: str | None
-) -> None:
-    feedback.show(
-        world, record_id=state.record, user=user, channel=channel, response_url=response_url
-    )
+    note = t(note_locale(settings, message, state.locale), "digest.done.deprecated", user=f"<@{user}>",
+             reason=reason)  # fmt: skip
+    update_digest(slack, message, None, state.record, note)
+    metrics.answer("digest_deprecate")

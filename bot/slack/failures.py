@@ -1,88 +1,71 @@
-"""The one error handler: typed errors → a translated ephemeral message; others → an incident.
+"""Where failures end: one handler for a job's failure, one for a request's.
 
-Registered as ``app.error`` for acknowledgement-time failures and wrapped
-around every lazy listener (:func:`guarded`), since Bolt only logs those.
+- :func:`report_failure` (the runner's ``on_failure``): a typed error becomes
+  a translated, private message to the user who asked; anything else gets
+  an incident id, logged with its traceback and shown. Work nobody asked for
+  (a paste in a channel) fails silently, logged.
+- :func:`handle_request_error` (Bolt's ``app.error``) for what fails while
+  Slack waits: a malformed payload is a 400, a database that is away a 503
+  (Slack delivers events again), anything else an incident.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
-import time
 import uuid
-from collections.abc import Callable
 from typing import Any
 
-from bot.errors import ErrkbError, SlackUnavailable
-from bot.i18n import DEFAULT_LOCALE
+from pydantic import ValidationError
+from slack_bolt import BoltResponse
+
+from bot.errors import ErrkbError, StorageUnavailable
+from bot.i18n import DEFAULT_LOCALE, negotiate_locale
 from bot.render.blocks import ephemeral
 from bot.render.panels import render_error
-from bot.slack.locale import user_locale
-from bot.slack.world import World
+from bot.render.state import BadState
+from bot.settings import Settings
+from bot.slack.gateway import SlackGateway
+from bot.slack.jobs import PAYLOADS, JobKind
+from bot.store.jobs_repo import Job
 
 log = logging.getLogger(__name__)
 
 
-def _where(body: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
-    """(response_url, channel, user) of a request body, whatever its kind."""
-    event = body.get("event") or {}
-    channel = (
-        body.get("channel_id") or (body.get("channel") or {}).get("id") or event.get("channel")
-    )
-    user = body.get("user_id") or (body.get("user") or {}).get("id") or event.get("user")
-    return body.get("response_url"), channel, user
-
-
-def _locale(world: World, user: str | None, channel: str | None) -> str:
-    if not user:
-        return DEFAULT_LOCALE
-    try:
-        return user_locale(world, user=user, channel=channel)
-    except ErrkbError:  # the database or Slack is what failed: English it is
-        return DEFAULT_LOCALE
-
-
-def report_error(world: World, error: Exception, body: dict[str, Any]) -> None:
-    """Tell the user what went wrong, in their language, only to them."""
+def _message(error: Exception) -> tuple[str, dict[str, object]]:
     if isinstance(error, ErrkbError):
-        key, params = error.key, {"id": getattr(error, "record_id", ""), "incident": ""}
         log.warning("%s: %s", type(error).__name__, error)
-    else:
-        incident = uuid.uuid4().hex[:12]
-        key, params = "error.unexpected", {"id": "", "incident": incident}
-        log.error(
-            "unexpected error, incident %s", incident, exc_info=error, extra={"incident": incident}
-        )
-    response_url, channel, user = _where(body)
-    passive = (
-        body.get("type") == "event_callback" and (body.get("event") or {}).get("type") == "message"
-    )
-    if passive or isinstance(error, SlackUnavailable) and not response_url:
-        return  # a paste nobody asked errkb about: log only; or Slack itself is down
-    payload = render_error(_locale(world, user, channel), key, **params)
+        return error.key, {"id": getattr(error, "record_id", ""), "incident": ""}
+    incident = uuid.uuid4().hex[:12]
+    log.error("unexpected error, incident %s", incident, exc_info=error, extra={"incident": incident})
+    return "error.unexpected", {"id": "", "incident": incident}
+
+
+def report_failure(job: Job, error: Exception, *, slack: SlackGateway, settings: Settings) -> None:
+    """Tell the user what went wrong, in their language, only to them."""
+    key, params = _message(error)
     try:
-        if response_url:
-            world.gateway.respond(response_url, ephemeral(payload))
-        elif channel and user:
-            world.gateway.post_ephemeral(
-                channel=channel, user=user, text=payload["text"], blocks=payload["blocks"]
-            )
-    except SlackUnavailable:
-        log.warning("could not tell the user about an error: Slack unavailable")
+        payload = PAYLOADS[JobKind(job.kind)].model_validate(job.payload)
+    except (ValueError, ValidationError):
+        log.warning("job %s has no valid payload to answer", job.key)
+        return
+    response_url, channel, user, passive = payload.where()
+    if passive or not user:
+        return
+    locale = negotiate_locale(None, slack.user_locale(user), settings.channel_locales.get(channel or ""), "")
+    message = render_error(locale or DEFAULT_LOCALE, key, **params)
+    if response_url:
+        slack.respond(response_url, ephemeral(message))
+    elif channel:
+        slack.post_ephemeral(channel=channel, user=user, text=message["text"], blocks=message["blocks"])
 
 
-def guarded(world: World, work: Callable[..., None]) -> Callable[..., None]:
-    """``work`` as a lazy listener whose failures go through :func:`report_error`."""
-
-    @functools.wraps(work)
-    def run(**kwargs: Any) -> None:
-        started = time.perf_counter()
-        try:
-            work(**kwargs)
-        except Exception as error:  # noqa: BLE001 - the one place errors of lazy work are handled
-            report_error(world, error, kwargs.get("body") or {})
-        else:
-            ms = round((time.perf_counter() - started) * 1000, 1)
-            log.info("%s done", work.__name__, extra={"listener": work.__name__, "ms": ms})
-
-    return run
+def handle_request_error(error: Exception, body: dict[str, Any], response: BoltResponse | None) -> BoltResponse:
+    """Bolt's ``app.error``: the status Slack gets for a request whose acknowledgement failed."""
+    if isinstance(error, ValidationError | BadState):
+        log.info("malformed Slack payload: %s", type(error).__name__)
+        return BoltResponse(status=400, body="")
+    if isinstance(error, StorageUnavailable):
+        log.warning("cannot take Slack work now: %s", error)
+        return BoltResponse(status=503, body="")
+    _message(error)
+    return BoltResponse(status=500, body="")

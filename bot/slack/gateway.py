@@ -1,16 +1,19 @@
 """The one way errkb talks to the Slack Web API.
 
 :class:`SlackGateway` wraps a single ``WebClient`` (``base_url`` from
-``SLACK_API_URL``) with slack_sdk's retry handlers: rate limits are retried
-after ``Retry-After``, 5xx and dropped connections a few times. Error codes
-errkb expects (the bot is not in the channel, the message is gone, a trigger
-expired …) come back as a :class:`Sent` with ``ok=False``; anything else
-becomes :class:`~bot.errors.SlackUnavailable`. Every failure is counted in
-the metrics; the token never appears in a log line or an exception.
+``SLACK_API_URL``). Nothing here sleeps on Slack's behalf: a rate limit
+raises :class:`~bot.errors.SlackRateLimited` with Slack's ``Retry-After``, an
+outage (5xx, a timeout, a refused connection, Slack's own transient error
+codes) raises :class:`~bot.errors.SlackUnavailable`, and the job runner
+(:mod:`bot.slack.runner`) postpones that one job, not a worker thread. Every
+other ``ok: false`` is permanent and comes back as a :class:`Sent` with
+``ok=False`` and the error code, recorded in the metrics and not retried.
+Only a dropped connection is retried here, once, at once.
 
-Calls made while a Slack request is handled use that request's workspace
-token (:mod:`bot.slack.scope`; a multi-workspace install has one per team);
-others use the token the gateway was built with.
+Calls made for a Slack request or a job use that workspace's token
+(:mod:`bot.slack.scope`; a multi-workspace install has one per team);
+others use the token the gateway was built with. The token never appears in
+a log line or an exception.
 """
 
 from __future__ import annotations
@@ -25,28 +28,35 @@ from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackRequestError
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
+from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler
+from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryIntervalCalculator
 from slack_sdk.webhook import WebhookClient
 
-from bot.errors import SlackUnavailable
+from bot.errors import SlackRateLimited, SlackUnavailable
 from bot.slack.metrics import Metrics
 from bot.slack.scope import current
 
 log = logging.getLogger(__name__)
 
-#: Error codes that describe the conversation, not an outage: results, not exceptions.
+#: Error codes that describe the conversation, not an outage: results, logged at INFO.
 EXPECTED = frozenset({
     "channel_not_found", "not_in_channel", "is_archived", "user_not_found", "users_not_found",
     "message_not_found", "cant_update_message", "edit_window_closed", "expired_trigger_id",
     "invalid_trigger_id", "no_such_subteam", "subteam_not_found", "user_not_in_channel",
     "restricted_action", "thread_not_found", "file_not_found", "not_allowed_token_type",
 })  # fmt: skip
+#: Error codes Slack gives when it, not the call, is at fault: retried later.
+TRANSIENT_ERRORS = frozenset({
+    "internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited",
+    "team_added_to_org", "timeout",
+})  # fmt: skip
+RETRY_AFTER_DEFAULT = 30.0
 
-JSON_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update", "views.open"})
+#: The metadata event type of errkb's answers (see :meth:`SlackGateway.find_marked`).
+MARKER_EVENT = "errkb_answer"
+
+JSON_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update", "views.open",
+                          "views.publish", "views.update"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -57,12 +67,23 @@ class Sent:
     data: dict[str, Any] | None = None
 
 
-def retry_handlers(max_retries: int = 2) -> list[Any]:
+def retry_handlers() -> list[Any]:
+    """A dropped connection is tried again once, at once; everything else is the runner's."""
     return [
-        RateLimitErrorRetryHandler(max_retry_count=max_retries),
-        ServerErrorRetryHandler(max_retry_count=max_retries),
-        ConnectionErrorRetryHandler(max_retry_count=max_retries),
+        ConnectionErrorRetryHandler(
+            max_retry_count=1,
+            interval_calculator=FixedValueRetryIntervalCalculator(fixed_internal=0.05),
+        )
     ]
+
+
+def _retry_after(headers: Any) -> float:
+    try:
+        values = headers.get("retry-after") or headers.get("Retry-After")
+        value = values[0] if isinstance(values, list) else values
+        return max(0.0, float(value))
+    except (TypeError, ValueError, AttributeError, IndexError):
+        return RETRY_AFTER_DEFAULT
 
 
 class _TtlCache:
@@ -116,22 +137,35 @@ class SlackGateway:
             else:
                 response = self.client.api_call(method, params=params)
         except SlackApiError as exc:
-            error = str(exc.response.get("error", "unknown_error"))
-            self.metrics.slack_error(method, error)
-            if error in EXPECTED:
-                log.info("slack %s: %s", method, error, extra={"slack_method": method})
-                return Sent(ok=False, error=error)
-            raise SlackUnavailable(f"Slack {method} failed: {error}") from None
+            return self._failed(method, exc.response.status_code, exc.response.get("error"),
+                                exc.response.headers, str(params.get("channel") or "") or None)  # fmt: skip
         except (SlackRequestError, OSError) as exc:
             self.metrics.slack_error(method, type(exc).__name__)
             raise SlackUnavailable(f"Slack {method} unreachable: {type(exc).__name__}") from None
         data = dict(response.data) if isinstance(response.data, dict) else {}
         return Sent(ok=True, ts=data.get("ts"), data=data)
 
+    def _failed(self, method: str, status: int, error: Any, headers: Any, channel: str | None) -> Sent:
+        """Slack said no: a rate limit or an outage raises (the job is retried), anything
+        else is a permanent answer about this call."""
+        code = str(error or f"http_{status}")
+        self.metrics.slack_error(method, code)
+        if status == 429 or code == "ratelimited":
+            raise SlackRateLimited(method, _retry_after(headers), channel)
+        if status >= 500 or code in TRANSIENT_ERRORS:
+            raise SlackUnavailable(f"Slack {method} failed: {code}")
+        if code in EXPECTED:
+            log.info("slack %s: %s", method, code, extra={"slack_method": method})
+        else:
+            log.warning("slack %s refused: %s", method, code, extra={"slack_method": method})
+        return Sent(ok=False, error=code)
+
     # -- messages -----------------------------------------------------------------
 
     def post_message(self, *, channel: str, text: str, blocks: Sequence[dict[str, Any]],
-                     thread_ts: str | None = None) -> Sent:  # fmt: skip
+                     thread_ts: str | None = None, marker: str | None = None) -> Sent:  # fmt: skip
+        """Post; ``marker`` is kept in the message's metadata so :meth:`find_marked`
+        can tell later whether this very message went out."""
         params: dict[str, Any] = {
             "channel": channel,
             "text": text,
@@ -140,7 +174,25 @@ class SlackGateway:
         }
         if thread_ts:
             params["thread_ts"] = thread_ts
+        if marker:
+            params["metadata"] = {"event_type": MARKER_EVENT, "event_payload": {"job": marker}}
         return self.call("chat.postMessage", **params)
+
+    def find_marked(self, *, channel: str, thread_ts: str, marker: str) -> str | None:
+        """The ts of errkb's message in the thread carrying ``marker``, if it was posted."""
+        found = self.call("conversations.replies", channel=channel, ts=thread_ts, limit=200,
+                          include_all_metadata=True)  # fmt: skip
+        for message in (found.data or {}).get("messages") or [] if found.ok else []:
+            meta = message.get("metadata") or {}
+            if meta.get("event_type") == MARKER_EVENT and (meta.get("event_payload") or {}).get("job") == marker:
+                return str(message.get("ts"))
+        return None
+
+    def thread_messages(self, *, channel: str, thread_ts: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The thread's root and replies, oldest first (empty when Slack will not say)."""
+        found = self.call("conversations.replies", channel=channel, ts=thread_ts, limit=limit)
+        messages = (found.data or {}).get("messages") if found.ok else None
+        return [m for m in messages or [] if isinstance(m, dict)]
 
     def post_ephemeral(self, *, channel: str, user: str, text: str, blocks: Sequence[dict[str, Any]],
                        thread_ts: str | None = None) -> Sent:  # fmt: skip
@@ -159,6 +211,9 @@ class SlackGateway:
     ) -> Sent:
         return self.call("chat.update", channel=channel, ts=ts, text=text, blocks=list(blocks))
 
+    def delete_message(self, *, channel: str, ts: str) -> Sent:
+        return self.call("chat.delete", channel=channel, ts=ts)
+
     def respond(self, response_url: str, payload: dict[str, Any]) -> Sent:
         """Post to a ``response_url`` (slash commands, shortcuts, buttons)."""
         hook = WebhookClient(response_url, timeout=10, retry_handlers=retry_handlers())
@@ -168,16 +223,23 @@ class SlackGateway:
             self.metrics.slack_error("response_url", type(exc).__name__)
             raise SlackUnavailable(f"response_url unreachable: {type(exc).__name__}") from None
         if result.status_code != 200:
-            self.metrics.slack_error("response_url", str(result.status_code))
-            return Sent(ok=False, error=f"http_{result.status_code}")
+            return self._failed("response_url", result.status_code, None, result.headers, None)
         return Sent(ok=True)
 
     def permalink(self, *, channel: str, ts: str) -> str | None:
-        found = self.call("chat.getPermalink", channel=channel, message_ts=ts)
+        """A link to a message, or None: a permalink only decorates, so no failure stops the caller."""
+        try:
+            found = self.call("chat.getPermalink", channel=channel, message_ts=ts)
+        except SlackUnavailable as exc:
+            log.info("no permalink: %s", exc)
+            return None
         return str(found.data.get("permalink")) if found.ok and found.data else None
 
     def open_view(self, *, trigger_id: str, view: dict[str, Any]) -> Sent:
         return self.call("views.open", trigger_id=trigger_id, view=view)
+
+    def publish_home(self, *, user: str, view: dict[str, Any]) -> Sent:
+        return self.call("views.publish", user_id=user, view=view)
 
     def upload_png(self, *, channel: str, content: bytes, filename: str, title: str,
                    comment: str, thread_ts: str | None = None) -> Sent:  # fmt: skip
@@ -187,11 +249,8 @@ class SlackGateway:
                 initial_comment=comment, thread_ts=thread_ts, token=self.token(),
             )  # fmt: skip
         except SlackApiError as exc:
-            error = str(exc.response.get("error", "unknown_error"))
-            self.metrics.slack_error("files_upload_v2", error)
-            if error in EXPECTED:
-                return Sent(ok=False, error=error)
-            raise SlackUnavailable(f"Slack file upload failed: {error}") from None
+            return self._failed("files_upload_v2", exc.response.status_code, exc.response.get("error"),
+                                exc.response.headers, channel)  # fmt: skip
         except (SlackRequestError, OSError) as exc:
             self.metrics.slack_error("files_upload_v2", type(exc).__name__)
             raise SlackUnavailable(f"Slack file upload unreachable: {type(exc).__name__}") from None
@@ -200,17 +259,23 @@ class SlackGateway:
     # -- people (cached) ----------------------------------------------------------
 
     def user_locale(self, user_id: str) -> str | None:
-        """The user's Slack locale (``users.info`` with ``include_locale``), cached."""
+        """The user's Slack locale (``users.info`` with ``include_locale``), cached; None
+        when Slack will not say (a locale only decorates an answer: it never stops one)."""
         hit, value = self._users.get(user_id)
         if hit:
             return value  # type: ignore[no-any-return]
-        found = self.call("users.info", user=user_id, include_locale=True)
+        try:
+            found = self.call("users.info", user=user_id, include_locale=True)
+        except SlackUnavailable as exc:
+            log.info("no Slack locale for a user: %s", exc)
+            return None  # not cached: the next answer asks again
         user = (found.data or {}).get("user", {}) if found.ok else {}
         locale = user.get("locale") if isinstance(user, dict) else None
         self._users.put(user_id, locale)
         return locale
 
     def group_members(self, group_id: str) -> frozenset[str]:
+        """Members of a user group, cached (a failure raises: rights are never guessed)."""
         hit, value = self._groups.get(group_id)
         if hit:
             return value  # type: ignore[no-any-return]
@@ -218,6 +283,13 @@ class SlackGateway:
         members = frozenset((found.data or {}).get("users", []) if found.ok else [])
         self._groups.put(group_id, members)
         return members
+
+    def team_id(self) -> str | None:
+        """The workspace of the gateway's own token (``auth.test``), None without one."""
+        if not self.client.token:
+            return None
+        found = self.call("auth.test")
+        return str(found.data.get("team_id")) if found.ok and found.data else None
 
     # -- files --------------------------------------------------------------------
 

@@ -1,17 +1,22 @@
-"""Which language to answer a user in: gathers the facts, lets ``negotiate_locale`` decide."""
+"""Which language to answer a user in: gathers the facts, lets ``negotiate_locale`` decide.
+
+The user's own choice is in the database; their Slack locale comes from a
+cached ``users.info`` made *before* the caller's transaction (it may fail:
+the channel's language or English then); the channel's default from the
+settings.
+"""
 
 from __future__ import annotations
 
+from sqlalchemy.orm import Session
+
 from bot.i18n import negotiate_locale
-from bot.slack.world import World
+from bot.settings import Settings
 from bot.store import slack_repo
 
 
-def user_locale(world: World, *, user: str, channel: str | None, text: str = "") -> str:
-    """The user's choice (database), their Slack locale (cached ``users.info``), the
-    channel's default, then the language of ``text``."""
-    with world.store.transaction() as session:
-        chosen = slack_repo.chosen_locale(session, user_id=user)
-    slack_locale = None if chosen else world.gateway.user_locale(user)
-    channel_default = world.settings.channel_locales.get(channel or "")
-    return negotiate_locale(chosen, slack_locale, channel_default, text)
+def user_locale(session: Session, settings: Settings, *, user: str, slack_locale: str | None,
+                channel: str | None, text: str = "") -> str:  # fmt: skip
+    """The user's choice, their Slack locale, the channel's default, then the language of ``text``."""
+    chosen = slack_repo.chosen_locale(session, user_id=user)
+    return negotiate_locale(chosen, slack_locale, settings.channel_locales.get(channel or ""), text)

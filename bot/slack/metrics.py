@@ -11,39 +11,29 @@ One ``errkb serve`` is one process whose workers are threads, and
 forked workers) is not used: it would only be needed if one replica ran
 several worker processes behind one port. Replicas are separate scrape targets.
 
-The metrics of the request path exist from the start (a zero is a figure).
-Those of parts that report only once they run (rebuilds, the job queue) are
-registered on first report, so ``/metrics`` never shows a zero for something
-nothing measures.
-
-=================================  =======================  ==========================
-metric                             labels                   counted when
-=================================  =======================  ==========================
-errkb_events_total                 kind                     a Slack event, command or interaction arrives
-errkb_answers_total                kind                     errkb posts a reply
-errkb_declines_total               reason                   errkb stays silent on a paste
-errkb_slack_api_errors_total       method, error            a Slack Web API call fails
-errkb_match_seconds                (histogram)              a paste is triaged
-errkb_knowledge_rebuilds_total     kind: full|incremental   the index and graph are rebuilt
-errkb_queue_depth                  (gauge)                  jobs wait for a worker
-errkb_queue_oldest_age_seconds     (gauge)                  the oldest of them has waited this long
-errkb_job_retries_total            kind                     a job is tried again
-errkb_job_expirations_total        kind                     a job is dropped as too old
-=================================  =======================  ==========================
+======================================  ==================  ===========================================
+metric                                  labels              what
+======================================  ==================  ===========================================
+errkb_events_total                      kind                Slack events, commands, interactions received
+errkb_answers_total                     kind                replies errkb posted
+errkb_declines_total                    reason              pastes errkb stayed silent on
+errkb_slack_api_errors_total            method, error       Slack Web API calls that failed
+errkb_job_retries_total                 kind, reason        jobs postponed after a failure or rate limit
+errkb_jobs_expired_total                kind                jobs given up: the answer would come too late
+errkb_knowledge_rebuilds_total          kind                rebuilds of the index and graph (full, incremental)
+errkb_queue_pending                     —                   jobs waiting (due, or waiting for a retry)
+errkb_queue_running                     —                   jobs being done now, on any server
+errkb_queue_oldest_pending_seconds      —                   age of the oldest unfinished job
+errkb_match_seconds                     (histogram)         time to triage one paste
+======================================  ==================  ===========================================
 """
 
 from __future__ import annotations
-
-import threading
-from collections.abc import Callable
-from typing import Literal, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.metrics import disable_created_metrics
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
-
-M = TypeVar("M", Counter, Gauge)
 
 
 class Metrics:
@@ -53,40 +43,55 @@ class Metrics:
         # Prometheus stores and tell nothing, since these counters never reset. (The
         # switch is the library's, process-wide; errkb is its only user.)
         disable_created_metrics()
-        self.registry = registry = CollectorRegistry()
-        self._lock = threading.Lock()
-        self._later: dict[str, Counter | Gauge] = {}
+        self.registry = r = CollectorRegistry()
         self._events = Counter(
-            "errkb_events", "Slack events, commands and interactions received.", ["kind"],
-            registry=registry,
-        )  # fmt: skip
-        self._answers = Counter(
-            "errkb_answers", "Replies errkb posted.", ["kind"], registry=registry
-        )  # fmt: skip
+            "errkb_events",
+            "Slack events, commands and interactions received.",
+            ["kind"],
+            registry=r,
+        )
+        self._answers = Counter("errkb_answers", "Replies errkb posted.", ["kind"], registry=r)
         self._declines = Counter(
-            "errkb_declines", "Pastes errkb stayed silent on.", ["reason"], registry=registry
+            "errkb_declines", "Pastes errkb stayed silent on.", ["reason"], registry=r
         )
         self._slack_errors = Counter(
-            "errkb_slack_api_errors", "Slack Web API calls that failed.", ["method", "error"],
-            registry=registry,
-        )  # fmt: skip
+            "errkb_slack_api_errors",
+            "Slack Web API calls that failed.",
+            ["method", "error"],
+            registry=r,
+        )
+        self._retries = Counter(
+            "errkb_job_retries",
+            "Jobs postponed after a transient failure or a rate limit.",
+            ["kind", "reason"],
+            registry=r,
+        )
+        self._expired = Counter(
+            "errkb_jobs_expired",
+            "Jobs given up because their answer would come too late.",
+            ["kind"],
+            registry=r,
+        )
+        self._rebuilds = Counter(
+            "errkb_knowledge_rebuilds",
+            "Rebuilds of the match index and graph.",
+            ["kind"],
+            registry=r,
+        )
+        self._pending = Gauge(
+            "errkb_queue_pending",
+            "Jobs waiting to be done (due or waiting for a retry).",
+            registry=r,
+        )
+        self._running = Gauge(
+            "errkb_queue_running", "Jobs being done now, on any server.", registry=r
+        )
+        self._oldest = Gauge(
+            "errkb_queue_oldest_pending_seconds", "Age of the oldest unfinished job.", registry=r
+        )
         self._match = Histogram(
-            "errkb_match_seconds", "Time to triage one paste.", buckets=LATENCY_BUCKETS,
-            registry=registry,
-        )  # fmt: skip
-
-    def _first(self, kind: type[M], name: str, doc: str, labels: tuple[str, ...] = (),
-               values: tuple[str, ...] = ()) -> M:  # fmt: skip
-        """The metric ``name``, registered the first time something reports it."""
-        with self._lock:
-            if name not in self._later:
-                metric = kind(name, doc, labels, registry=self.registry)
-                for value in values:  # every expected label value shows, at 0
-                    metric.labels(value)
-                self._later[name] = metric
-            found = self._later[name]
-        assert isinstance(found, kind)
-        return found
+            "errkb_match_seconds", "Time to triage one paste.", buckets=LATENCY_BUCKETS, registry=r
+        )
 
     def event(self, kind: str) -> None:
         self._events.labels(kind=kind).inc()
@@ -100,43 +105,26 @@ class Metrics:
     def slack_error(self, method: str, error: str) -> None:
         self._slack_errors.labels(method=method, error=error).inc()
 
+    def job_retry(self, kind: str, reason: str) -> None:
+        self._retries.labels(kind=kind, reason=reason).inc()
+
+    def job_expired(self, kind: str) -> None:
+        self._expired.labels(kind=kind).inc()
+
+    def rebuild(self, kind: str) -> None:
+        """The match index and graph were rebuilt: ``full`` or ``incremental``."""
+        self._rebuilds.labels(kind=kind).inc()
+
+    def queue(self, pending: int, running: int, oldest_seconds: float) -> None:
+        self._pending.set(pending)
+        self._running.set(running)
+        self._oldest.set(oldest_seconds)
+
+    def gauge(self, name: str) -> float:
+        return self.value(name)
+
     def match_latency(self, seconds: float) -> None:
         self._match.observe(seconds)
-
-    def rebuild(self, kind: Literal["full", "incremental"]) -> None:
-        """The match index and graph were rebuilt: from all records (full) or the changed ones."""
-        counter = self._first(Counter, "errkb_knowledge_rebuilds", "Rebuilds of the match index and graph.",
-                              ("kind",), ("full", "incremental"))  # fmt: skip
-        counter.labels(kind).inc()
-
-    def queue(self, depth: int, oldest_age_seconds: float) -> None:
-        """How many jobs wait now, and how long the oldest has waited (0 when none)."""
-        self._queue_depth().set(depth)
-        self._queue_age().set(oldest_age_seconds)
-
-    def watch_queue(
-        self, depth: Callable[[], float], oldest_age_seconds: Callable[[], float]
-    ) -> None:
-        """Read the queue's depth and its oldest job's age whenever ``/metrics`` is read."""
-        self._queue_depth().set_function(depth)
-        self._queue_age().set_function(oldest_age_seconds)
-
-    def _queue_depth(self) -> Gauge:
-        return self._first(Gauge, "errkb_queue_depth", "Jobs waiting for a worker.")
-
-    def _queue_age(self) -> Gauge:
-        return self._first(Gauge, "errkb_queue_oldest_age_seconds",
-                           "How long the oldest waiting job has waited.")  # fmt: skip
-
-    def retry(self, kind: str) -> None:
-        """A job of this kind failed and is tried again."""
-        self._first(Counter, "errkb_job_retries", "Jobs tried again after a failure.",
-                    ("kind",)).labels(kind).inc()  # fmt: skip
-
-    def expire(self, kind: str) -> None:
-        """A job of this kind waited too long and is dropped unrun."""
-        self._first(Counter, "errkb_job_expirations", "Jobs dropped unrun because they waited too long.",
-                    ("kind",)).labels(kind).inc()  # fmt: skip
 
     def value(self, name: str, **labels: str) -> float:
         """One sample's value as ``GET /metrics`` shows it (0 if never counted)."""

@@ -1,8 +1,17 @@
-"""Global middleware: bind the request scope, count and log requests; ignore bots, edits and deletions."""
+"""Global middleware, run after Bolt has checked the signature and authorised the request.
+
+- bind the request scope (ids for the log, the workspace's token);
+- refuse a workspace errkb is not installed in (a single-workspace install
+  knows its own from ``auth.test`` at start; a multi-workspace install is
+  checked by Bolt's installation store);
+- count and log the request; ignore bots, edits, deletions and system messages;
+- give the listeners what they use: the intake and the modal submissions.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +19,10 @@ from slack_bolt import BoltContext, BoltResponse
 from slack_bolt.request import BoltRequest
 
 from bot.slack import scope
+from bot.slack.intake import CONTEXT_KEY as INTAKE
+from bot.slack.intake import Intake
+from bot.slack.listeners.views import CONTEXT_KEY as SUBMISSIONS
+from bot.slack.listeners.views import Submissions
 from bot.slack.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -44,31 +57,43 @@ def _header(req: BoltRequest, name: str) -> str | None:
     return values[0] if values else None
 
 
-def bind_scope(req: BoltRequest, body: dict[str, Any], context: BoltContext) -> None:
-    """This request's ids and its workspace's bot token, for the log and the gateway (lazy work included)."""
-    scope.bind(
-        request_id=_header(req, scope.REQUEST_ID_HEADER) or scope.new_request_id(),
-        team_id=context.team_id or body.get("team_id"),
-        event_id=body.get("event_id"),
-        bot_token=context.bot_token,
-    )
+class Middleware:
+    """The one global middleware; ``team`` gives the installed workspace (None: Bolt's
+    installation store decides, a multi-workspace install)."""
 
+    def __init__(self, *, metrics: Metrics, intake: Intake, submissions: Submissions,
+                 team: Callable[[], str | None] | None) -> None:  # fmt: skip
+        self.metrics, self.intake, self.submissions, self.team = metrics, intake, submissions, team
+        self._refused_at = 0.0
 
-def make_middleware(metrics: Metrics) -> Callable[..., BoltResponse | None]:
-    def ignore_noise(req: BoltRequest, body: dict[str, Any], context: BoltContext,
-                     next: Callable[[], None]) -> BoltResponse | None:  # fmt: skip
-        bind_scope(req, body, context)
+    def __call__(self, req: BoltRequest, body: dict[str, Any], context: BoltContext,
+                 next: Callable[[], None]) -> BoltResponse | None:  # fmt: skip
+        scope.bind(request_id=_header(req, scope.REQUEST_ID_HEADER) or scope.new_request_id(),
+                   team_id=context.team_id or body.get("team_id"), event_id=body.get("event_id"),
+                   bot_token=context.bot_token)  # fmt: skip
         kind = request_kind(body)
+        if self.team is not None and context.team_id:
+            installed = self.team()
+            if installed is None:  # Slack has not said which workspace errkb is in: ask again later
+                return BoltResponse(status=503, body="", headers={"Retry-After": "30"})
+            if context.team_id != installed:
+                return self._refuse(kind, context.team_id)
         retry = _header(req, "x-slack-retry-num")
-        log.info(
-            "slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})}
-        )
-        metrics.event(kind)
+        log.info("slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})})
+        self.metrics.event(kind)
         event = body.get("event") if body.get("type") == "event_callback" else None
         if isinstance(event, dict) and should_ignore(event, req.context.bot_user_id):
-            metrics.decline("ignored")
+            self.metrics.decline("ignored")
             return BoltResponse(status=200, body="")
+        context[INTAKE] = self.intake
+        context[SUBMISSIONS] = self.submissions
         next()
         return None
 
-    return ignore_noise
+    def _refuse(self, kind: str, team: str) -> BoltResponse:
+        self.metrics.decline("foreign_team")
+        if time.monotonic() - self._refused_at > 10:
+            self._refused_at = time.monotonic()
+            log.warning("refused a request from a workspace errkb is not installed in",
+                        extra={"kind": kind, "request_team": team})  # fmt: skip
+        return BoltResponse(status=403, body="")

@@ -46,17 +46,20 @@ class Message(_In):
 class MessageEvent(Message):
     type: str
     channel: str
+    channel_type: str | None = None
     subtype: str | None = None
     bot_id: str | None = None
 
 
 class EventEnvelope(_In):
     event_id: str
+    team_id: str | None = None
     event: MessageEvent
 
 
 class SlashCommand(_In):
     command: str
+    team_id: str | None = None
     text: str = ""
     user_id: str
     channel_id: str
@@ -68,12 +71,21 @@ class _Ref(_In):
     id: str
 
 
+class _Team(_In):
+    team: _Ref | None = None
+
+    @property
+    def team_id(self) -> str | None:
+        return self.team.id if self.team else None
+
+
 class Action(_In):
     action_id: str
     value: str | None = None
+    action_ts: str | None = None
 
 
-class BlockActions(_In):
+class BlockActions(_Team):
     user: _Ref
     channel: _Ref | None = None
     response_url: str | None = None
@@ -95,7 +107,7 @@ class BlockActions(_In):
         return (str(channel), str(c["message_ts"])) if channel else None
 
 
-class MessageShortcut(_In):
+class MessageShortcut(_Team):
     callback_id: str
     trigger_id: str
     response_url: str | None = None
@@ -105,11 +117,12 @@ class MessageShortcut(_In):
 
 
 class View(_In):
+    id: str = ""
     private_metadata: str = ""
     state: dict[str, Any] = Field(default_factory=dict)
 
 
-class ViewSubmission(_In):
+class ViewSubmission(_Team):
     user: _Ref
     view: View
 

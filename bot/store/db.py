@@ -23,6 +23,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot.errors import StorageUnavailable
 
 log = logging.getLogger(__name__)
+READ_ONLY = "errkb_read_only"
+WAIT_MS = "errkb_wait_ms"
+SQLITE_BUSY_MS = 30_000  # how long a writer waits for another's lock, unless told otherwise
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -49,12 +52,18 @@ def _sqlite_pragmas(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN")
+        # A writer takes the write lock up front and waits for it (busy_timeout); a
+        # deferred BEGIN that reads then writes fails at once when another writer
+        # committed in between. Read-only units of work (Store.read) stay deferred.
+        options = conn.get_execution_options()
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={int(options.get(WAIT_MS, SQLITE_BUSY_MS))}")
+        conn.exec_driver_sql("BEGIN" if options.get(READ_ONLY) else "BEGIN IMMEDIATE")
 
 
 def alembic_config(engine: Engine) -> Any:
@@ -82,12 +91,30 @@ class Store:
     sessions: sessionmaker[Session]
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
-        """A session whose work is committed on success and rolled back on error."""
+    def transaction(self, *, wait: float | None = None) -> Iterator[Session]:
+        """A session whose work is committed on success and rolled back on error.
+
+        On SQLite it holds the write lock from the start (see ``make_engine``),
+        waiting for it at most ``wait`` seconds (default 30) before
+        :class:`StorageUnavailable`: a caller Slack is waiting on waits less.
+        """
         with self.sessions() as session:
             try:
                 with session.begin():
+                    if wait is not None:  # before the first statement: it is what BEGINs
+                        session.connection(execution_options={WAIT_MS: int(wait * 1000)})
                     yield session
+            except OperationalError as exc:
+                raise StorageUnavailable(f"database error: {exc.orig}") from exc
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session for reading only: on SQLite it takes no write lock."""
+        with self.sessions() as session:
+            try:
+                session.connection(execution_options={READ_ONLY: True})
+                yield session
+                session.rollback()
             except OperationalError as exc:
                 raise StorageUnavailable(f"database error: {exc.orig}") from exc
 

@@ -211,18 +211,6 @@ class ObservedTransitionRow(Base):
 # -- the Slack bot ---------------------------------------------------------------
 
 
-class SlackEventRow(Base):
-    """A Slack delivery claimed for work; the unique keys make retries (to any replica) no-ops."""
-
-    __tablename__ = "slack_events"
-
-    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
-    event_id: Mapped[str] = mapped_column(String(100), unique=True)
-    client_msg_id: Mapped[str | None] = mapped_column(String(100), unique=True)
-    kind: Mapped[str] = mapped_column(String(50))
-    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
 class SlackUserRow(Base):
     """A Slack user's own choice of answer language (``/errkb lang``)."""
 
@@ -331,3 +319,38 @@ class DigestRunRow(Base):
     channel: Mapped[str | None] = mapped_column(String(50))
     message_ts: Mapped[str | None] = mapped_column(String(50))
     last_error: Mapped[str | None] = mapped_column(Text)
+
+
+# -- durable work ----------------------------------------------------------------
+
+
+class JobRow(Base):
+    """A unit of Slack work, written before Slack is acknowledged and done from here.
+
+    ``key`` is unique (the event, or the message it carries): a redelivery to
+    any replica finds it taken. A worker claims a due job with a lease; a job
+    whose lease ran out (its process died) is claimed again. ``stage`` and
+    ``result`` record how far an attempt got (``posting`` before an answer is
+    sent, the answer's ``ts`` after), so a retry never answers twice.
+    """
+
+    __tablename__ = "slack_jobs"
+    __table_args__ = (Index("ix_slack_jobs_status_run_after", "status", "run_after"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    kind: Mapped[str] = mapped_column(String(50))
+    team_id: Mapped[str | None] = mapped_column(String(50))
+    channel: Mapped[str | None] = mapped_column(String(50))
+    payload: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(20))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    run_after: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    deadline: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    lease_owner: Mapped[str | None] = mapped_column(String(200))
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    stage: Mapped[str | None] = mapped_column(String(50))
+    result: Mapped[dict[str, Any] | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -1,8 +1,5 @@
 """Repository functions for the Slack bot's tables. Keyword-only arguments; nothing commits.
 
-- :func:`claim_event`: the de-duplication of Slack deliveries, by a unique
-  ``event_id`` and a unique ``client_msg_id``; a retry, even to another
-  replica, finds the key taken and does nothing.
 - :func:`cast_vote`: one verdict per (user, record, workaround, thread),
   changeable; keeps ``workarounds.fixed_count``/``failed_count`` in step, and
   a new "fixed it" is fresh evidence (:func:`record_evidence`, audited).
@@ -23,7 +20,6 @@ from sqlalchemy.orm import Session
 
 from bot.store.models import (
     RecordRow,
-    SlackEventRow,
     SlackReplyRow,
     SlackUserRow,
     UnknownErrorRow,
@@ -48,25 +44,6 @@ def _insert_ignoring_conflicts(session: Session, table: Any, values: dict[str, A
     key = next(iter(table.primary_key.columns))
     statement = build(table).values(**values).on_conflict_do_nothing().returning(key)  # type: ignore[attr-defined]
     return session.execute(statement).first() is not None
-
-
-# -- deliveries ------------------------------------------------------------------
-
-
-def claim_event(
-    session: Session, *, event_id: str, client_msg_id: str | None, kind: str, at: datetime
-) -> bool:
-    """True the first time a delivery (by event id or message id) is seen, False ever after."""
-    return _insert_ignoring_conflicts(
-        session,
-        SlackEventRow.__table__,
-        {
-            "event_id": event_id,
-            "client_msg_id": client_msg_id or None,
-            "kind": kind,
-            "received_at": at,
-        },
-    )
 
 
 # -- users -----------------------------------------------------------------------
@@ -298,6 +275,6 @@ def record_exists(session: Session, *, record_id: str) -> bool:
 
 __all__ = [
     "Reply", "UnknownError", "VoteOutcome", "add_reply", "cast_vote", "choose_locale", "chosen_locale",
-    "claim_event", "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
+    "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
     "unknown_errors", "workaround_counts",
 ]  # fmt: skip

@@ -12,9 +12,12 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -190,3 +193,75 @@ def serve(serve_env: dict[str, str], tmp_path: Path) -> Iterator[Any]:
     yield start
     for process in started:
         process.kill()
+
+
+# -- a PostgreSQL of the test's own, to stop and start ---------------------------------
+
+
+def postgres_bin() -> Path | None:
+    """The folder of ``initdb``/``pg_ctl``: ERRKB_POSTGRES_BIN, PATH, or Debian's versioned folders."""
+    named = os.environ.get("ERRKB_POSTGRES_BIN")
+    if named:
+        return Path(named)
+    found = shutil.which("initdb")
+    if found:
+        return Path(found).parent
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    return versions[-1].parent if versions else None
+
+
+class PrivatePostgres:
+    """A PostgreSQL server in a temporary folder on a free port, run as ``postgres`` when root."""
+
+    def __init__(self, bin_dir: Path, folder: Path) -> None:
+        self.bin, self.folder, self.data = bin_dir, folder, folder / "data"
+        self.port = _free_port()
+        self._as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, tool: str, *args: str) -> None:
+        subprocess.run([*self._as, str(self.bin / tool), *args], check=True, capture_output=True, timeout=120)
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def close(self) -> None:
+        try:
+            self.stop("immediate")
+        except subprocess.CalledProcessError:
+            pass  # already stopped
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[PrivatePostgres]:
+    """A PostgreSQL server this test may stop and start (CI must have one: ERRKB_FAULTS=required)."""
+    bin_dir = postgres_bin()
+    if bin_dir is None:
+        if os.environ.get("ERRKB_FAULTS") == "required":
+            pytest.fail("initdb and pg_ctl are needed for the database fault tests and were not found")
+        pytest.skip("initdb/pg_ctl not found: set ERRKB_POSTGRES_BIN to PostgreSQL's bin folder")
+    folder = Path(tempfile.mkdtemp(prefix="errkb-pg-"))
+    folder.chmod(0o755)
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres", "postgres")
+    server = PrivatePostgres(bin_dir, folder)
+    try:
+        yield server
+    finally:
+        server.close()

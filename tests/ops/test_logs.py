@@ -105,7 +105,7 @@ def _by_request(records: list[dict[str, Any]], request_id: str) -> list[dict[str
     return [r for r in records if r.get("request_id") == request_id]
 
 
-def test_a_served_paste_logs_json_with_one_request_id_into_the_lazy_work(
+def test_a_served_paste_logs_json_with_one_request_id_into_its_job(
     serve: Any, fake_slack: FakeSlack
 ) -> None:
     bot: ServeProcess = serve(ERRKB_LOG_LEVEL="DEBUG").ready()
@@ -122,9 +122,9 @@ def test_a_served_paste_logs_json_with_one_request_id_into_the_lazy_work(
     event = next(r for r in records if r["msg"] == "slack request event:message")
     assert event["event_id"] and event["team_id"] == "T1" and event["request_id"]
     same = _by_request(records, event["request_id"])
-    done = [r for r in same if r.get("listener") == "handle_event_message"]
+    done = [r for r in same if r.get("kind") == "paste" and r["msg"] == "job paste done"]
     assert done and done[0]["event_id"] == event["event_id"], (
-        "the lazy work logs under the request's id"
+        "the work done after the acknowledgement logs under the request's id"
     )
     command = next(r for r in records if r["msg"] == "slack request command")
     assert command["request_id"] != event["request_id"]

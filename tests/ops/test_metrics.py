@@ -52,35 +52,24 @@ def test_what_the_bot_counts_is_exposed_by_name_and_label() -> None:
     assert metrics.value("errkb_events_total", kind="never") == 0
 
 
-def test_rebuilds_queue_and_job_metrics_appear_once_reported() -> None:
+def test_jobs_queue_and_rebuilds() -> None:
     metrics = Metrics()
-    assert not {name for name, _ in _samples(metrics)} & {
-        "errkb_knowledge_rebuilds_total",
-        "errkb_queue_depth",
-        "errkb_job_retries_total",
-    }, "nothing measures them yet: no zero that would look like a figure"
-    metrics.rebuild("incremental")
     samples = _samples(metrics)
-    assert samples[("errkb_knowledge_rebuilds_total", (("kind", "full"),))] == 0  # zero is shown
+    assert samples[("errkb_queue_pending", ())] == 0  # the gauges read 0 before the first report
+    assert not [name for name, _ in samples if name == "errkb_knowledge_rebuilds_total"]
+    metrics.job_retry("paste", "ratelimited")
+    metrics.job_retry("paste", "ratelimited")
+    metrics.job_expired("paste")
+    metrics.rebuild("incremental")
+    metrics.queue(3, 1, 12.5)
+    samples = _samples(metrics)
+    assert samples[("errkb_job_retries_total", (("kind", "paste"), ("reason", "ratelimited")))] == 2
+    assert samples[("errkb_jobs_expired_total", (("kind", "paste"),))] == 1
     assert samples[("errkb_knowledge_rebuilds_total", (("kind", "incremental"),))] == 1
-    metrics.rebuild("incremental")
-    metrics.queue(3, 1.5)
-    metrics.retry("answer")
-    metrics.expire("answer")
-    samples = _samples(metrics)
-    assert samples[("errkb_knowledge_rebuilds_total", (("kind", "incremental"),))] == 2
-    assert samples[("errkb_queue_depth", ())] == 3
-    assert samples[("errkb_queue_oldest_age_seconds", ())] == 1.5
-    assert samples[("errkb_job_retries_total", (("kind", "answer"),))] == 1
-    assert samples[("errkb_job_expirations_total", (("kind", "answer"),))] == 1
-    waiting = [10.0, 12.5]
-    metrics.watch_queue(lambda: len(waiting), lambda: max(waiting, default=0.0))
-    waiting.append(30.0)  # read when scraped, not when set
-    samples = _samples(metrics)
-    assert (
-        samples[("errkb_queue_depth", ())] == 3
-        and samples[("errkb_queue_oldest_age_seconds", ())] == 30
-    )
+    assert samples[("errkb_queue_pending", ())] == 3 and samples[("errkb_queue_running", ())] == 1
+    assert metrics.gauge("errkb_queue_oldest_pending_seconds") == 12.5
+    metrics.queue(0, 0, 0.0)
+    assert metrics.gauge("errkb_queue_pending") == 0
 
 
 def test_each_bot_counts_apart_and_label_values_are_escaped() -> None:

@@ -13,8 +13,8 @@ import json
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,18 +25,17 @@ import pytest
 from sqlalchemy import update
 
 from bot.ingest import load_records
+from bot.knowledge import Fixed
 from bot.match.index import MatchIndex
 from bot.records import Record
 from bot.settings import Settings
-from bot.slack.app import create_app
-from bot.slack.gateway import SlackGateway
+from bot.slack.bootstrap import build_slack_bot
 from bot.slack.metrics import Metrics
 from bot.slack.server import Server
-from bot.slack.world import Fixed
 from bot.store import repository
 from bot.store.db import Store
 from bot.store.models import (
-    SlackEventRow,
+    JobRow,
     SlackReplyRow,
     SlackUserRow,
     UnknownErrorRow,
@@ -54,7 +53,7 @@ TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
 CHANNEL = "C0ERRORS"
 EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
 OWNER = "UOWNER"  # owns the "python" domain of the test records
-SLACK_TABLES = (SlackEventRow, SlackReplyRow, SlackUserRow, UnknownErrorRow, VoteRow)
+SLACK_TABLES = (JobRow, SlackReplyRow, SlackUserRow, UnknownErrorRow, VoteRow)
 
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker.py", line 88, in run
@@ -101,6 +100,7 @@ class SlackSender:
     fake: FakeSlack
     secret: str = SECRET
     counter: Any = field(default_factory=lambda: iter(range(1, 10**9)))
+    prefix: str = field(default_factory=lambda: uuid.uuid4().hex[:8])  # trigger ids are unique, as Slack's
 
     def post(self, body: bytes, content_type: str, *, timestamp: int | None = None, secret: str | None = None,
              retry: int | None = None) -> Response:  # fmt: skip
@@ -140,7 +140,7 @@ class SlackSender:
         n = self.next_id()
         form = {"token": "legacy", "team_id": "T1", "channel_id": CHANNEL, "channel_name": "errors",
                 "user_id": user, "user_name": user.lower(), "command": "/errkb", "text": text, "api_app_id": "A1",
-                "response_url": self.fake.response_url(f"cmd{n}"), "trigger_id": f"trig{n}"}  # fmt: skip
+                "response_url": self.fake.response_url(f"cmd{n}"), "trigger_id": f"trig{n}-{self.prefix}"}  # fmt: skip
         return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)
 
     def interactive(self, payload: dict[str, Any], **kwargs: Any) -> Response:
@@ -151,7 +151,7 @@ class SlackSender:
         n = self.next_id()
         return self.interactive({
             "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
-            "api_app_id": "A1", "trigger_id": f"trig{n}", "channel": {"id": CHANNEL},
+            "api_app_id": "A1", "trigger_id": f"trig{n}-{self.prefix}", "channel": {"id": CHANNEL},
             "container": {"type": "message", "message_ts": message_ts or "1", "channel_id": CHANNEL},
             "response_url": self.fake.response_url(f"act{n}"),
             "actions": [{"type": "button", "action_id": action_id, "block_id": "b", "value": value,
@@ -193,12 +193,11 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
         maintainer_group="SMAINT", domain_owners={"python": [OWNER]}, paste_limit=100_000, workers=8,
     )  # type: ignore[call-arg]
     metrics = Metrics()
-    gateway = SlackGateway(token=TOKEN, base_url=fake_slack.api_url, metrics=metrics, cache_seconds=3600)
     clock = FixedClock(TODAY)
-    executor = ThreadPoolExecutor(8)
-    app = create_app(settings, store, Fixed(MatchIndex.build(records)), Fixed(build_graph(records)),  # type: ignore[arg-type]
-                     gateway, clock, executor=executor)  # fmt: skip
-    server = Server(app, store, metrics, executor, lambda: len(records), host="127.0.0.1", port=0)
+    slack_bot = build_slack_bot(settings, store=store, index=Fixed(MatchIndex.build(records)),
+                                graph=Fixed(build_graph(records)), clock=clock, metrics=metrics)  # fmt: skip
+    slack_bot.start()
+    server = Server(slack_bot.app, store, metrics, slack_bot.runner, lambda: len(records), host="127.0.0.1", port=0)
     server.start()
     url = f"http://127.0.0.1:{server.port}"
     yield Bot(url, store, fake_slack, clock, metrics, records, SlackSender(url, fake_slack))

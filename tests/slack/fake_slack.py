@@ -7,6 +7,12 @@ answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error;
 ``hold`` keeps a method's answers back (the call is recorded) until ``release``.
 ``grants`` are the OAuth codes ``oauth.v2.access`` exchanges (code → team id
 and bot token); ``auth.test`` answers for the workspace of the token it gets.
+
+Bad days: ``outage`` makes every Web API call answer an HTTP status until
+``restore``; ``rate_limit`` answers a channel's posts 429 with ``Retry-After``
+for a while; ``broken`` methods always fail. Threads: messages errkb posts are
+kept with their metadata, people's messages are added with ``add_message``,
+and ``conversations.replies`` answers with a thread's root and replies.
 """
 
 from __future__ import annotations
@@ -54,6 +60,9 @@ class FakeSlack:
     grants: dict[str, Grant] = field(default_factory=dict)  # OAuth code → what installing gives
     holds: dict[str, threading.Event] = field(default_factory=dict)
     messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → message
+    down: int | None = None  # every Web API call answers this HTTP status (an outage)
+    limited: dict[str, tuple[float, int]] = field(default_factory=dict)  # channel → (until, Retry-After)
+    broken: dict[str, int] = field(default_factory=dict)  # method → HTTP status it always answers
     lock: threading.Lock = field(default_factory=threading.Lock)
     _ts: Any = field(default_factory=lambda: itertools.count(1))
     server: ThreadingHTTPServer | None = None
@@ -78,6 +87,37 @@ class FakeSlack:
             self.failures.clear()
             self.not_in.clear()
             self.messages.clear()
+            self.limited.clear()
+            self.broken.clear()
+            self.down = None
+
+    def outage(self, status: int = 503) -> None:
+        """Every Web API call fails with ``status`` until :meth:`restore`."""
+        with self.lock:
+            self.down = status
+
+    def restore(self) -> None:
+        with self.lock:
+            self.down = None
+
+    def rate_limit(self, channel: str, seconds: float, retry_after: int) -> None:
+        """Posts to ``channel`` answer 429 with ``Retry-After: retry_after`` for ``seconds``."""
+        with self.lock:
+            self.limited[channel] = (time.monotonic() + seconds, retry_after)
+
+    def add_message(self, channel: str, ts: str, text: str, *, user: str = "UPERSON",
+                    thread_ts: str | None = None) -> None:  # fmt: skip
+        """A message someone wrote (what ``conversations.replies`` shows of a thread)."""
+        with self.lock:
+            self.messages[(channel, ts)] = {"type": "message", "ts": ts, "user": user, "text": text,
+                                            "thread_ts": thread_ts}  # fmt: skip
+
+    def thread(self, channel: str, thread_ts: str) -> list[dict[str, Any]]:
+        """The thread's root and replies, oldest first."""
+        with self.lock:
+            found = [dict(m) for (c, ts), m in self.messages.items()
+                     if c == channel and (ts == thread_ts or m.get("thread_ts") == thread_ts)]  # fmt: skip
+        return sorted(found, key=lambda m: float(m["ts"]))
 
     def hold(self, method: str) -> None:
         """Answer no ``method`` call until :meth:`release` (the calls are recorded as they come)."""
@@ -111,9 +151,16 @@ class FakeSlack:
 
     def answer(self, method: str, params: dict[str, Any], token: str | None = None
                ) -> tuple[int, dict[str, Any], dict[str, str]]:  # fmt: skip
+        channel = str(params.get("channel", ""))
         with self.lock:
             queue = self.failures.get(method)
             failure = queue.pop(0) if queue else None
+            down, broken = self.down, self.broken.get(method)
+            limit = self.limited.get(channel) if method == "chat.postMessage" else None
+        if down is not None or broken is not None:
+            return down or broken or 500, {"ok": False, "error": "service_unavailable"}, {}
+        if limit is not None and time.monotonic() < limit[0]:
+            return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(limit[1])}
         if failure is not None:
             status, error = failure
             if status == 429:
@@ -121,7 +168,6 @@ class FakeSlack:
             if status != 200:
                 return status, {"ok": False, "error": "internal_error"}, {}
             return 200, {"ok": False, "error": error}, {}
-        channel = str(params.get("channel", ""))
         if method in ("chat.postMessage", "chat.update", "chat.postEphemeral") and channel in self.not_in:
             return 200, {"ok": False, "error": "not_in_channel"}, {}
         if method == "oauth.v2.access":
@@ -142,7 +188,12 @@ class FakeSlack:
         if method in ("chat.postMessage", "chat.update"):
             ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
             with self.lock:
-                self.messages[(channel, str(ts))] = {"ts": ts, "text": params.get("text"), "blocks": params.get("blocks")}
+                known = self.messages.get((channel, str(ts))) or {}
+                self.messages[(channel, str(ts))] = {
+                    **known, "type": "message", "ts": ts, "text": params.get("text"), "blocks": params.get("blocks"),
+                    "bot_id": "BBOT", "thread_ts": params.get("thread_ts") or known.get("thread_ts"),
+                    "metadata": params.get("metadata") or known.get("metadata"),
+                }  # fmt: skip
             return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}}, {}
         if method == "chat.postEphemeral":
             return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
@@ -164,6 +215,11 @@ class FakeSlack:
             with self.lock:
                 found = self.messages.get((channel, str(params.get("latest"))))
             return 200, {"ok": True, "messages": [found] if found else [], "has_more": False}, {}
+        if method == "conversations.replies":
+            messages = self.thread(channel, str(params.get("ts")))
+            if not params.get("include_all_metadata") or params.get("include_all_metadata") in ("0", "false"):
+                messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
+            return 200, {"ok": True, "messages": messages, "has_more": False}, {}
         if method == "conversations.info":
             return 200, {"ok": True, "channel": {"id": channel, "name": "errors", "is_member": True}}, {}
         if method == "files.getUploadURLExternal":

@@ -136,4 +136,4 @@ def test_slack_rate_limits_are_retried(bot: Bot) -> None:
     bot.send.message(PASTE)
     posts = bot.fake.wait_for("chat.postMessage", 2, timeout=10)
     assert len(posts) == 2  # the 429, then the retry after Retry-After
-    assert bot.metrics.value("errkb_slack_api_errors_total", method="chat.postMessage", error="ratelimited") == 0
+    assert bot.metrics.value("errkb_job_retries_total", kind="paste", reason="ratelimited") == 1

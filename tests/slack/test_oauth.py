@@ -7,20 +7,18 @@ from __future__ import annotations
 import http.client
 import json
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 from sqlalchemy import delete, select
 
+from bot.knowledge import Fixed
 from bot.match.index import MatchIndex
 from bot.settings import Settings
-from bot.slack.app import create_app
-from bot.slack.gateway import SlackGateway
+from bot.slack.bootstrap import build_slack_bot
 from bot.slack.metrics import Metrics
 from bot.slack.server import Server
-from bot.slack.world import Fixed
 from bot.store.db import Store
 from bot.store.oauth import oauth_metadata
 from graph.build import build_graph
@@ -67,19 +65,12 @@ def oauth_bot(bot: Bot, fake_slack: FakeSlack) -> Iterator[OAuthBot]:
         workers=4,
         _env_file=None,
     )  # type: ignore[call-arg]
-    gateway = SlackGateway(token=None, base_url=fake_slack.api_url, metrics=Metrics())
-    executor = ThreadPoolExecutor(4)
-    app = create_app(settings, bot.store, Fixed(MatchIndex.build(bot.records)), Fixed(build_graph(bot.records)),  # type: ignore[arg-type]
-                     gateway, FixedClock(TODAY), executor=executor)  # fmt: skip
-    server = Server(
-        app,
-        bot.store,
-        gateway.metrics,
-        executor,
-        lambda: len(bot.records),
-        host="127.0.0.1",
-        port=0,
-    )
+    metrics = Metrics()
+    slack_bot = build_slack_bot(settings, store=bot.store, index=Fixed(MatchIndex.build(bot.records)),
+                                graph=Fixed(build_graph(bot.records)), clock=FixedClock(TODAY), metrics=metrics)  # fmt: skip
+    slack_bot.start()
+    server = Server(slack_bot.app, bot.store, metrics, slack_bot.runner, lambda: len(bot.records),
+                    host="127.0.0.1", port=0)  # fmt: skip
     server.start()
     _wipe_oauth(bot.store)
     fake_slack.grants["code-42"] = Grant(team_id=TEAM, token=TEAM_TOKEN)

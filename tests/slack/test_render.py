@@ -13,6 +13,7 @@ from bot.render.digest import render_digest
 from bot.render.ids import BlockId
 from bot.render.modal import modal_errors, prefill, render_add_modal
 from bot.render.state import AddState, BadState, VoteState, load_state
+from bot.slack.commands import SUBCOMMANDS
 from graph.build import build_graph
 from graph.triage import triage_sections
 from tests.slack.blockkit import assert_valid_message, assert_valid_view
@@ -84,7 +85,7 @@ def test_panels_are_valid() -> None:
     unknown = [UnknownError(i, "E: <n> " + "t" * 3_000, "E: 1", 5, now, now, ("https://x.slack.com/p1",) * 5)
                for i in range(1, 30)]  # fmt: skip
     for locale in ("en", "zh"):
-        assert_valid_message(panels.render_help(locale))
+        assert_valid_message(panels.render_help(locale, list(SUBCOMMANDS)))
         assert_valid_message(panels.render_unknown(locale, unknown, now))
         items = select_stale([Candidate(f"a/{i}", "py", "ai", "x" * 5000, None) for i in range(300)],
                              importance={}, policy=StalePolicy(), today=TODAY)  # fmt: skip

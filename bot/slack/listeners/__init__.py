@@ -1,19 +1,21 @@
-"""Bolt listeners by kind; each module's ``register(app, world)`` adds its listeners.
+"""Bolt listeners by kind: small top-level functions that acknowledge Slack.
 
-A listener acks first, then its lazy function parses the payload into a
-pydantic model and calls one function of the feature modules.
+Each reads what it needs through Bolt's argument injection (``ack``,
+``body``, ``context``), validates the payload into a pydantic model and
+writes a job (:mod:`bot.slack.intake`); the work itself is the job's
+(:mod:`bot.slack.handlers`). Each module's ``register(app)`` adds its
+listeners; none is a closure, so each can be imported and tested alone.
 """
 
 from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.slack.listeners import actions, commands, digest, events, shortcuts, views
-from bot.slack.world import World
+from bot.slack.listeners import actions, commands, events, shortcuts, views
 
-MODULES = (events, commands, actions, digest, shortcuts, views)
+MODULES = (events, commands, actions, shortcuts, views)
 
 
-def register(app: App, world: World) -> None:
+def register(app: App) -> None:
     for module in MODULES:
-        module.register(app, world)
+        module.register(app)

@@ -1,48 +1,32 @@
-"""Buttons: votes, share, show a record, add to the knowledge base."""
+"""Buttons: every errkb button becomes an action job (what it does: ``bot.slack.handlers``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App
+from slack_bolt import Ack, App, BoltContext, BoltResponse
 
 from bot.render.ids import ActionId
-from bot.render.state import AddState, RecordState, ReplyState, VoteState, load_state
-from bot.slack import feedback
-from bot.slack.failures import guarded
+from bot.slack.intake import intake_of
+from bot.slack.jobs import ActionJob, JobKind
 from bot.slack.payloads import BlockActions
-from bot.slack.world import World
 
 
-def register(app: App, world: World) -> None:
-    def ack_action(ack: Ack) -> None:
+def ack_action(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+    click = BlockActions.model_validate(body)
+    shown = body.get("message")
+    job = ActionJob(action_id=click.actions[0].action_id, value=click.value, user=click.user.id,
+                    channel=click.channel.id if click.channel else None, message=click.message,
+                    blocks=list(shown.get("blocks") or []) if isinstance(shown, dict) else None,
+                    response_url=click.response_url, trigger_id=click.trigger_id)  # fmt: skip
+    key = f"action:{click.trigger_id}:{click.actions[0].action_ts or ''}"
+    refused = intake_of(context).submit(JobKind.ACTION, job, key=key,
+                                        team_id=click.team_id, channel=job.channel)  # fmt: skip
+    if refused is None:
         ack()
+    return refused
 
-    def handle_action_vote(body: dict[str, Any]) -> None:
-        payload = BlockActions.model_validate(body)
-        verdict = "fixed" if payload.actions[0].action_id == ActionId.VOTE_FIXED else "failed"
-        feedback.vote(world, state=load_state(VoteState, payload.value), verdict=verdict, user=payload.user.id,
-                      response_url=payload.response_url, message=payload.message)  # fmt: skip
 
-    def handle_action_share(body: dict[str, Any]) -> None:
-        payload = BlockActions.model_validate(body)
-        feedback.share(world, state=load_state(ReplyState, payload.value), user=payload.user.id,
-                       channel=payload.channel.id if payload.channel else None, response_url=payload.response_url)  # fmt: skip
-
-    def handle_action_show(body: dict[str, Any]) -> None:
-        payload = BlockActions.model_validate(body)
-        feedback.show_button(world, state=load_state(RecordState, payload.value), user=payload.user.id,
-                             channel=payload.channel.id if payload.channel else payload.user.id,
-                             response_url=payload.response_url)  # fmt: skip
-
-    def handle_action_add(body: dict[str, Any]) -> None:
-        payload = BlockActions.model_validate(body)
-        feedback.open_add_modal(world, state=load_state(AddState, payload.value), user=payload.user.id,
-                                channel=payload.channel.id if payload.channel else None,
-                                trigger_id=payload.trigger_id, response_url=payload.response_url)  # fmt: skip
-
-    for action in (ActionId.VOTE_FIXED, ActionId.VOTE_FAILED):
-        app.action(action)(ack=ack_action, lazy=[guarded(world, handle_action_vote)])
-    app.action(ActionId.SHARE)(ack=ack_action, lazy=[guarded(world, handle_action_share)])
-    app.action(ActionId.SHOW_RECORD)(ack=ack_action, lazy=[guarded(world, handle_action_show)])
-    app.action(ActionId.ADD_RECORD)(ack=ack_action, lazy=[guarded(world, handle_action_add)])
+def register(app: App) -> None:
+    for action in ActionId:
+        app.action(action)(ack_action)

@@ -1,26 +1,38 @@
-"""The ``/errkb`` slash command: ack at once, run the subcommand after."""
+"""The ``/errkb`` slash command: write the job, then acknowledge."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
-from slack_bolt import Ack, App
+from slack_bolt import Ack, App, BoltContext, BoltResponse
 
 from bot.render.ids import COMMAND
-from bot.slack.commands import Command, parse_command, run_command
-from bot.slack.failures import guarded
+from bot.slack.commands import parse_command
+from bot.slack.intake import intake_of
+from bot.slack.jobs import CommandJob, JobKind, PasteJob
 from bot.slack.payloads import SlashCommand
-from bot.slack.world import World
 
 
-def register(app: App, world: World) -> None:
-    def ack_command(ack: Ack) -> None:
+def ack_command_errkb(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+    command = SlashCommand.model_validate(body)
+    name, arg = parse_command(command.text)
+    key = f"command:{command.trigger_id or uuid.uuid4().hex}"
+    intake = intake_of(context)
+    if name == "paste":
+        paste = PasteJob(text=arg, user=command.user_id, channel=command.channel_id, thread_ts=None,
+                         asked=True, response_url=command.response_url)  # fmt: skip
+        refused = intake.submit(JobKind.PASTE, paste, key=key, team_id=command.team_id,
+                                channel=command.channel_id)  # fmt: skip
+    else:
+        job = CommandJob(name=name, arg=arg, user=command.user_id, channel=command.channel_id,
+                         response_url=command.response_url, trigger_id=command.trigger_id)  # fmt: skip
+        refused = intake.submit(JobKind.COMMAND, job, key=key, team_id=command.team_id,
+                                channel=command.channel_id)  # fmt: skip
+    if refused is None:
         ack()
+    return refused
 
-    def handle_command_errkb(body: dict[str, Any]) -> None:
-        command = SlashCommand.model_validate(body)
-        name, arg = parse_command(command.text)
-        run_command(world, Command(name=name, arg=arg, user=command.user_id, channel=command.channel_id,
-                                   response_url=command.response_url))  # fmt: skip
 
-    app.command(COMMAND)(ack=ack_command, lazy=[guarded(world, handle_command_errkb)])
+def register(app: App) -> None:
+    app.command(COMMAND)(ack_command_errkb)

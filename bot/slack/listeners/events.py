@@ -1,60 +1,52 @@
-"""Events: pastes in channels (``message``, snippets), mentions (``app_mention``)."""
+"""Events: pastes in channels and DMs (``message``, snippets), mentions (``app_mention``).
+
+Each listener writes a paste job and returns; Slack is acknowledged once the
+job is in the database (or told 503 to deliver it again).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext
+from slack_bolt import Ack, App, BoltContext, BoltResponse
 
-from bot.slack.answer import Paste, answer_paste
-from bot.slack.failures import guarded
-from bot.slack.payloads import EventEnvelope, MessageEvent
-from bot.slack.world import World
-
-
-def _ack(ack: Ack) -> None:
-    ack()
+from bot.match.extract import extract
+from bot.slack.intake import intake_of
+from bot.slack.jobs import JobKind, PasteJob
+from bot.slack.payloads import EventEnvelope
 
 
-def paste_text(world: World, event: MessageEvent) -> str:
-    """The message text plus the text of any attached snippets / .log / .txt files."""
-    parts = [event.text]
-    budget = world.settings.paste_limit
-    for file in event.files[:3]:
-        if file.is_text and file.url and budget > 0:
-            body = world.gateway.download_text(file.url, limit=budget)
-            if body:
-                parts.append(body)
-                budget -= len(body)
-    return "\n".join(p for p in parts if p)
+def submit_paste(context: BoltContext, envelope: EventEnvelope, *, mentioned: bool) -> BoltResponse | None:
+    event = envelope.event
+    direct = event.channel_type == "im"  # a paste in errkb's Messages tab asks errkb
+    job = PasteJob(text=event.text, files=event.files, user=event.user or "", channel=event.channel,
+                   thread_ts=event.thread_ts or event.ts, message_ts=event.ts, asked=mentioned or direct,
+                   mention=mentioned)  # fmt: skip
+    # a message and its retries share the message id, whichever event delivered it
+    key = f"msg:{event.client_msg_id}" if event.client_msg_id else f"event:{envelope.event_id}"
+    return intake_of(context).submit(JobKind.PASTE, job, key=key, team_id=envelope.team_id,
+                                     channel=event.channel)  # fmt: skip
 
 
-def _paste(
-    world: World, body: dict[str, Any], *, mentioned: bool
-) -> tuple[Paste, tuple[str, str | None]]:
+def ack_event_message(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
     envelope = EventEnvelope.model_validate(body)
     event = envelope.event
-    paste = Paste(text=paste_text(world, event), user=event.user or "", channel=event.channel,
-                  thread_ts=event.thread_ts or event.ts, message_ts=event.ts, asked=mentioned)  # fmt: skip
-    return paste, (envelope.event_id, event.client_msg_id)
+    if context.bot_user_id and f"<@{context.bot_user_id}" in event.text:
+        return None  # the app_mention event for the same message answers it
+    if not event.files and event.channel_type != "im" and not extract(event.text).errors:
+        return None  # chit-chat: nothing to answer, nothing to keep
+    return submit_paste(context, envelope, mentioned=False)
 
 
-def register(app: App, world: World) -> None:
-    def handle_event_message(body: dict[str, Any], context: BoltContext) -> None:
-        event = body.get("event") or {}
-        if context.bot_user_id and f"<@{context.bot_user_id}" in (event.get("text") or ""):
-            return  # the app_mention event for the same message answers it
-        paste, claim = _paste(world, body, mentioned=False)
-        if paste.text.strip():
-            answer_paste(world, paste, claim=claim)
+def ack_event_mention(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+    return submit_paste(context, EventEnvelope.model_validate(body), mentioned=True)
 
-    def handle_event_mention(body: dict[str, Any]) -> None:
-        paste, claim = _paste(world, body, mentioned=True)
-        answer_paste(world, paste, claim=claim)
 
-    def handle_event_file_shared(ack: Ack) -> None:
-        ack()  # the message event with subtype file_share carries the snippet
+def ack_event_file_shared(ack: Ack) -> None:
+    ack()  # the message event with subtype file_share carries the snippet
 
-    app.event("message")(ack=_ack, lazy=[guarded(world, handle_event_message)])
-    app.event("app_mention")(ack=_ack, lazy=[guarded(world, handle_event_mention)])
-    app.event("file_shared")(handle_event_file_shared)
+
+def register(app: App) -> None:
+    app.event("message")(ack_event_message)
+    app.event("app_mention")(ack_event_mention)
+    app.event("file_shared")(ack_event_file_shared)

@@ -1,32 +1,29 @@
-"""The message shortcut "Look up in errkb": triage the chosen message, answer in its thread."""
+"""The message shortcut "Look up in errkb": the chosen message is a paste, answered in its thread."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App
+from slack_bolt import Ack, App, BoltContext, BoltResponse
 
 from bot.render.ids import CallbackId
-from bot.slack.answer import Paste, answer_paste
-from bot.slack.failures import guarded
-from bot.slack.listeners.events import paste_text
-from bot.slack.payloads import MessageEvent, MessageShortcut
-from bot.slack.world import World
+from bot.slack.intake import intake_of
+from bot.slack.jobs import JobKind, PasteJob
+from bot.slack.payloads import MessageShortcut
 
 
-def register(app: App, world: World) -> None:
-    def ack_shortcut(ack: Ack) -> None:
+def ack_shortcut_lookup(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+    shortcut = MessageShortcut.model_validate(body)
+    message = shortcut.message
+    paste = PasteJob(text=message.text, files=message.files, user=shortcut.user.id, channel=shortcut.channel.id,
+                     thread_ts=message.thread_ts or message.ts, message_ts=message.ts, asked=True,
+                     response_url=shortcut.response_url)  # fmt: skip
+    refused = intake_of(context).submit(JobKind.PASTE, paste, key=f"shortcut:{shortcut.trigger_id}",
+                                        team_id=shortcut.team_id, channel=shortcut.channel.id)  # fmt: skip
+    if refused is None:
         ack()
+    return refused
 
-    def handle_shortcut_lookup(body: dict[str, Any]) -> None:
-        payload = MessageShortcut.model_validate(body)
-        message = payload.message
-        event = MessageEvent(type="message", channel=payload.channel.id, **message.model_dump())
-        paste = Paste(text=paste_text(world, event), user=payload.user.id, channel=payload.channel.id,
-                      thread_ts=message.thread_ts or message.ts, message_ts=message.ts, asked=True,
-                      response_url=payload.response_url)  # fmt: skip
-        answer_paste(world, paste)
 
-    app.shortcut(CallbackId.LOOKUP_SHORTCUT)(
-        ack=ack_shortcut, lazy=[guarded(world, handle_shortcut_lookup)]
-    )
+def register(app: App) -> None:
+    app.shortcut(CallbackId.LOOKUP_SHORTCUT)(ack_shortcut_lookup)

@@ -1,43 +1,78 @@
-"""The add-record modal's submission: validate in the ack (errors shown in the modal), thank after."""
+"""Modal submissions, decided while Slack waits: problems go back into the modal, and
+what follows a successful one (thanks, the digest updated) is a job."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext
+from slack_bolt import Ack, App, BoltContext, BoltResponse
 
-from bot.render.ids import CallbackId
-from bot.render.state import AddState, load_state
-from bot.slack import feedback
-from bot.slack.failures import guarded
+from bot.errors import StorageUnavailable
+from bot.i18n import t
+from bot.render.ids import BlockId, CallbackId
+from bot.render.state import AddState, DeprecateState, load_state
+from bot.slack.digest import reason_of
+from bot.slack.intake import intake_of
+from bot.slack.jobs import JobKind, ViewDoneJob
 from bot.slack.payloads import ViewSubmission
-from bot.slack.world import World
 
-ADDED = "errkb_added_record"
+#: Where the middleware puts the :class:`Submissions` for these listeners.
+CONTEXT_KEY = "errkb_submissions"
 
 
-def register(app: App, world: World) -> None:
-    def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
-        payload = ViewSubmission.model_validate(body)
-        state = load_state(AddState, payload.view.private_metadata)
-        added = feedback.submit_record(
-            world, state=state, user=payload.user.id, state_values=payload.values
-        )
-        if isinstance(added, dict):
-            ack(response_action="errors", errors=added)
-            return
-        context[ADDED] = added
-        ack()
+@dataclass(frozen=True)
+class Submissions:
+    """The use cases behind the modals, wired by the composition root."""
 
-    def handle_view_add_record(body: dict[str, Any], context: BoltContext) -> None:
-        if not context.get(ADDED):
-            return  # the modal showed errors; nothing was added
-        payload = ViewSubmission.model_validate(body)
-        state = load_state(AddState, payload.view.private_metadata)
-        feedback.thank_for_record(
-            world, state=state, user=payload.user.id, record_id=context[ADDED]
-        )
+    add_record: Callable[[AddState, str, dict[str, Any]], dict[str, str] | str]
+    deprecate: Callable[[DeprecateState, str, str], dict[str, str] | None]
 
-    app.view(CallbackId.ADD_RECORD_VIEW)(
-        ack=ack_view_add_record, lazy=[guarded(world, handle_view_add_record)]
-    )
+
+def submissions_of(context: BoltContext) -> Submissions:
+    found = context.get(CONTEXT_KEY)
+    assert isinstance(found, Submissions), "the errkb middleware provides the submissions"
+    return found
+
+
+def _done(context: BoltContext, submission: ViewSubmission, callback: str, result: str) -> BoltResponse | None:
+    job = ViewDoneJob(callback_id=callback, user=submission.user.id, metadata=submission.view.private_metadata,
+                      result=result)  # fmt: skip
+    return intake_of(context).submit(JobKind.VIEW_DONE, job, key=f"view:{submission.view.id}:{callback}",
+                                     team_id=submission.team_id, channel=None)  # fmt: skip
+
+
+def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    submission = ViewSubmission.model_validate(body)
+    state = load_state(AddState, submission.view.private_metadata)
+    try:
+        added = submissions_of(context).add_record(state, submission.user.id, submission.values)
+    except StorageUnavailable:
+        ack(response_action="errors", errors={BlockId.RECORD_ID: t(state.locale, "error.storage")})
+        return
+    if isinstance(added, dict):
+        ack(response_action="errors", errors=added)
+        return
+    _done(context, submission, CallbackId.ADD_RECORD_VIEW, added)  # the record is in; thanks may wait
+    ack()
+
+
+def ack_view_deprecate(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    submission = ViewSubmission.model_validate(body)
+    state = load_state(DeprecateState, submission.view.private_metadata)
+    reason = reason_of(submission.values)
+    try:
+        errors = submissions_of(context).deprecate(state, submission.user.id, reason)
+    except StorageUnavailable:
+        errors = {BlockId.DEPRECATE_REASON: t(state.locale, "error.storage")}
+    if errors:
+        ack(response_action="errors", errors=errors)
+        return
+    _done(context, submission, CallbackId.DEPRECATE_VIEW, reason)
+    ack()
+
+
+def register(app: App) -> None:
+    app.view(CallbackId.ADD_RECORD_VIEW)(ack_view_add_record)
+    app.view(CallbackId.DEPRECATE_VIEW)(ack_view_deprecate)

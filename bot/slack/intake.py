@@ -1,0 +1,81 @@
+"""Slack work is written to the database before Slack is acknowledged.
+
+:meth:`Intake.submit` is what every acknowledging listener calls. The job's
+key makes a redelivery (to any replica) a no-op. When the database cannot
+take the job, or too many jobs are waiting already, Slack gets a 503 instead
+of a 200 errkb could not honour: Slack delivers an event again later (a slash
+command or a click shows the person an error they can retry), and nothing
+acknowledged is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from slack_bolt import BoltContext, BoltResponse
+
+from bot.errors import StorageUnavailable
+from bot.slack import scope
+from bot.slack.jobs import TRACE, JobKind, Payload
+from bot.slack.metrics import Metrics
+from bot.store import jobs_repo
+from bot.store.db import Store
+
+log = logging.getLogger(__name__)
+
+#: Where the middleware puts the intake for the listeners (Bolt's context).
+CONTEXT_KEY = "errkb_intake"
+#: How long an acknowledgement waits for the database: Slack gives up on it after 3 seconds.
+WAIT_SECONDS = 1.5
+BUSY = BoltResponse(status=503, body="", headers={"Retry-After": "60"})
+
+
+class Intake:
+    def __init__(self, *, store: Store, clock: Callable[[], datetime], metrics: Metrics, limit: int,
+                 deadline: timedelta, notify: Callable[[], None]) -> None:  # fmt: skip
+        self.store, self.clock, self.metrics, self.limit = store, clock, metrics, limit
+        self.deadline, self.notify = deadline, notify
+        self._warned = 0.0
+
+    def submit(self, kind: JobKind, payload: Payload, *, key: str, team_id: str | None,
+               channel: str | None) -> BoltResponse | None:  # fmt: skip
+        """Write the job; None when Slack may be acknowledged, else the response to give."""
+        now = self.clock()
+        try:
+            with self.store.transaction(wait=WAIT_SECONDS) as session:
+                if jobs_repo.waiting(session) >= self.limit:
+                    self.metrics.decline("queue_full")
+                    self._warn(f"{self.limit} jobs are waiting: Slack is asked to deliver again later")
+                    return BUSY
+                new = jobs_repo.enqueue(session, key=key, kind=kind, payload=_with_trace(payload),
+                                        team_id=team_id, channel=channel, now=now,
+                                        deadline=now + self.deadline)  # fmt: skip
+        except StorageUnavailable as exc:
+            self.metrics.decline("storage_unavailable")
+            self._warn(f"cannot take Slack work: {exc}")
+            return BUSY
+        if new:
+            self.notify()
+        else:
+            self.metrics.decline("duplicate")
+        return None
+
+    def _warn(self, message: str) -> None:
+        """One line every few seconds at most, however many requests are refused."""
+        if time.monotonic() - self._warned > 5:
+            self._warned = time.monotonic()
+            log.warning(message)
+
+
+def _with_trace(payload: Payload) -> dict[str, object]:
+    """The payload as JSON, with the ids of the request that brought it (for the job's log lines)."""
+    return {**payload.model_dump(mode="json"), TRACE: scope.current().log_fields()}
+
+
+def intake_of(context: BoltContext) -> Intake:
+    found = context.get(CONTEXT_KEY)
+    assert isinstance(found, Intake), "the errkb middleware provides the intake"
+    return found

@@ -1,0 +1,89 @@
+"""The kinds of Slack work errkb does after acknowledging, and what each job carries.
+
+A job's payload is the part of Slack's request its work needs, as a
+pydantic model: written as JSON when the request is acknowledged
+(:mod:`bot.slack.intake`), validated again when a worker takes the job
+(:mod:`bot.slack.runner`). :meth:`Payload.where` says where to tell the
+user when the work fails.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.slack.payloads import SlackFile
+
+#: The payload key holding the ids of the request a job came from (never a token).
+TRACE = "_trace"
+
+
+class JobKind(StrEnum):
+    PASTE = "paste"  # a message, a mention, the lookup shortcut, /errkb <paste>
+    COMMAND = "command"  # /errkb <subcommand>
+    ACTION = "action"  # a button
+    VIEW_DONE = "view_done"  # what follows a modal's submission
+
+
+class Payload(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    def where(self) -> tuple[str | None, str | None, str | None, bool]:
+        """(response_url, channel, user, passive): passive work fails silently."""
+        data = self.__dict__
+        return data.get("response_url"), data.get("channel"), data.get("user"), False
+
+
+class PasteJob(Payload):
+    """A paste to answer, and where the answer goes."""
+
+    text: str = ""
+    files: list[SlackFile] = Field(default_factory=list)
+    user: str
+    channel: str
+    thread_ts: str | None = None  # the thread to answer in; None: answer privately
+    message_ts: str | None = None  # the pasted message (permalinks, corrections)
+    asked: bool = False  # mentioned, a shortcut or a command: answer even when unsure
+    mention: bool = False  # an @-mention: read the thread when it holds no error itself
+    response_url: str | None = None
+
+    def where(self) -> tuple[str | None, str | None, str | None, bool]:
+        return self.response_url, self.channel, self.user, not self.asked
+
+
+class CommandJob(Payload):
+    name: str  # a subcommand, or "paste"
+    arg: str = ""
+    user: str
+    channel: str
+    response_url: str | None = None
+    trigger_id: str | None = None
+
+
+class ActionJob(Payload):
+    action_id: str
+    value: str | None = None
+    user: str
+    channel: str | None = None
+    message: tuple[str, str] | None = None  # (channel, ts) of the public message clicked
+    blocks: list[dict[str, Any]] | None = None  # what that message showed
+    response_url: str | None = None
+    trigger_id: str | None = None
+
+
+class ViewDoneJob(Payload):
+    callback_id: str
+    user: str
+    metadata: str = ""
+    result: str = ""  # what the submission did (a record id, a reason)
+
+    def where(self) -> tuple[str | None, str | None, str | None, bool]:
+        return None, None, self.user, False
+
+
+PAYLOADS: dict[JobKind, type[Payload]] = {
+    JobKind.PASTE: PasteJob, JobKind.COMMAND: CommandJob, JobKind.ACTION: ActionJob,
+    JobKind.VIEW_DONE: ViewDoneJob,
+}  # fmt: skip
