@@ -29,6 +29,8 @@ MANIFEST_SCOPES = (
     "chat:write", "commands", "channels:history", "groups:history", "im:history", "mpim:history",
     "app_mentions:read", "users:read", "files:read", "files:write", "usergroups:read",
 )  # fmt: skip
+#: Shortest bearer token ``errkb mcp --http`` accepts.
+MCP_TOKEN_MIN = 16
 
 
 class Settings(BaseSettings):
@@ -164,6 +166,14 @@ class Settings(BaseSettings):
         default=300, ge=1,
         description="How long a replica may take to post a digest before another may take over.",
     )  # fmt: skip
+    mcp_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token agents send to errkb mcp --http; required unless it binds to loopback.",
+    )
+    mcp_outcomes: bool = Field(
+        default=False,
+        description="Let agents report whether a workaround worked (the MCP tool report_outcome); off: read-only.",
+    )
 
     @field_validator(
         "channel_locales", "stale_after_days_by_domain", "stale_after_days_by_tier", mode="before"
@@ -181,6 +191,14 @@ class Settings(BaseSettings):
         if not scopes:
             raise ValueError("expected scopes separated by commas, e.g. chat:write,commands")
         return scopes
+
+    @field_validator("mcp_token")
+    @classmethod
+    def _long_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value()) < MCP_TOKEN_MIN:
+            raise ValueError(f"use at least {MCP_TOKEN_MIN} characters, e.g. from: "
+                             "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'")  # fmt: skip
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -247,6 +265,7 @@ class Settings(BaseSettings):
             self.slack_signing_secret,
             self.slack_app_token,
             self.slack_client_secret,
+            self.mcp_token,
         )
         return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]
 

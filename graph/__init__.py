@@ -5,6 +5,8 @@
 - :mod:`graph.triage`, :mod:`graph.lookalike`, :mod:`graph.centrality`: pure queries;
 - :mod:`graph.observe`: which transitions a sighting implies (learning from use);
 - :mod:`graph.draw`, :mod:`graph.picture`: text tree and PNG; :mod:`graph.export`;
+- :mod:`graph.labels`: breaking label text between words and CJK characters;
+- :mod:`graph.said`: a link's conditions and distinctions in a reader's locale;
 - :mod:`graph.cache`: one graph per process, rebuilt when the change counter moves.
 
 networkx stays inside this package; callers get frozen dataclasses and plain

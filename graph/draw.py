@@ -3,14 +3,18 @@
 :func:`neighbourhood` picks what ``errkb graph show`` displays: the record,
 what leads to it and what it leads to within ``depth`` hops (best paths
 first, at most ``max_nodes``), and its look-alikes. :func:`render_tree` draws
-it as text; :mod:`graph.picture` draws it as a PNG.
+it as text; :mod:`graph.picture` draws it as a PNG. Labels, conditions and
+distinctions are in the chosen locale (each falling back to its record's own
+words); long texts are cut between words, never inside one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graph import said
 from graph.build import KnowledgeGraph
+from graph.labels import shorten
 from graph.lookalike import look_alikes
 from graph.triage import best_paths
 
@@ -76,19 +80,19 @@ def neighbourhood(
         for other, data in sorted(kg._leads.succ[node].items()):
             if other in layers and other != node:
                 t = data["t"]
-                edges.append(EdgeView(node, other, "leads_to", t.probability, t.conditions))
+                told = said.conditions(kg, node, other, locale)
+                edges.append(EdgeView(node, other, "leads_to", t.probability, told))
     for alike in look_alikes(kg, record_id):
         if alike.id in layers:
-            edges.append(
-                EdgeView(record_id, alike.id, "frequently_confused_with", None, alike.distinctions)
-            )
+            told = said.distinctions(kg, record_id, alike.id, locale)
+            edges.append(EdgeView(record_id, alike.id, "frequently_confused_with", None, told))
     nodes = tuple(view(n) for n in sorted(layers, key=lambda n: (layers[n][0], n)))
     return Neighbourhood(record_id, depth, locale, nodes, tuple(edges), len(ranked) - len(kept))
 
 
 def _short(text: str, limit: int = 70) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """One line of at most ``limit`` cells, cut between words (or CJK characters)."""
+    return shorten(" ".join(text.split()), limit)
 
 
 def _label(kg: KnowledgeGraph, node: str, locale: str) -> str:
@@ -121,10 +125,12 @@ def _branch(
     for i, (other, t) in enumerate(shown):
         last = i == len(shown) - 1 and len(children) <= MAX_CHILDREN
         arrow = "←" if backward else "→"
+        source, target = (other, node) if backward else (node, other)
+        told = said.conditions(kg, source, target, locale)
         lines.append(
             f"{prefix}{'└─' if last else '├─'} {arrow} {_probability(t.probability)}  {other}"
             f"  {_label(kg, other, locale)}"
-            + (f"  [if: {_short('; '.join(t.conditions), 60)}]" if t.conditions else "")
+            + (f"  [if: {_short('; '.join(told), 60)}]" if told else "")
         )
         lines += _branch(
             kg, other, backward=backward, depth=depth - 1, locale=locale,
@@ -150,10 +156,10 @@ def render_tree(kg: KnowledgeGraph, record_id: str, *, depth: int = 2, locale: s
             seen=(record_id,), prefix="   ",
         )  # fmt: skip
         sections.append((title, branch))
-    alikes = [
-        f"   ≈ {a.id}  {_short(a.distinctions[0]) if a.distinctions else ''}".rstrip()
-        for a in look_alikes(kg, record_id)
-    ]
+    alikes = []
+    for alike in look_alikes(kg, record_id):
+        told = said.distinctions(kg, record_id, alike.id, locale)
+        alikes.append(f"   ≈ {alike.id}  {_short(told[0]) if told else ''}".rstrip())
     sections.append(("confused with", alikes))
     for title, branch in sections:
         lines.append(f"{title}:" + ("" if branch else " (none)"))

@@ -2,7 +2,8 @@
 
 Columns are hops before (left) and after (right) the centre, which is
 highlighted; edges carry their probability; look-alikes are dashed. Labels
-use the chosen locale and fall back across fonts, so Chinese renders with the
+use the chosen locale, wrap between words and CJK characters without breaking
+a word or identifier (:mod:`graph.labels`), and fall back across fonts, so Chinese renders with the
 Noto Sans SC face that the ``pylopdf-fonts-zh-cn`` package ships (SIL OFL),
 without touching the network. Sized to stay readable as a Slack thumbnail.
 """
@@ -10,7 +11,6 @@ without touching the network. Sized to stay readable as a Slack thumbnail.
 from __future__ import annotations
 
 import io
-import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from graph.draw import Neighbourhood
+from graph.labels import wrap_label
 
 LATIN_FAMILY = "DejaVu Sans"
 FONT_SIZE = 13
@@ -54,32 +55,6 @@ def font_paths() -> tuple[Path, ...]:
     return tuple(Path(p) for p in font_manager.fontManager._find_fonts_by_props(prop))
 
 
-def _width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def wrap_label(text: str, *, cells: int = LINE_CELLS, lines: int = LABEL_LINES) -> list[str]:
-    """Wrap by display width (CJK counts double), breaking at spaces where it can."""
-    out: list[str] = []
-    line, width = "", 0
-    for word in text.split():
-        pieces = [word] if _width(word) <= cells else list(word)
-        for j, piece in enumerate(pieces):
-            sep = " " if line and j == 0 else ""
-            need = _width(piece) + len(sep)
-            if line and width + need > cells:
-                out.append(line)
-                line, width = piece, _width(piece)
-            else:
-                line, width = line + sep + piece, width + need
-    if line:
-        out.append(line)
-    if len(out) > lines:
-        out = out[:lines]
-        out[-1] = out[-1][:-1] + "…"
-    return out
-
-
 def _positions(nb: Neighbourhood) -> dict[str, tuple[float, float]]:
     columns: dict[int, list[str]] = {}
     for node in nb.nodes:
@@ -112,7 +87,7 @@ def render_png(nb: Neighbourhood, *, dpi: int = 100) -> bytes:
     for node in nb.nodes:
         x, y = places[node.id]
         centre = node.id == nb.centre
-        text = "\n".join(wrap_label(node.label if node.label != node.id else node.id))
+        text = "\n".join(wrap_label(node.label, cells=LINE_CELLS, lines=LABEL_LINES))
         colour = (
             CENTRE_COLOUR if centre else PLACEHOLDER_COLOUR if node.placeholder else NODE_COLOUR
         )
@@ -149,3 +124,6 @@ def render_png(nb: Neighbourhood, *, dpi: int = 100) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, facecolor="white")
     return buffer.getvalue()
+
+
+__all__ = ["cjk_font_path", "font_families", "font_paths", "render_png", "wrap_label"]

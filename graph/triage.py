@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from graph import said
 from graph.build import KnowledgeGraph, ObservedEdge
 from graph.centrality import Centrality, compute_centrality
 from graph.lookalike import LookAlike, look_alikes
@@ -215,12 +216,17 @@ def triage_sections(
     top: int = DEFAULT_TOP,
 ) -> dict[str, Any]:
     """The graph's sections of a triage answer (``causes``, ``next``, ``confused_with``,
-    ``order``) as JSON-ready data; labels are signatures in ``locale`` or ids."""
+    ``order``) as JSON-ready data; labels are signatures in ``locale`` or ids, and
+    conditions and distinctions are in ``locale`` where the records translate them."""
     ids = list(dict.fromkeys(matched_ids_in_paste_order))
 
-    def labelled(item: Any) -> dict[str, Any]:
+    def labelled(item: Any, rid: str | None = None) -> dict[str, Any]:
         data = asdict(item)
         data["label"] = kg.label(item.id, locale) if item.id in kg else item.id
+        if rid is not None and "conditions" in data:  # the records' words, in ``locale``
+            data["conditions"] = said.conditions(kg, rid, item.id, locale)
+        if rid is not None and "distinctions" in data:
+            data["distinctions"] = said.distinctions(kg, rid, item.id, locale)
         return data
 
     ordering = order_errors(kg, ids, hops=hops)
@@ -235,13 +241,14 @@ def triage_sections(
         "next": [
             {
                 "error": rid,
-                "items": [labelled(n) for n in likely_next(kg, rid)[:top]],
+                "items": [labelled(n, rid) for n in likely_next(kg, rid)[:top]],
                 "observed": _observed(kg, rid),
             }
             for rid in ids
         ],
         "confused_with": [
-            {"error": rid, "items": [labelled(la) for la in look_alikes(kg, rid)]} for rid in ids
+            {"error": rid, "items": [labelled(la, rid) for la in look_alikes(kg, rid)]}
+            for rid in ids
         ],
         "order": {
             "errors": [asdict(e) for e in ordering.errors],

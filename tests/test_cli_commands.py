@@ -58,7 +58,7 @@ def test_the_listings_show_exactly_the_table() -> None:
 def test_the_readme_command_reference_is_what_help_says() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = reference.current(readme)
-    listed = re.findall(r"^\| `errkb ([a-z][a-z -]*?)(?: [A-Z\[]|`)", block, re.M)
+    listed = re.findall(r"^\| `errkb ([a-z][a-z0-9 -]*?)(?: [A-Z\[]|`)", block, re.M)
     assert listed == [c.name for c in COMMANDS], "README commands differ from the command table"
     assert block == reference.render(), (
         "README.md's command reference is out of date: python -m bot.cli.reference --write"

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from bot.records import Record, validation_problems
+from bot.records import Record, record_problems, validation_problems
 from tests.conftest import FIXTURES
 
 
@@ -93,7 +93,7 @@ def test_unknown_keys_survive() -> None:
         ({"workarounds": [{"action": "x", "success_rate": -1}]}, "workarounds[0].success_rate", "greater than or equal to 0"),
         ({"dead_ends": [{"action": "", "why_fails": ""}]}, "dead_ends[0]", "action or a why_fails"),
         ({"transition_graph": {"leads_to": [{"probability": 0.2}]}}, "transition_graph.leads_to[0]", ""),
-        ({"workarounds_zh": ["a", "b"]}, "(record)", "entry i translates workarounds[i]"),
+        ({"workarounds_zh": ["a", "b"]}, "workarounds_zh", "entry i translates workarounds[i]"),
     ],
 )  # fmt: skip
 def test_validation_errors_name_the_field_and_what_was_expected(
@@ -135,3 +135,171 @@ def test_any_valid_record_round_trips(
     record = Record.model_validate(data)
     again = Record.model_validate(json.loads(json.dumps(record.to_native())))
     assert again.to_native() == record.to_native() == {k: data[k] for k in record.to_native()}
+
+
+# -- translations of every user-read text ---------------------------------------------
+
+
+def linked_seed() -> dict[str, Any]:
+    """The seed with a condition, a version note, an OS note and links to translate."""
+    data = seed()
+    data["versions"] = [{**data["versions"][0], "behavior_change": "V1 engine reports it at start"}]
+    data["os_specific"] = {"linux": "Check dmesg", "counts": {"a": 1}}
+    data["workarounds"] = [{**data["workarounds"][0], "how": "vllm serve <model> --gpu-memory-utilization 0.85   # leave headroom",
+                            "condition": "Only on a dedicated GPU"}]  # fmt: skip
+    data["dead_ends"].append(
+        {"action": "Restart the server", "why_fails": "The budget is the same after a restart.",
+         "fail_rate": 0.9, "condition": "On vLLM 0.4", "sources": []})  # fmt: skip
+    data["transition_graph"] = {
+        "leads_to": ["llm/a", {"error_id": "llm/b", "probability": 0.4, "condition": "under load"}],
+        "preceded_by": [],
+        "frequently_confused_with": [{"error_id": "llm/c", "distinction": "host RAM, not GPU"}],
+    }
+    return data
+
+
+def fully_translated() -> dict[str, Any]:
+    """Every text translated; each translation right after the field it translates."""
+    added = {
+        "versions": {"behavior_change": "V1 引擎在启动时报告"},
+        "os_specific": {"linux": "查看 dmesg"},
+        "dead_ends": [
+            "更大的批处理 token 会占用更多 KV 缓存。",
+            {"why_fails": "重启后预算不变。", "action": "重启服务", "condition": "vLLM 0.4 上"},
+        ],
+        "transition_graph": {
+            "leads_to": [None, {"condition": "高负载时"}],
+            "frequently_confused_with": [{"distinction": "主机内存，而不是显存"}],
+        },
+    }
+    added["versions"] = [added["versions"]]
+    data: dict[str, Any] = {}
+    for key, value in linked_seed().items():
+        data[key] = value
+        if key in added:
+            data[f"{key}_zh"] = added[key]
+    data["workarounds_zh"] = [{"action": "降低 gpu_memory_utilization", "how": "vllm serve <model> --gpu-memory-utilization 0.85   # 留出余量",
+                               "condition": "仅当 GPU 专用时"}]  # fmt: skip
+    return data
+
+
+def test_every_user_read_text_takes_a_translation_and_round_trips_in_order() -> None:
+    data = fully_translated()
+    native = Record.model_validate(data).to_native()
+    assert native == data
+    assert list(native) == list(data)
+    assert list(native["dead_ends_zh"][1]) == ["why_fails", "action", "condition"]
+    assert native["dead_ends_zh"][0] == data["dead_ends_zh"][0]  # a string stays a string
+    assert list(Record.model_validate(json.loads(json.dumps(native))).to_native()) == list(data)
+
+
+def test_nested_items_keep_the_key_order_they_were_given() -> None:
+    data = seed()
+    data["workarounds"] = [{"how": "...", "action": "Reduce it", "tradeoff": "slower", "success_rate": 0.5}]
+    data.pop("workarounds_zh")
+    assert list(Record.model_validate(data).to_native()["workarounds"][0]) == [
+        "how", "action", "tradeoff", "success_rate"]  # fmt: skip
+
+
+def test_a_fully_translated_record_reads_wholly_in_chinese() -> None:
+    view = Record.model_validate(fully_translated()).localized("zh-CN")
+    assert view.locale == "zh_cn"
+    assert view.fallbacks == ()
+    assert view.dead_ends[0].text.value.startswith("更大的批处理")
+    assert view.dead_ends[0].why is None  # the seed's dead end is its why_fails
+    second = view.dead_ends[1]
+    assert (second.text.value, second.why and second.why.value) == ("重启服务", "重启后预算不变。")
+    assert view.workarounds[0].condition == view.get("workarounds[0].condition")
+    assert view.workarounds[0].condition.value == "仅当 GPU 专用时"
+    assert view.versions[0].behavior_change.value == "V1 引擎在启动时报告"
+    assert view.os_specific == {"linux": view.get("os_specific.linux")}  # "counts" is not text
+    links = {(link.kind, link.target): link for link in view.links()}
+    assert links["leads_to", "llm/b"].condition.value == "高负载时"
+    assert links["frequently_confused_with", "llm/c"].distinction.value == "主机内存，而不是显存"
+    assert links["leads_to", "llm/a"].condition.value == ""  # a plain id has nothing to read
+
+
+def test_fallback_is_per_text_and_names_exactly_what_fell_back() -> None:
+    data = linked_seed()
+    data["dead_ends_zh"] = [None, "重启服务"]  # the second dead end's why_fails stays English
+    data["workarounds_zh"] = ["降低 gpu_memory_utilization"]  # how and condition stay English
+    view = Record.model_validate(data).localized("zh")
+    assert view.fallbacks == (
+        "versions[0].behavior_change", "os_specific.linux",
+        "dead_ends[0].why_fails", "dead_ends[1].why_fails", "dead_ends[1].condition",
+        "workarounds[0].how", "workarounds[0].condition",
+        "transition_graph.leads_to[1].condition",
+        "transition_graph.frequently_confused_with[0].distinction",
+    )  # fmt: skip
+    how = view.workarounds[0].how
+    assert (how.value, how.locale, how.fallback) == (linked_seed()["workarounds"][0]["how"], "en", True)
+    assert view.workarounds[0].action.locale == "zh"
+    assert view.fell_back(["signature", "root_cause", "workarounds[0].action"]) == ()
+    assert view.fell_back(["workarounds"]) == ("workarounds[0].how", "workarounds[0].condition")
+    assert view.fell_back(["dead_ends[1]"]) == ("dead_ends[1].why_fails", "dead_ends[1].condition")
+    assert Record.model_validate(data).localized("en").fallbacks == ()
+
+
+def test_a_regional_locale_reads_its_own_translation_then_the_base_language() -> None:
+    data = {**seed(), "signature_zh_tw": "執行階段錯誤"}
+    view = Record.model_validate(data).localized("zh-TW")
+    assert (view.signature.value, view.signature.locale) == ("執行階段錯誤", "zh_tw")
+    assert (view.root_cause.value, view.root_cause.locale) == (seed()["root_cause_zh"], "zh")
+    assert view.get("dead_ends[0].why_fails").fallback
+
+
+@pytest.mark.parametrize(
+    ("change", "path", "says"),
+    [
+        ({"workarounds_zh": [5]}, "workarounds_zh[0]", "a string, an object or null"),
+        ({"workarounds_zh": [{"acton": "x"}]}, "workarounds_zh[0].acton", "Extra inputs"),
+        ({"dead_ends_zh": [{"action": "x"}]}, "dead_ends_zh[0].action", "dead_ends[0].action, which has no text"),
+        ({"workarounds_zh": [{"condition": "x"}]}, "workarounds_zh[0].condition", "has no text"),
+        ({"versions_zh": [None, None]}, "versions_zh", "entry i translates versions[i]"),
+        ({"transition_graph_zh": {"leads_to": [{"condition": "x"}]}}, "transition_graph_zh.leads_to", "has only 0"),
+        ({"transition_graph_zh": {"next": []}}, "transition_graph_zh.next", "Extra inputs"),
+        ({"os_specific_zh": {"linux": "x"}}, "os_specific_zh.linux", "has no text"),
+    ],
+)  # fmt: skip
+def test_a_translation_that_does_not_fit_names_its_key(change: dict[str, Any], path: str, says: str) -> None:
+    found = problems({**seed(), **change})
+    assert any(p == path and says in m for p, m in found), found
+
+
+def test_problems_carry_their_kind_and_values() -> None:
+    with pytest.raises(ValidationError) as caught:
+        Record.model_validate({**seed(), "confidence": 1.5, "regex": "(", "signature": ""})
+    found = {p.path: p for p in record_problems(caught.value)}
+    assert (found["confidence"].kind, dict(found["confidence"].params)) == ("less_than_equal", {"le": 1.0})
+    assert found["regex"].kind == "regex_invalid" and "error" in found["regex"].params
+    assert found["signature"].kind == "string_too_short"
+
+
+entry_st = st.one_of(
+    st.none(),
+    text_st,
+    st.fixed_dictionaries({}, optional={"how": text_st, "action": text_st}),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(entries=st.lists(entry_st, max_size=3), dead=st.one_of(st.none(), text_st))
+def test_any_translation_form_round_trips(entries: list[Any], dead: str | None) -> None:
+    data: dict[str, Any] = {}
+    for key, value in seed().items():
+        data[key] = value
+        if key == "dead_ends":
+            data["dead_ends_zh"] = [dead]
+    data["workarounds"] = [{"action": f"do {i}", "how": "run it"} for i in range(3)]
+    data["workarounds_zh"] = entries
+    record = Record.model_validate(data)
+    native = record.to_native()
+    assert native == data and list(native) == list(data)
+    assert [list(e) for e in native["workarounds_zh"] if isinstance(e, dict)] == \
+        [list(e) for e in entries if isinstance(e, dict)]  # fmt: skip
+
+
+def test_a_text_without_letters_has_nothing_to_translate() -> None:
+    record = Record.model_validate(seed())  # its how is "..."
+    assert record.localized("zh").fallbacks == ("dead_ends[0].why_fails",)
+    assert record.localized("zh").workarounds[0].how.value == "..."

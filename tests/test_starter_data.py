@@ -1,9 +1,10 @@
 """The starter knowledge base under data/: records, transition graph and example pastes.
 
 Pure data checks: no database, no Slack. Every record must load through
-:class:`bot.records.Record`, keep the seed example's key order, carry Chinese
-translations, and have a regex that finds its own signature under both Python
-``re`` and google-re2. The graph must be consistent: every link target exists,
+:class:`bot.records.Record`, keep the seed example's key order, read wholly in
+Chinese (every text a user reads, with commands and code left as they are),
+and have a regex that finds its own signature under both Python ``re`` and
+google-re2. The graph must be consistent: every link target exists,
 ``leads_to``/``preceded_by`` mirror each other, confusion pairs are symmetric.
 """
 
@@ -18,7 +19,9 @@ from typing import Any
 import pytest
 import re2
 
-from bot.records import Record
+from bot.i18n.coverage import coverage
+from bot.records import TRANSLATION_KEY, Record, source_texts, translated_texts
+from tests.i18n.prose import english_words
 
 DATA = pathlib.Path(__file__).parent.parent / "data"
 EXAMPLES = DATA / "examples"
@@ -106,10 +109,17 @@ def test_at_least_44_records_with_unique_ids() -> None:
     assert len(ids) == len(set(ids)), "duplicate ids"
 
 
+def _untranslated(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if not TRANSLATION_KEY.match(k)}
+
+
 def test_seed_example_is_present_verbatim() -> None:
+    """The brief's seed, field for field; the starter copy only adds its missing translation."""
     seed = BY_ID[SEED_ID]
-    assert seed == SEED
-    assert list(seed) == SEED_KEYS
+    assert _untranslated(seed) == _untranslated(SEED)
+    assert {k: v for k, v in seed.items() if k in SEED} == SEED
+    assert list(seed) == [*SEED_KEYS[:SEED_KEYS.index("dead_ends") + 1], "dead_ends_zh",
+                          *SEED_KEYS[SEED_KEYS.index("dead_ends") + 1:]]  # fmt: skip
     assert seed in FILES["vllm"]
 
 
@@ -130,9 +140,19 @@ def test_record_loads_and_round_trips(record_id: str) -> None:
     assert record.to_native() == raw
 
 
+#: Where each translation is written: right after the field it translates.
+TRANSLATION_AFTER = {"signature": "signature", "root_cause": "root_cause_type"}
+
+
 @pytest.mark.parametrize("record_id", IDS)
 def test_record_has_every_seed_field_in_order(record_id: str) -> None:
-    assert list(BY_ID[record_id]) == SEED_KEYS
+    keys = list(BY_ID[record_id])
+    assert [k for k in keys if not TRANSLATION_KEY.match(k)] == [k for k in SEED_KEYS if not TRANSLATION_KEY.match(k)]
+    for key in keys:
+        found = TRANSLATION_KEY.match(key)
+        if found:
+            field = found.group(1)
+            assert keys[keys.index(key) - 1] == TRANSLATION_AFTER.get(field, field), key
 
 
 @pytest.mark.parametrize("record_id", IDS)
@@ -159,15 +179,29 @@ def test_record_shape(record_id: str) -> None:
         assert all(w["how"] for w in raw["workarounds"])
 
 
+def test_the_starter_knowledge_base_reads_wholly_in_chinese() -> None:
+    [zh] = coverage([Record.model_validate(r) for r in RAW], ["zh"])
+    assert (zh.records, zh.complete, zh.gaps) == (len(RAW), len(RAW), ())
+    assert zh.texts > 800 and zh.translated == zh.texts
+
+
 @pytest.mark.parametrize("record_id", IDS)
 def test_record_is_translated_to_chinese(record_id: str) -> None:
-    raw = BY_ID[record_id]
-    assert HAN.search(raw["signature_zh"])
-    assert HAN.search(raw["root_cause_zh"])
-    assert len(raw["workarounds_zh"]) == len(raw["workarounds"])
-    assert all(HAN.search(text) for text in raw["workarounds_zh"])
-    zh = Record.model_validate(raw).translations["zh"]
-    assert zh.signature and zh.root_cause and zh.workarounds == raw["workarounds_zh"]
+    """Every translation is Chinese prose; one without Chinese is a command or code, and the
+    English it stands for has no prose either. Error lines (signatures)
+    and quoted messages may stay English."""
+    record = Record.model_validate(BY_ID[record_id])
+    assert record.localized("zh").fallbacks == ()
+    sources = source_texts(record)
+    for path, text in translated_texts(record.translations["zh"], record).items():
+        if path == "signature":
+            assert HAN.search(text)
+            continue
+        assert english_words(text) == [], (path, text)
+        if not HAN.search(text):
+            assert english_words(sources[path]) == [], (path, text)
+    for workaround in BY_ID[record_id]["workarounds_zh"]:
+        assert HAN.search(workaround["action"] if isinstance(workaround, dict) else workaround)
 
 
 @pytest.mark.parametrize("record_id", IDS)

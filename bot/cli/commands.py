@@ -53,6 +53,7 @@ class Group:
 
 GROUPS: tuple[Group, ...] = (
     Group("graph", "Check, show and export the transition graph."),
+    Group("i18n", "Check the translations of the knowledge base."),
 )  # fmt: skip
 
 COMMANDS: tuple[Command, ...] = (
@@ -118,6 +119,11 @@ COMMANDS: tuple[Command, ...] = (
         "errkb graph observed --min-count 3",
     ),
     Command(
+        "i18n check", "bot.cli.i18n:check",
+        "List the texts of each record that have no translation, per locale.",
+        "errkb i18n check --locale zh --records data/ --strict",
+    ),
+    Command(
         "digest", "bot.cli.digest:digest",
         "The records nobody has confirmed for too long, most important first.",
         "errkb digest --dry-run --domain llm",
@@ -126,6 +132,11 @@ COMMANDS: tuple[Command, ...] = (
         "serve", "bot.cli.serve:serve",
         "Run the Slack bot: answers pastes, /errkb, the shortcut and buttons.",
         "errkb serve --http --port 3000",
+    ),
+    Command(
+        "mcp", "bot.cli.mcp:mcp",
+        "Serve errkb to coding agents over the Model Context Protocol.",
+        "errkb mcp --http --host 0.0.0.0 --port 8000",
     ),
 )  # fmt: skip
 

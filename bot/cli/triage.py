@@ -16,13 +16,12 @@ from bot.cli.common import console, emit_json, fail, open_default_store, setting
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
 from bot.records import Record
-from bot.render.blocks import Graph
 from bot.render.terminal import record_panel
+from bot.report import Cause, Counts, LookAlike, NextError, TriageReport, build_report
 from bot.store import digest_repo, repository
 from bot.store.db import Store
 from bot.store.observed import list_observed
 from graph.build import KnowledgeGraph, build_graph
-from graph.triage import triage_sections
 
 RecordsOption = Annotated[
     list[Path] | None,
@@ -75,104 +74,42 @@ def _read_paste(source: str) -> str:
     return path.read_bytes().decode("utf-8", errors="replace")
 
 
-def _record_json(record: Record, lang: str) -> dict[str, Any]:
-    signature, used = record.text("signature", lang)
-    root_cause, _ = record.text("root_cause", lang)
-    workarounds, _ = record.text("workarounds", lang)
-    dead_ends, _ = record.text("dead_ends", lang)
-    ranked = sorted(
-        range(len(record.workarounds)),
-        key=lambda i: (-(record.workarounds[i].success_rate or 0.0), i),
-    )
-    return {
-        "id": record.id,
-        "locale": used,
-        "signature": signature,
-        "root_cause": root_cause,
-        "workarounds": [
-            {
-                "action": workarounds[i],
-                "success_rate": record.workarounds[i].success_rate,
-                "how": record.workarounds[i].how,
-            }
-            for i in ranked
-        ],
-        "dead_ends": [
-            {"action": text, "why_fails": d.why_fails, "fail_rate": d.fail_rate}
-            for text, d in zip(dead_ends, record.dead_ends, strict=False)
-        ],
-        "last_confirmed": record.last_confirmed.isoformat() if record.last_confirmed else None,
-        "official_doc_url": record.official_doc_url,
-    }
-
-
-def _as_json(
-    result: Triage, index: MatchIndex, sections: dict[str, Any] | None, lang: str
-) -> dict[str, Any]:
-    answers = [index.record(rid) for rid in _cause_first(result, sections)]
-    return {
-        "answered": result.answered,
-        "errors": [
-            {"index": e.index, "line_no": e.line_no, "kind": e.kind, "role": e.role, "text": e.text}
-            for e in result.errors
-        ],
-        "matches": [
-            {
-                "id": m.record_id,
-                "score": m.score,
-                "band": m.band,
-                "line": m.line,
-                "error_index": m.error_index,
-            }
-            for m in result.matches
-        ],
-        "answers": [_record_json(r, lang) for r in answers if r is not None],
-        "best": _record_json(answers[0], lang) if answers and answers[0] is not None else None,
-        **(sections or {"causes": [], "next": [], "confused_with": [], "order": None}),
-    }
-
-
-def _cause_first(result: Triage, sections: dict[str, Any] | None) -> list[str]:
-    return Graph(sections or {}).order(result.answer_ids())
-
-
 def _first_line(text: str, limit: int = 120) -> str:
     line = text.splitlines()[0] if text else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _show_graph(sections: dict[str, Any], record_id: str) -> None:
-    def items(kind: str) -> list[dict[str, Any]]:
-        return Graph(sections).items(kind, record_id)
+def _items(sections: list[Any], record_id: str) -> list[Any]:
+    return next((list(s.items) for s in sections if s.error == record_id), [])
 
-    causes = items("causes")
+
+def _show_graph(report: TriageReport, record_id: str) -> None:
+    causes: list[Cause] = _items(report.causes, record_id)
     if causes:
         console.print("[bold]Usually preceded by[/] (root-cause candidates):")
         for c in causes:
-            hops = f", {c['hops']} steps back" if c["hops"] > 1 else ""
+            hops = f", {c.hops} steps back" if c.hops > 1 else ""
             console.print(
-                f"  {c['score']:.0%}{hops}  {_first_line(c['label'])}",
-                highlight=False,
-                markup=False,
+                f"  {c.score:.0%}{hops}  {_first_line(c.label)}", highlight=False, markup=False
             )
-    following = items("next")
+    following: list[NextError] = _items(report.next, record_id)
     if following:
         console.print("[bold]What to expect next[/] once fixed:")
         for n in following:
-            chance = f"{n['probability']:.0%}" if n.get("probability") is not None else "?"
-            when = f" (when {n['conditions'][0]})" if n.get("conditions") else ""
+            chance = f"{n.probability:.0%}" if n.probability is not None else "?"
+            when = f" (when {n.conditions[0]})" if n.conditions else ""
             console.print(
-                f"  {chance}  {_first_line(n['label'])}{when}", highlight=False, markup=False
+                f"  {chance}  {_first_line(n.label)}{when}", highlight=False, markup=False
             )
-    alike = items("confused_with")
+    alike: list[LookAlike] = _items(report.confused_with, record_id)
     if alike:
         console.print("[bold]Often confused with[/]:")
         for a in alike:
-            tell = f" — {a['distinctions'][0]}" if a.get("distinctions") else ""
-            console.print(f"  {_first_line(a['label'])}{tell}", highlight=False, markup=False)
+            tell = f" — {a.distinctions[0]}" if a.distinctions else ""
+            console.print(f"  {_first_line(a.label)}{tell}", highlight=False, markup=False)
 
 
-def _show(result: Triage, index: MatchIndex, sections: dict[str, Any] | None, lang: str) -> None:
+def _show(report: TriageReport, result: Triage, index: MatchIndex, lang: str) -> None:
     if result.best is None:
         console.print("[bold]Nothing known[/] about this paste: no record matches it.")
         return
@@ -183,7 +120,7 @@ def _show(result: Triage, index: MatchIndex, sections: dict[str, Any] | None, la
             table.add_row(m.record_id, f"{m.score:.2f}", m.band, m.line[:80])
         console.print(table)
         return
-    ids = _cause_first(result, sections)
+    ids = [a.id for a in report.answers]
     if len(ids) > 1:
         console.print(
             f"[bold]{len(ids)} errors in this paste[/], cause first: fix [bold]{ids[0]}[/] first."
@@ -194,8 +131,7 @@ def _show(result: Triage, index: MatchIndex, sections: dict[str, Any] | None, la
         if record is None or match is None:
             continue
         console.print(record_panel(record, lang, title=f"{rid}  ({match.band}, {match.score:.2f})"))
-        if sections:
-            _show_graph(sections, rid)
+        _show_graph(report, rid)
         console.print(f"[dim]matched line {match.line_no}: {match.line[:200]}[/]", highlight=False)
 
 
@@ -232,17 +168,28 @@ def triage(
     index = _index(knowledge.records)
     result = index.triage(paste)
     ids = result.answer_ids()
-    sections = triage_sections(knowledge.graph, ids, locale=lang) if ids else None
+    counts: Counts = {}
+    if knowledge.store is not None:
+        counts = _counts(knowledge.store, ids)
     if session_name and ids:
         if knowledge.store is None:
             fail("--session records what it sees in the database: leave out --records")
         _observe(knowledge.store, session_name, ids, settings().observe_window_hours)
     if knowledge.store is not None:
         knowledge.store.dispose()
+    report = build_report(result, index.record, knowledge.graph, locale=lang, counts=counts)
     if as_json:
-        emit_json(_as_json(result, index, sections, lang))
+        emit_json(report.model_dump(mode="json"))
     else:
-        _show(result, index, sections, lang)
+        _show(report, result, index, lang)
+
+
+def _counts(store: Store, ids: list[str]) -> Counts:
+    """What votes observed about the answers' workarounds (as Slack shows them)."""
+    from bot.store.slack_repo import workaround_counts
+
+    with store.transaction() as session:
+        return workaround_counts(session, record_ids=ids)
 
 
 def evaluate(

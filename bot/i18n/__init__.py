@@ -1,7 +1,9 @@
 """Message catalogs and locale choice: plain data and pure functions.
 
-Every fixed string errkb says is a key in ``catalogs/<locale>.json``; each
-catalog has the same keys with the same ``{placeholders}``. :func:`t` looks a
+Every fixed string errkb says is a key in ``catalogs/<locale>.json`` or in a
+topic's ``catalogs/<topic>/<locale>.json`` (``records/``: the names of record
+fields, validation problems, what is untranslated); a locale's catalog is all
+of these, and every locale has the same keys with the same ``{placeholders}``. :func:`t` looks a
 key up (English when a locale lacks it); :func:`negotiate_locale` picks the
 language of a reply from what is known about the user, the channel and the
 paste, in that order.
@@ -14,6 +16,7 @@ import re
 import string
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 DEFAULT_LOCALE = "en"
 AUTO = "auto"
@@ -30,11 +33,25 @@ def available_locales() -> tuple[str, ...]:
     )
 
 
+def _catalog_files(locale: str) -> list[Traversable]:
+    folder = resources.files("bot.i18n") / "catalogs"
+    topics = sorted((p for p in folder.iterdir() if p.is_dir()), key=lambda p: p.name)
+    return [folder / f"{locale}.json"] + [
+        topic / f"{locale}.json" for topic in topics if (topic / f"{locale}.json").is_file()
+    ]
+
+
 @cache
 def catalog(locale: str) -> dict[str, str]:
-    text = (resources.files("bot.i18n") / "catalogs" / f"{locale}.json").read_text(encoding="utf-8")
-    data = json.loads(text)
-    return {str(k): str(v) for k, v in data.items()}
+    """Every message of ``locale``; a key in two of its files is a mistake and raises."""
+    merged: dict[str, str] = {}
+    for path in _catalog_files(locale):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        twice = set(data) & set(merged)
+        if twice:
+            raise ValueError(f"catalog keys defined twice for {locale}: {sorted(twice)}")
+        merged.update({str(k): str(v) for k, v in data.items()})
+    return merged
 
 
 def placeholders(text: str) -> frozenset[str]:

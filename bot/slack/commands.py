@@ -131,6 +131,7 @@ def run_graph(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: S
                             comment=t(locale, "graph.comment", id=record_id))  # fmt: skip
     if not sent.ok:
         respond(slack, cmd, panels.render_text(locale, "share.not_in_channel"))
+        return
     metrics.answer("graph")
 
 

@@ -1,4 +1,12 @@
-"""Records ⇄ rows. Pure: no session, no clock."""
+"""Records ⇄ rows. Pure: no session, no clock.
+
+PostgreSQL's JSONB does not keep key order, and records keep the order of
+the keys they were given. So objects inside stored JSON are written as lists
+of ``[key, value]`` pairs and read back as objects in that order: the
+versions of a record, and the objects in a translation row (one
+``<field>_<locale>`` value: ``workarounds_zh`` entries, ``os_specific_zh``,
+``transition_graph_zh``). Plain dicts stored by earlier versions read as they are.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +19,6 @@ from pydantic import BaseModel
 
 from bot.records import (
     LINK_KINDS,
-    TRANSLATABLE,
     Record,
     link_condition,
     link_probability,
@@ -41,7 +48,7 @@ def record_values(record: Record) -> dict[str, Any]:
     values: dict[str, Any] = {"id": record.id}
     for name in SCALARS:
         values[name] = getattr(record, name)
-    values["versions"] = native["versions"]
+    values["versions"] = _pairs(native["versions"])
     values["extra"] = record.extra
     graph_extra = record.transition_graph.__pydantic_extra__ or {}
     values["graph_extra"] = dict(graph_extra)
@@ -53,10 +60,10 @@ def child_values(record: Record) -> dict[str, list[dict[str, Any]]]:
     """Rows of the child tables, keyed by table name."""
     rid = record.id
     translations = [
-        {"record_id": rid, "locale": locale, "field": name, "value": value}
+        {"record_id": rid, "locale": locale, "field": name, "value": _pairs(value)}
         for locale, text in sorted(record.translations.items())
-        for name in TRANSLATABLE
-        if (value := getattr(text, name)) is not None
+        for name, value in text.model_dump(mode="json").items()
+        if value is not None
     ]
     workarounds = [
         {"record_id": rid, "position": i, **_item_columns(w, WORKAROUND_COLUMNS)}
@@ -83,6 +90,31 @@ def child_values(record: Record) -> dict[str, list[dict[str, Any]]]:
         "dead_ends": dead_ends,
         "links": links,
     }
+
+
+def _pairs(value: Any) -> Any:
+    """Objects as ``[key, value]`` lists, at any depth: JSONB keeps list order only."""
+    if isinstance(value, dict):
+        return [[k, _pairs(v)] for k, v in value.items()]
+    if isinstance(value, list):
+        return [_pairs(v) for v in value]
+    return value
+
+
+def _translation_value(field: str, value: Any) -> Any:
+    """A stored translation value as the native form writes it (see the module docstring)."""
+    if field in ("signature", "root_cause") or not isinstance(value, list):
+        return value
+    if field == "os_specific":
+        return _object(value)
+    if field == "transition_graph":
+        return {kind: [_object(e) for e in entries] for kind, entries in value}
+    return [_object(item) for item in value]
+
+
+def _object(stored: Any) -> Any:
+    """A ``[key, value]`` pair list back as an object (anything else as it is)."""
+    return {k: v for k, v in stored} if isinstance(stored, list) else stored
 
 
 def _rest(data: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
@@ -114,6 +146,7 @@ def record_from_rows(
     """Rebuild a record from its row and child rows (children in position order)."""
     data: dict[str, Any] = {name: row[name] for name in SCALARS}
     data["id"] = row["id"]
+    data["versions"] = [_object(v) for v in row["versions"] or []]
     data["workarounds"] = [_item_from_columns(w, WORKAROUND_COLUMNS) for w in workarounds]
     data["dead_ends"] = [_item_from_columns(d, DEAD_END_COLUMNS) for d in dead_ends]
     graph: dict[str, Any] = {kind: [] for kind in LINK_KINDS}
@@ -123,7 +156,8 @@ def record_from_rows(
     data["transition_graph"] = graph
     data["translations"] = {}
     for t in translations:
-        data["translations"].setdefault(t["locale"], {})[t["field"]] = t["value"]
+        value = _translation_value(t["field"], t["value"])
+        data["translations"].setdefault(t["locale"], {})[t["field"]] = value
     data.update(row["extra"] or {})
     return Record.model_validate(data)
 

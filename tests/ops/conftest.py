@@ -56,11 +56,12 @@ def errkb_command(*args: str) -> list[str]:
 
 
 class ServeProcess:
-    """One ``errkb serve --http --port 0`` process."""
+    """One ``errkb serve --http --port 0`` process (or another errkb command given as ``args``)."""
 
-    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+    def __init__(self, env: dict[str, str], cwd: Path,
+                 args: tuple[str, ...] = ("serve", "--http", "--port", "0", "--host", "127.0.0.1")) -> None:  # fmt: skip
         self.proc = subprocess.Popen(
-            errkb_command("serve", "--http", "--port", "0", "--host", "127.0.0.1"),
+            errkb_command(*args),
             env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         self.lines: list[str] = []

@@ -136,9 +136,9 @@ class SlackSender:
             event["thread_ts"] = thread_ts
         return self.event(event), ts
 
-    def command(self, text: str, *, user: str = EN_USER, **kwargs: Any) -> Response:
+    def command(self, text: str, *, user: str = EN_USER, team_id: str = "T1", **kwargs: Any) -> Response:
         n = self.next_id()
-        form = {"token": "legacy", "team_id": "T1", "channel_id": CHANNEL, "channel_name": "errors",
+        form = {"token": "legacy", "team_id": team_id, "channel_id": CHANNEL, "channel_name": "errors",
                 "user_id": user, "user_name": user.lower(), "command": "/errkb", "text": text, "api_app_id": "A1",
                 "response_url": self.fake.response_url(f"cmd{n}"), "trigger_id": f"trig{n}-{self.prefix}"}  # fmt: skip
         return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)
@@ -179,6 +179,7 @@ class Bot:
     metrics: Metrics
     records: list[Record]
     send: SlackSender
+    settings: Settings
 
 
 @pytest.fixture(scope="package")
@@ -191,6 +192,7 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
         database_url=store.engine.url.render_as_string(hide_password=False),
         slack_bot_token=TOKEN, slack_signing_secret=SECRET, slack_api_url=fake_slack.api_url,
         maintainer_group="SMAINT", domain_owners={"python": [OWNER]}, paste_limit=100_000, workers=8,
+        queue_limit=200,
     )  # type: ignore[call-arg]
     metrics = Metrics()
     clock = FixedClock(TODAY)
@@ -200,7 +202,7 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
     server = Server(slack_bot.app, store, metrics, slack_bot.runner, lambda: len(records), host="127.0.0.1", port=0)
     server.start()
     url = f"http://127.0.0.1:{server.port}"
-    yield Bot(url, store, fake_slack, clock, metrics, records, SlackSender(url, fake_slack))
+    yield Bot(url, store, fake_slack, clock, metrics, records, SlackSender(url, fake_slack), settings)
     server.stop()
     wipe(store)
 

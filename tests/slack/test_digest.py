@@ -110,8 +110,9 @@ def _digest_message(bot: Bot, sender: tuple[DigestSender, Clock]) -> tuple[str, 
     return message_ts, post.params["blocks"]
 
 
-def _click(bot: Bot, action: ActionId, user: str, ts: str, blocks: list[dict[str, Any]], record: str = STALE) -> None:
-    value = DigestItemState(record=record, domain="python").dump()
+def _click(bot: Bot, action: ActionId, user: str, ts: str, blocks: list[dict[str, Any]], record: str = STALE,
+           domain: str = "python") -> None:  # fmt: skip
+    value = DigestItemState(record=record, domain=domain).dump()
     response = bot.send.interactive({
         "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user}, "api_app_id": "A1",
         "trigger_id": "trig-digest", "channel": {"id": DIGEST},
@@ -169,6 +170,19 @@ def test_a_domain_owner_may_snooze(bot: Bot, sender: tuple[DigestSender, Clock])
     sender[0].run_due()
     latest = _posts(bot, DIGEST)[-1]
     assert STALE not in json.dumps(latest.params["blocks"])
+
+
+def test_an_owner_acts_only_on_records_of_their_domain_whatever_the_button_says(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
+    ts, blocks = _digest_message(bot, sender)
+    other = "llm/accelerate-8bit-model-different-device"  # an llm record; OWNER owns python only
+    _click(bot, ActionId.DIGEST_SNOOZE, OWNER, ts, blocks, record=other, domain="python")
+    [refusal] = bot.fake.wait_for("response_url")
+    assert "only knowledge-base maintainers" in refusal.params["text"]
+    with bot.store.transaction() as session:
+        assert session.get(RecordStateRow, other) is None, "nothing changed"
+    assert not bot.fake.of("chat.update")
 
 
 def test_deprecate_asks_why_then_deprecates_and_updates(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:

@@ -32,6 +32,32 @@ def test_a_forged_signature_is_refused(bot: Bot) -> None:
     assert bot.fake.wait_for("chat.postMessage", timeout=0.5) == []
 
 
+def test_a_workspace_errkb_is_not_installed_in_is_refused(bot: Bot) -> None:
+    event = {"token": "legacy", "team_id": "T0STRANGER", "api_app_id": "A1", "type": "event_callback",
+             "event_id": "EvStranger", "event": {"type": "message", "channel": "C1", "user": "U1", "text": PASTE,
+                                                  "ts": "1722500000.999001"}}  # fmt: skip
+    assert bot.send.post(json.dumps(event).encode(), "application/json").status == 403
+    assert bot.send.command("help", team_id="T0STRANGER").status == 403
+    assert bot.fake.wait_for("chat.postMessage", timeout=0.5) == []
+    assert bot.fake.wait_for("response_url", timeout=0.5) == []
+
+
+def test_a_full_queue_asks_slack_to_deliver_again_later(bot: Bot) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.store import jobs_repo
+
+    later = datetime.now(UTC) + timedelta(hours=1)  # due in an hour: they wait in the queue meanwhile
+    with bot.store.transaction() as session:
+        for n in range(bot.settings.queue_limit):
+            jobs_repo.enqueue(session, key=f"filler:{n}", kind="paste", payload={}, team_id="T1", channel="C1",
+                              now=later, deadline=later)  # fmt: skip
+    response, _ = bot.send.message(PASTE)
+    assert response.status == 503 and response.seconds < 1.0
+    assert bot.metrics.value("errkb_declines_total", reason="queue_full") == 1
+    assert bot.fake.wait_for("chat.postMessage", timeout=0.5) == []
+
+
 def test_a_replayed_request_older_than_five_minutes_is_refused(bot: Bot) -> None:
     old = int(time.time()) - 6 * 60
     assert bot.send.command("help", timestamp=old).status == 401

@@ -1,16 +1,10 @@
-"""The error record: errkb's unit of knowledge, as pydantic models.
-
-The native JSON form is the seed example of the product brief, field for
-field. Translations are generic over locale: any ``<field>_<locale>`` key of a
-translatable field (``signature_zh``, ``root_cause_ja``, ``workarounds_pt_br``)
-is collected into :attr:`Record.translations` and written back out under the
-same key. Keys the model does not know are kept verbatim (``extra``), so a
-record survives an import → export round trip unchanged.
-"""
+"""The record model: :class:`Record`, its nested items, and its validation problems."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Annotated, Any, Literal
 
@@ -23,22 +17,32 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
+
+from bot.records.given import GivenKeys
+from bot.records.localized import LocalRecord, localize
+from bot.records.translation import (
+    FORM_TAGS,
+    LINK_KINDS,
+    LOCALE_PATTERN,
+    TRANSLATED,
+    TRANSLATION_KEY,
+    Translation,
+    check_translations,
+    normalise_locale,
+)
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Resolvable = Literal["true", "partial", "false"]
 
-#: Fields that may carry ``_<locale>`` translations, and their shape.
+#: Fields :meth:`Record.text` gives as one text (or one text per item).
 TRANSLATABLE_TEXT = ("signature", "root_cause")
 TRANSLATABLE_LIST = ("workarounds", "dead_ends")
 TRANSLATABLE = TRANSLATABLE_TEXT + TRANSLATABLE_LIST
 
-_LOCALE = r"[a-z]{2,3}(?:_[a-z]{2,4})?"
-_TRANSLATION_KEY = re.compile(rf"^({'|'.join(TRANSLATABLE)})_({_LOCALE})$")
-LOCALE_PATTERN = re.compile(rf"^{_LOCALE}$")
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+\-]*(?:/[A-Za-z0-9][A-Za-z0-9._+\-]*)*$")
 #: The seed example writes ``root_cause_<locale>`` after ``root_cause_type``.
 _TRANSLATIONS_AFTER = {"root_cause": "", "root_cause_type": "root_cause"}
-LINK_KINDS = ("leads_to", "preceded_by", "frequently_confused_with")
 
 #: Native fields in the order the seed example writes them.
 NATIVE_ORDER = (
@@ -51,22 +55,11 @@ NATIVE_ORDER = (
 )  # fmt: skip
 
 
-def normalise_locale(value: str) -> str:
-    """``zh-CN`` → ``zh_cn``: the form used in ``*_<locale>`` keys."""
-    return value.strip().replace("-", "_").lower()
-
-
-class _Item(BaseModel):
+class _Item(GivenKeys):
     """Nested objects keep keys errkb does not model (``tradeoff`` …) and write back
-    exactly the keys they were given: no invented defaults on export."""
+    exactly the keys they were given, in their order: no invented defaults on export."""
 
     model_config = ConfigDict(extra="allow", validate_assignment=True)
-
-    @model_serializer(mode="wrap")
-    def _given_keys(self, handler: Any) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        fields = type(self).model_fields
-        return {k: v for k, v in data.items() if k not in fields or k in self.model_fields_set}
 
 
 class VersionInfo(_Item):
@@ -88,7 +81,9 @@ class DeadEnd(_Item):
     @model_validator(mode="after")
     def _has_text(self) -> DeadEnd:
         if not self.action.strip() and not self.why_fails.strip():
-            raise ValueError("a dead end needs an action or a why_fails text")
+            raise PydanticCustomError(
+                "dead_end_empty", "a dead end needs an action or a why_fails text"
+            )
         return self
 
     @property
@@ -141,17 +136,6 @@ class TransitionGraph(BaseModel):
         return [] if value is None else value
 
 
-class Translation(BaseModel):
-    """A record's text in one locale; ``None`` means not translated."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    signature: str | None = None
-    root_cause: str | None = None
-    workarounds: list[str] | None = None
-    dead_ends: list[str] | None = None
-
-
 class Record(BaseModel):
     """One error record in native form (see the module docstring)."""
 
@@ -194,15 +178,15 @@ class Record(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
-        translations: dict[str, dict[str, Any]] = {
+        translations: dict[str, Any] = {
             loc: dict(t) if isinstance(t, dict) else t.model_dump(exclude_none=True)
             for loc, t in (data.pop("translations", None) or {}).items()
         }
         for key in [k for k in data if isinstance(k, str)]:
-            found = _TRANSLATION_KEY.match(key)
+            found = TRANSLATION_KEY.match(key)
             if found and key not in cls.model_fields:
-                field, locale = found.groups()
-                translations.setdefault(locale, {})[field] = data.pop(key)
+                name, locale = found.groups()
+                translations.setdefault(locale, {})[name] = data.pop(key)
         data["translations"] = translations
         return data
 
@@ -210,9 +194,10 @@ class Record(BaseModel):
     @classmethod
     def _id_shape(cls, value: str) -> str:
         if not ID_PATTERN.match(value):
-            raise ValueError(
+            raise PydanticCustomError(
+                "record_id_shape",
                 "expected slash-separated segments of letters, digits, '.', '_', '+' or '-'"
-                " (e.g. 'llm/vllm-block-manager-out-of-memory')"
+                " (e.g. 'llm/vllm-block-manager-out-of-memory')",
             )
         return value
 
@@ -222,7 +207,9 @@ class Record(BaseModel):
         try:
             re.compile(value)
         except re.error as exc:
-            raise ValueError(f"expected a valid regular expression: {exc}") from None
+            raise PydanticCustomError(
+                "regex_invalid", "expected a valid regular expression: {error}", {"error": str(exc)}
+            ) from None
         return value
 
     @field_validator("resolvable", mode="before")
@@ -237,21 +224,14 @@ class Record(BaseModel):
     def _locale_shape(cls, value: str) -> str:
         value = normalise_locale(value)
         if not LOCALE_PATTERN.match(value):
-            raise ValueError("expected a locale code such as 'en', 'zh' or 'pt_br'")
+            raise PydanticCustomError(
+                "locale_shape", "expected a locale code such as 'en', 'zh' or 'pt_br'"
+            )
         return value
 
     @model_validator(mode="after")
     def _translations_fit(self) -> Record:
-        for locale, text in self.translations.items():
-            if not LOCALE_PATTERN.match(locale):
-                raise ValueError(f"translation locale {locale!r} is not a locale code")
-            for field in TRANSLATABLE_LIST:
-                items = getattr(text, field)
-                if items is not None and len(items) > len(getattr(self, field)):
-                    raise ValueError(
-                        f"{field}_{locale} has {len(items)} entries but {field} has only "
-                        f"{len(getattr(self, field))}: entry i translates {field}[i]"
-                    )
+        check_translations(self)
         return self
 
     # -- writing ---------------------------------------------------------
@@ -264,12 +244,12 @@ class Record(BaseModel):
         for key in NATIVE_ORDER:
             if key in plain:  # model_dump(exclude_none=True) and the like leave fields out
                 out[key] = plain.pop(key)
-            field = _TRANSLATIONS_AFTER.get(key, key)
-            if field in TRANSLATABLE:
+            name = _TRANSLATIONS_AFTER.get(key, key)
+            if name in TRANSLATED:
                 for locale in sorted(translations):
-                    value = translations[locale].get(field)
+                    value = translations[locale].get(name)
                     if value is not None:
-                        out[f"{field}_{locale}"] = value
+                        out[f"{name}_{locale}"] = value
         out.update(plain)  # extra keys, verbatim
         return out
 
@@ -288,48 +268,88 @@ class Record(BaseModel):
         graph = self.transition_graph
         return [(kind, item) for kind in LINK_KINDS for item in getattr(graph, kind)]
 
+    def localized(self, locale: str) -> LocalRecord:
+        """Every text of the record in ``locale``, field by field, with what fell back
+        (see :mod:`bot.records.localized`)."""
+        return localize(self, locale)
+
     def text(self, field: str, locale: str) -> tuple[Any, str]:
-        """A translatable field in ``locale``, falling back to the record's own text.
+        """``signature``, ``root_cause``, workaround actions or dead-end texts in ``locale``.
 
         Returns ``(value, locale_used)``; list fields fall back item by item, and
-        ``locale_used`` is the requested locale only when every item was found.
+        ``locale_used`` is the record's own locale when any item fell back.
+        :meth:`localized` gives every field, with each text's own locale.
         """
-        locale = normalise_locale(locale)
-        base = getattr(self, field)
-        if field in TRANSLATABLE_LIST:
-            base = [item.text if isinstance(item, DeadEnd) else item.action for item in base]
-        candidates = [locale, locale.split("_")[0]]
-        for loc in dict.fromkeys(candidates):
-            if loc == self.locale:
-                return base, loc
-            translated = self.translations.get(loc)
-            value = getattr(translated, field) if translated else None
-            if value is None:
-                continue
-            if field in TRANSLATABLE_LIST:
-                merged = [
-                    value[i] if i < len(value) and value[i] else b for i, b in enumerate(base)
-                ]
-                full = len(value) >= len(base) and all(value[: len(base)])
-                return merged, loc if full else self.locale
-            return value, loc
-        return base, self.locale
+        view = self.localized(locale)
+        if field in TRANSLATABLE_TEXT:
+            text = view.texts[field]
+            return text.value, text.locale
+        if field not in TRANSLATABLE_LIST:
+            raise KeyError(field)
+        texts = [w.action for w in view.workarounds] if field == "workarounds" else \
+            [d.text for d in view.dead_ends]  # fmt: skip
+        if any(t.fallback for t in texts):
+            return [t.value for t in texts], self.locale
+        return [t.value for t in texts], texts[0].locale if texts else view.locale
+
+
+# -- validation problems -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a record: where, what kind (pydantic's error type or
+    errkb's own), the values the message names, and the message in English."""
+
+    path: str  # "workarounds[0].success_rate", "workarounds_zh[1]", "(record)"
+    kind: str  # "missing", "less_than_equal", "regex_invalid", ...
+    message: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+_NOT_IN_PATH = re.compile(r"^(?:function-\w+\[.*\]|str|Link|DeadEnd|Workaround)$")
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    if len(loc) >= 3 and loc[0] == "translations":  # written as <field>_<locale>
+        loc = (f"{loc[2]}_{loc[1]}", *loc[3:])
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part in FORM_TAGS or _NOT_IN_PATH.match(part):
+            continue
+        else:
+            path += f".{part}" if path else part
+    return path or "(record)"
+
+
+def _one_union_member(errors: list[Any]) -> list[Any]:
+    """A link that is neither an id nor a valid object: keep what the object form says."""
+    objects = {tuple(e["loc"][: e["loc"].index("Link")]) for e in errors if "Link" in e["loc"]}
+    return [
+        e for e in errors
+        if not (e["loc"] and e["loc"][-1] == "str" and tuple(e["loc"][:-1]) in objects)
+    ]  # fmt: skip
+
+
+def record_problems(exc: ValidationError) -> list[Problem]:
+    """What a pydantic error says about a record, one :class:`Problem` per error."""
+    problems = []
+    for err in _one_union_member(exc.errors(include_url=False)):
+        message = err["msg"]
+        if message.startswith("Value error, "):
+            message = message[len("Value error, ") :]
+        params = {
+            k: v for k, v in (err.get("ctx") or {}).items() if k != "error" or isinstance(v, str)
+        }
+        path = _path(err["loc"])
+        if path == "(record)" and isinstance(params.get("key"), str):
+            path = params["key"]  # a translation that does not fit: name its key
+        problems.append(Problem(path, err["type"], message, params))
+    return problems
 
 
 def validation_problems(exc: ValidationError) -> list[tuple[str, str]]:
     """``(field_path, message)`` pairs from a pydantic error, paths like ``workarounds[0].success_rate``."""
-    problems = []
-    for err in exc.errors(include_url=False):
-        path = ""
-        for part in err["loc"]:
-            if isinstance(part, int):
-                path += f"[{part}]"
-            elif part in ("str", "Link", "function-after[_has_text(), DeadEnd]"):
-                continue
-            else:
-                path += f".{part}" if path else str(part)
-        message = err["msg"]
-        if message.startswith("Value error, "):
-            message = message[len("Value error, ") :]
-        problems.append((path or "(record)", message))
-    return problems
+    return [(p.path, p.message) for p in record_problems(exc)]

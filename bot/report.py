@@ -1,0 +1,293 @@
+"""The triage report: one typed answer to a paste for every front end. Pure.
+
+``errkb triage --json`` prints it and the MCP ``triage`` tool returns it, so the
+two cannot disagree. :func:`build_report` turns a :class:`~bot.match.rank.Triage`,
+the records it names, the transition graph and a locale into a
+:class:`TriageReport`: the errors found, the candidates with their band, the
+answering records cause first (root cause, workarounds ranked as in Slack with
+what votes observed, dead ends, versions) and the graph's sections (what comes
+before, what follows, look-alikes and what tells them apart, the cause-first
+order). :func:`answer_record` is one record in that form, for ``show``.
+
+The graph's sections come from ``graph.triage.triage_sections`` as plain data;
+:func:`graph_sections` is the one place that turns them into models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+from bot.match.rank import Triage
+from bot.records import Record
+from bot.render.blocks import ranked_workarounds
+from graph.build import KnowledgeGraph
+from graph.triage import triage_sections
+
+#: ``(record id, workaround position) → (fixed, failed)``: what votes observed.
+Counts = Mapping[tuple[str, int], tuple[int, int]]
+CANDIDATE_SIGNATURE_CHARS = 300
+
+
+# -- records -----------------------------------------------------------------------
+
+
+class Workaround(BaseModel):
+    position: int = Field(
+        description="Index of the workaround in the record; report_outcome names it."
+    )
+    rank: int = Field(
+        description="1 for the best: highest curated success rate, record order on ties."
+    )
+    action: str
+    success_rate: float | None = Field(description="Curated success rate, 0..1.")
+    how: str = ""
+    condition: str = ""
+    fixed: int = Field(0, description="Times people or agents said it fixed the error here.")
+    failed: int = Field(0, description="Times they said it did not help.")
+
+
+class DeadEnd(BaseModel):
+    action: str = Field(
+        description="What not to try (the why_fails text when no action is stated)."
+    )
+    why_fails: str
+    fail_rate: float | None
+
+
+class Version(BaseModel):
+    version: str
+    status: str = "active"
+    introduced: str | None = None
+    deprecated: str | None = None
+    removed: str | None = None
+    behavior_change: str | None = None
+
+
+class AnswerRecord(BaseModel):
+    """One record as an answer, its texts in the locale asked for (English where untranslated)."""
+
+    id: str
+    locale: str = Field(description="Locale the signature is shown in.")
+    domain: str
+    signature: str
+    root_cause: str
+    band: str | None = Field(
+        None, description="high | medium | low, when the record matched a paste."
+    )
+    score: float | None = None
+    workarounds: list[Workaround]
+    dead_ends: list[DeadEnd]
+    versions: list[Version]
+    last_confirmed: date | None
+    official_doc_url: str | None
+
+
+def answer_record(
+    record: Record,
+    locale: str,
+    counts: Counts,
+    *,
+    band: str | None = None,
+    score: float | None = None,
+) -> AnswerRecord:
+    signature, used = record.text("signature", locale)
+    root_cause, _ = record.text("root_cause", locale)
+    actions, _ = record.text("workarounds", locale)
+    dead_texts, _ = record.text("dead_ends", locale)
+    workarounds = []
+    for rank, pos in enumerate(ranked_workarounds(record), start=1):
+        w = record.workarounds[pos]
+        fixed, failed = counts.get((record.id, pos), (0, 0))
+        workarounds.append(Workaround(position=pos, rank=rank, action=actions[pos], success_rate=w.success_rate,
+                                      how=w.how, condition=w.condition, fixed=fixed, failed=failed))  # fmt: skip
+    return AnswerRecord(
+        id=record.id, locale=used, domain=record.domain, signature=signature, root_cause=root_cause,
+        band=band, score=score, workarounds=workarounds,
+        dead_ends=[DeadEnd(action=text, why_fails=d.why_fails, fail_rate=d.fail_rate)
+                   for text, d in zip(dead_texts, record.dead_ends, strict=False)],
+        versions=[Version.model_validate(v.model_dump()) for v in record.versions],
+        last_confirmed=record.last_confirmed, official_doc_url=record.official_doc_url,
+    )  # fmt: skip
+
+
+# -- the graph's sections ------------------------------------------------------------
+
+
+class Cause(BaseModel):
+    id: str
+    label: str
+    score: float = Field(description="Product of the link probabilities along the best path.")
+    hops: int
+    path: list[str] = Field(description="From the cause to the error.")
+    placeholder: bool = Field(description="Referenced but not (yet) in the knowledge base.")
+
+
+class NextError(BaseModel):
+    id: str
+    label: str
+    probability: float | None
+    weight: float
+    conditions: list[str]
+    placeholder: bool
+    asserted_by: list[str]
+
+
+class ObservedNext(BaseModel):
+    id: str
+    count: int
+    first_seen: str
+    last_seen: str
+    curated: bool
+
+
+class Difference(BaseModel):
+    field: str
+    this_only: list[str]
+    other_only: list[str]
+
+
+class LookAlike(BaseModel):
+    id: str
+    label: str
+    placeholder: bool
+    distinctions: list[str] = Field(description="What tells the two apart, as curated.")
+    difference: Difference | None
+
+
+class ErrorCauses(BaseModel):
+    error: str
+    items: list[Cause]
+
+
+class ErrorNext(BaseModel):
+    error: str
+    items: list[NextError]
+    observed: list[ObservedNext] = Field(default_factory=list)
+
+
+class ErrorLookAlikes(BaseModel):
+    error: str
+    items: list[LookAlike]
+
+
+class OrderedError(BaseModel):
+    id: str
+    position: int
+    after: list[str]
+    before: list[str]
+
+
+class Ordering(BaseModel):
+    errors: list[OrderedError]
+    fix_first: str | None
+    related: bool
+
+
+class GraphSections(BaseModel):
+    """What the transition graph says about the matched errors."""
+
+    causes: list[ErrorCauses] = Field(default_factory=list)
+    next: list[ErrorNext] = Field(default_factory=list)
+    confused_with: list[ErrorLookAlikes] = Field(default_factory=list)
+    order: Ordering | None = None
+
+    def cause_first(self, ids: Sequence[str]) -> list[str]:
+        """``ids`` with the graph's cause-first order applied (unordered ones after, as given)."""
+        ordered = [e.id for e in self.order.errors if e.id in ids] if self.order else []
+        return ordered + [i for i in ids if i not in ordered]
+
+
+def graph_sections(kg: KnowledgeGraph | None, ids: Sequence[str], *, locale: str) -> GraphSections:
+    """The graph's sections for ``ids``: the one place its plain data becomes models."""
+    if kg is None or not ids:
+        return GraphSections()
+    return GraphSections.model_validate(triage_sections(kg, list(ids), locale=locale))
+
+
+# -- the report ----------------------------------------------------------------------
+
+
+class ErrorFound(BaseModel):
+    index: int
+    line_no: int
+    kind: str = Field(description="python | java | go | rust | typescript | node | log")
+    role: str = Field(description="exception | error")
+    text: str
+
+
+class Candidate(BaseModel):
+    id: str
+    score: float
+    band: str = Field(description="high and medium answer; low is only a candidate.")
+    line: str = Field(description="The paste line it matched.")
+    error_index: int
+    signature: str = ""
+
+
+class TriageReport(BaseModel):
+    """The answer to a paste; without a confident answer, the closest candidates."""
+
+    answered: bool = Field(
+        description="True when the best candidate is confident (band high or medium)."
+    )
+    locale: str
+    cut_at: int | None = Field(None, description="The paste was cut to this many characters.")
+    truncated: bool = Field(False, description="The paste was too big to read whole.")
+    errors: list[ErrorFound]
+    matches: list[Candidate] = Field(description="Candidates, best first.")
+    answers: list[AnswerRecord] = Field(description="The answering records, likely cause first.")
+    best: AnswerRecord | None
+    causes: list[ErrorCauses] = Field(description="Per answer: what usually comes before it.")
+    next: list[ErrorNext] = Field(description="Per answer: what tends to follow once it is fixed.")
+    confused_with: list[ErrorLookAlikes] = Field(description="Per answer: look-alikes.")
+    order: Ordering | None = Field(description="The answers cause first, when there are any.")
+
+
+def build_report(
+    result: Triage,
+    record: Callable[[str], Record | None],
+    kg: KnowledgeGraph | None,
+    *,
+    locale: str,
+    counts: Counts,
+    cut_at: int | None = None,
+) -> TriageReport:
+    """The report of a triage; ``record`` looks a record up by id."""
+    ids = result.answer_ids()
+    sections = graph_sections(kg, ids, locale=locale)
+    matches = {m.record_id: m for m in result.matches}
+    answers = []
+    for rid in sections.cause_first(ids):
+        found, match = record(rid), matches.get(rid)
+        if found is not None:
+            answers.append(answer_record(found, locale, counts, band=match.band if match else None,
+                                         score=match.score if match else None))  # fmt: skip
+    return TriageReport(
+        **dict(sections),
+        answered=result.answered, locale=locale, cut_at=cut_at, truncated=result.truncated,
+        errors=[ErrorFound(index=e.index, line_no=e.line_no, kind=e.kind, role=e.role, text=e.text)
+                for e in result.errors],
+        matches=[Candidate(id=m.record_id, score=m.score, band=m.band, line=m.line, error_index=m.error_index,
+                           signature=_signature(record(m.record_id), locale)) for m in result.matches],
+        answers=answers, best=answers[0] if answers else None,
+    )  # fmt: skip
+
+
+def _signature(record: Record | None, locale: str) -> str:
+    if record is None:
+        return ""
+    text = str(record.text("signature", locale)[0])
+    return (
+        text
+        if len(text) <= CANDIDATE_SIGNATURE_CHARS
+        else text[: CANDIDATE_SIGNATURE_CHARS - 1] + "…"
+    )
+
+
+__all__ = [
+    "AnswerRecord", "Candidate", "Cause", "Counts", "DeadEnd", "ErrorFound", "GraphSections", "LookAlike",
+    "NextError", "Ordering", "TriageReport", "Workaround", "answer_record", "build_report", "graph_sections",
+]  # fmt: skip
