@@ -41,8 +41,7 @@ from tests.slack.conftest import sign
 from tests.slack.fake_slack import FakeSlack
 
 SECRET, TOKEN = "bench-secret", "xoxb-bench-token"
-SERVE = ("from bot.cli import app, serve; "
-         "'serve' in [c.name for c in app.registered_commands] or serve.register(app); app()")  # fmt: skip
+SERVE = "import sys; from bot.cli import main; main(sys.argv[1:])"
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker{n}.py", line {line}, in run
     frob.start()
