@@ -8,6 +8,7 @@ import typer
 from rich.markup import escape
 
 from bot.cli import common, digest, graph, kb, serve, triage
+from bot.cli import eval as evaluation
 from bot.errors import ErrkbError, ImportFailed
 
 app = typer.Typer(
@@ -18,7 +19,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="rich",
 )
-for module in (kb, triage, graph, digest, serve):
+for module in (kb, triage, evaluation, graph, digest, serve):
     module.register(app)
 
 

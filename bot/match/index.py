@@ -22,19 +22,29 @@ in two steps:
 
 Patterns RE2 refuses (lookarounds, backreferences) are matched by Python
 ``re`` on at most :data:`FALLBACK_INPUT` characters of a line.
+
+Everything computed from one record alone (its regex branches and their keys,
+its :class:`~bot.match.info.RecordInfo`, its text-index terms, its variant key)
+comes from functions of that record (:func:`record_branches`,
+:meth:`RecordInfo.of`, :func:`~bot.match.similarity.record_terms`,
+:func:`~bot.match.info.variant_key`), so an update can reuse them for the
+records it does not change. The index does not touch the garbage collector:
+freezing the long-lived index objects (``gc.freeze``) is the process's call.
 """
 
 from __future__ import annotations
 
-import gc
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import ahocorasick
+import numpy as np
 import re2
 
 from bot.match.extract import Extraction, extract
+from bot.match.info import RecordInfo, variant_key
 from bot.match.normalise import terms
 from bot.match.patterns import (
     Alternative,
@@ -43,9 +53,10 @@ from bot.match.patterns import (
     required_literals,
     split_alternatives,
 )
-from bot.match.rank import Hit, Match, RecordInfo, Triage, rank
+from bot.match.rank import Hit, Knowledge, Match, Triage, feature_rows, rank
 from bot.match.re2util import Matcher, matcher
-from bot.match.similarity import Similarity
+from bot.match.similarity import Similarity, record_terms
+from bot.match.variants import members, variant_groups
 from bot.records import Record
 
 FALLBACK_INPUT = 500
@@ -63,6 +74,30 @@ def _options(max_mem: int = 8 << 20) -> re2.Options:
     options.max_mem = max_mem
     options.log_errors = False
     return options
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One top-level alternative of a record's regex and what the prefilter keys it on."""
+
+    text: str
+    alternative: Alternative
+    keys: tuple[str, ...] | None  # required literals, lower-cased; None: always check
+    all_needed: bool  # every key must occur (an AND filter), or any one (OR)
+
+
+def record_branches(record: Record) -> list[Branch] | None:
+    """The branches of one record's regex, or None when RE2 refuses the regex."""
+    try:
+        re2.compile(record.regex, _options())
+    except Exception:  # noqa: BLE001 - RE2 refuses lookarounds/backrefs
+        return None
+    out = []
+    for branch in split_alternatives(record.regex):
+        required = required_literals(branch)
+        keys = None if required is None else tuple(sorted({k.lower() for k in required[0]}))
+        out.append(Branch(branch, analyse(branch), keys, required is not None and required[1] > 1))
+    return out
 
 
 def _anchor(
@@ -120,8 +155,14 @@ class MatchIndex:
     def __init__(self, records: Sequence[Record]) -> None:
         self.records: tuple[Record, ...] = tuple(records)
         self._by_id = {r.id: i for i, r in enumerate(self.records)}
-        self.similarity = Similarity.build(self.records)
+        terms = [record_terms(r) for r in self.records]
+        self.similarity = Similarity.from_docs([identity for identity, _ in terms])
+        self.context = Similarity.from_docs([context for _, context in terms])
         self.info = [RecordInfo.of(r) for r in self.records]
+        self.groups = variant_groups([variant_key(r) for r in self.records])
+        self.knowledge = Knowledge(
+            self.similarity, self.context, self.info, self.groups, self._by_id
+        )
         self._owners: list[list[int]] = []  # alternative → the records whose regex has it
         # branch text → its alternative: identical branches are confirmed once
         seen: dict[str, int] = {}
@@ -131,26 +172,23 @@ class MatchIndex:
         self._fallback: list[tuple[int, re.Pattern[str]]] = []
         required_by: list[tuple[int, list[str], bool]] = []  # (alternative, keys, all needed)
         for i, record in enumerate(self.records):
-            try:
-                re2.compile(record.regex, _options())
-            except Exception:  # noqa: BLE001 - RE2 refuses lookarounds/backrefs
+            branches = record_branches(record)
+            if branches is None:
                 self._fallback.append((i, re.compile(record.regex, re.IGNORECASE)))
                 continue
-            for branch in split_alternatives(record.regex):
-                if branch in seen:
-                    owners = self._owners[seen[branch]]
+            for branch in branches:
+                if branch.text in seen:
+                    owners = self._owners[seen[branch.text]]
                     if owners[-1] != i:
                         owners.append(i)
                     continue
-                alt = seen[branch] = len(self._alts)
-                self._alts.append(analyse(branch))
+                alt = seen[branch.text] = len(self._alts)
+                self._alts.append(branch.alternative)
                 self._owners.append([i])
-                required = required_literals(branch)
-                if required is None:
+                if branch.keys is None:
                     self._always.append(alt)
                 else:
-                    keys = sorted({key.lower() for key in required[0]})
-                    required_by.append((alt, keys, required[1] > 1))
+                    required_by.append((alt, list(branch.keys), branch.all_needed))
         if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
                 # a first match builds the regex's first DFA states: done here, not in a paste
@@ -165,14 +203,7 @@ class MatchIndex:
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> MatchIndex:
-        index = cls(records)
-        # The index is millions of long-lived objects. Left to the cyclic garbage
-        # collector, a full collection walks all of them in the middle of some paste
-        # (100 ms on the corpus); frozen, collections skip them. They are still freed
-        # by reference counting when a rebuilt index replaces this one.
-        gc.collect()
-        gc.freeze()
-        return index
+        return cls(records)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -263,15 +294,46 @@ class MatchIndex:
             for (record, position), alt in sorted(best.items())
         ]
 
-    def triage(self, text: str, *, limit: int = 10) -> Triage:
-        """Extract the errors of ``text`` and rank the records that answer them."""
+    def triage(
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        learned: Mapping[str, str | None] | None = None,
+    ) -> Triage:
+        """Extract the errors of ``text`` and rank the records that answer them.
+
+        ``learned`` maps normalised error templates (:attr:`ExtractedError.template`) to
+        the record people chose for that error, or to None for "none of these records":
+        a learned record wins over weaker lexical matches (its match carries the feature
+        ``learned``), a None declines that error; ids not in the index are ignored.
+        """
         extraction = extract(text)
-        return rank(extraction, self._hits(extraction), self.similarity, self.info, limit=limit)
+        return rank(
+            extraction, self._hits(extraction), self.knowledge, limit=limit, learned=learned
+        )
+
+    def feature_rows(self, text: str) -> tuple[list[str], list[int], np.ndarray]:
+        """Every candidate record of a paste (ids, variant groups) and its feature values,
+        unscored: what the ranker's weights are fitted on."""
+        extraction = extract(text)
+        records, values = feature_rows(extraction, self._hits(extraction), self.knowledge)
+        return [self.records[r].id for r in records], [self.groups[r] for r in records], values
 
     def search(self, words: str, *, limit: int = 10) -> list[tuple[str, float]]:
-        """Records whose signature, aliases or translations best match ``words``."""
-        top = self.similarity.top(terms(words), limit)
+        """Records best matching ``words`` in any text that names or describes them: the
+        signature, aliases, error code and regex words first, the root cause and tags too,
+        in every locale (Chinese by character bigrams)."""
+        query = terms(words)
+        if not query or not self.records:
+            return []
+        scores = self.similarity.scores(query) + 0.5 * self.context.scores(query)
+        top = self.similarity.best(scores, limit)
         return [(self.records[i].id, round(score, 4)) for i, score in top]
+
+    def variant_groups(self) -> list[list[str]]:
+        """Records that are variants of one error (same template or id slug), by group."""
+        return [[self.records[i].id for i in m] for m in members(self.groups).values()]
 
 
 __all__ = ["Match", "MatchIndex", "Triage"]
