@@ -33,9 +33,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-3.509, 0.866, 0.417)
-VOLUNTEER = 0.7496
-ASK = 0.5704
+CALIBRATION = (-3.166, 0.492, 0.384)
+VOLUNTEER = 0.8435
+ASK = 0.2865
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The paste naming a record's tool only adds to text evidence: full weight once the
@@ -66,8 +66,10 @@ class Candidate:
 class Candidates:
     """The candidates of one paste as columns, what the feature functions compute on."""
 
-    def __init__(self, found: list[Candidate]) -> None:
+    def __init__(self, found: list[Candidate], paste: Paste) -> None:
         self.infos = [c.info for c in found]
+        #: each record's tool words the paste names (computed once, read by several features)
+        self.seen = [c.info.env_words & paste.words for c in found]
         self.regex = np.array([c.regex for c in found])
         self.bare = np.array([c.bare for c in found])
         self.overlap = np.array([c.overlap for c in found])
@@ -119,7 +121,7 @@ def feature(name: str, *, weight: float, sign: int) -> Callable[[Compute], Compu
     return register
 
 
-@feature("regex", weight=2.851, sign=1)
+@feature("regex", weight=3.314, sign=1)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -127,7 +129,7 @@ def regex(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex
 
 
-@feature("bare", weight=-0.397, sign=-1)
+@feature("bare", weight=-1.007, sign=-1)
 def bare(c: Candidates, p: Paste) -> np.ndarray:
     """The regex hit is only an exception type name on a line that says much more."""
     return c.bare
@@ -140,27 +142,27 @@ def lonely(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex * np.maximum(0.0, 1.0 - np.maximum(c.overlap, c.explained) / LONELY)
 
 
-@feature("overlap", weight=0.558, sign=1)
+@feature("overlap", weight=0.000, sign=1)
 def overlap(c: Candidates, p: Paste) -> np.ndarray:
     """IDF-weighted share of the record's identity text (words and phrases, all locales)
     found in the best error line, weighted by the line's role."""
     return c.overlap
 
 
-@feature("explained", weight=3.430, sign=1)
+@feature("explained", weight=4.446, sign=1)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("bm25", weight=0.499, sign=1)
+@feature("bm25", weight=0.000, sign=1)
 def bm25(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the paste's error lines against the record's identity texts (signature,
     aliases, error code, translations), normalised, as far as the record is specific."""
     return c.identity
 
 
-@feature("context", weight=2.873, sign=1)
+@feature("context", weight=6.527, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id. Finds a record named
@@ -168,41 +170,49 @@ def context(c: Candidates, p: Paste) -> np.ndarray:
     return c.context
 
 
-@feature("env", weight=1.974, sign=1)
+@feature("env", weight=2.381, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
     language is. Counts as far as the text evidence does (see :data:`ENV_GATE`)."""
 
-    def named(info: RecordInfo) -> float:
-        seen = info.env_words & p.words
-        return 0.0 if not seen else 0.5 if seen <= LANGUAGE_WORDS else 1.0
+    named = [
+        1.0
+        if info.services & p.services
+        else 0.0
+        if not seen
+        else 0.5
+        if seen <= LANGUAGE_WORDS
+        else 1.0
+        for info, seen in zip(c.infos, c.seen, strict=True)
+    ]
+    return np.array(named) * np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
-    return c.each(named) * np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
-
-@feature("absent", weight=-1.108, sign=-1)
+@feature("absent", weight=-1.315, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
-    """A record about a tool the paste never names (kinds of problem and languages aside)."""
-    return c.each(
-        lambda info: (
-            1.0 if info.domain not in NEED_NO_NAME and not info.env_words & p.words else 0.0
-        )
-    )
+    """A record about a tool the paste never names, not even by its port or client library
+    (kinds of problem and languages aside)."""
+
+    unnamed = [
+        0.0 if seen or info.domain in NEED_NO_NAME or info.services & p.services else 1.0
+        for info, seen in zip(c.infos, c.seen, strict=True)
+    ]
+    return np.array(unnamed)
 
 
-@feature("foreign", weight=-1.014, sign=-1)
+@feature("foreign", weight=-1.154, sign=-1)
 def foreign(c: Candidates, p: Paste) -> np.ndarray:
     """The paste is plainly another language's (1), or a language record shows no sign of
     its language (0.5)."""
 
-    def alien(info: RecordInfo) -> float:
+    def alien(info: RecordInfo, seen: frozenset[str]) -> float:
         if info.domain not in ALL_LANGUAGE_DOMAINS:
             return 0.0
         if p.family:
             return 0.0 if info.domain in p.family else 1.0
-        return 0.0 if info.env_words & p.words else 0.5
+        return 0.0 if seen else 0.5
 
-    return c.each(alien)
+    return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
 @feature("offtopic", weight=0.000, sign=-1)
@@ -213,7 +223,7 @@ def offtopic(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: 0.0 if info.technical else 1.0)
 
 
-@feature("service", weight=1.771, sign=1)
+@feature("service", weight=1.829, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
@@ -251,7 +261,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.443, sign=1)
+@feature("os", weight=0.467, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -259,14 +269,14 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.132, sign=1)
+@feature("root", weight=0.409, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""
     return c.root
 
 
-@feature("confidence", weight=0.022, sign=1)
+@feature("confidence", weight=0.000, sign=1)
 def confidence(c: Candidates, p: Paste) -> np.ndarray:
     """The record's own confidence, centred on 0.85."""
     return c.each(lambda info: info.confidence - 0.85)
@@ -280,7 +290,7 @@ def matrix(found: list[Candidate], paste: Paste) -> np.ndarray:
     """Every feature of every candidate: candidates x :data:`NAMES`."""
     if not found:
         return np.zeros((0, len(REGISTRY)))
-    columns = Candidates(found)
+    columns = Candidates(found, paste)
     return np.column_stack([f.compute(columns, paste) for f in REGISTRY])
 
 

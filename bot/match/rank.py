@@ -41,6 +41,7 @@ SIM_CANDIDATES = 16  # best records by identity BM25 that join the regex hits
 CONTEXT_CANDIDATES = 12  # best records by context BM25
 MAX_RANKED = 64  # candidates given the full ranking, chosen by regex strength + BM25
 SPECIFIC_WEIGHT = 20.0  # IDF weight of a record text specific enough to count in full
+SPECIFIC_CONTEXT = 40.0  # the same for the texts that describe a record
 QUERY_LINES = 12
 #: The score of a record people chose for this error (a learned choice): above the
 #: volunteer point, so it wins over any weaker lexical match.
@@ -153,8 +154,10 @@ class LineFacts:
         return self._facts[pos][0]
 
     def size(self, pos: int) -> int:
-        self.terms(pos)
-        return self._facts[pos][1]
+        """Letters and digits of the line's template (its terms are not needed for this)."""
+        if pos in self._facts:
+            return self._facts[pos][1]
+        return len(_ALNUM.findall(template(self.lines[pos].text))) or 1
 
     def weight(self, pos: int) -> float:
         if pos not in self._weight:
@@ -255,7 +258,7 @@ def candidates(
 ) -> dict[int, F.Candidate]:
     """The records worth scoring, with their regex and BM25 evidence."""
     regex = _regex_evidence(hits, facts)
-    query = [t for i in important for t in facts.terms(i)]
+    query: frozenset[str] = frozenset().union(*(facts.terms(i) for i in important))
     identity = context = None
     found: set[int] = set(regex) | set(learned)
     if query and knowledge.identity.size:
@@ -263,27 +266,38 @@ def candidates(
         context = knowledge.context.scores(query)
         found.update(knowledge.identity.top_ids(identity, SIM_CANDIDATES))
         found.update(knowledge.context.top_ids(context, CONTEXT_CANDIDATES))
-    if len(found) > MAX_RANKED:  # keep ranking cost flat however many records share a hit
-        rough = {
-            r: regex.get(r, (0.0,))[0]
-            + (float(identity[r]) if identity is not None else 0.0)
-            + (0.5 * float(context[r]) if context is not None else 0.0)
-            + (10.0 if r in learned else 0.0)
-            for r in found
-        }
-        found = set(sorted(found, key=lambda r: (-rough[r], r))[:MAX_RANKED])
-    doc_weight = knowledge.identity.doc_weight
+    records = sorted(found)
+    index = np.array(records, dtype=np.int64)
+    ids = (
+        np.minimum(identity[index], 1.0).tolist() if identity is not None else [0.0] * len(records)
+    )
+    ctx = np.minimum(context[index], 1.0).tolist() if context is not None else [0.0] * len(records)
+    if len(records) > MAX_RANKED:  # keep ranking cost flat however many records share a hit
+        rough = [
+            regex.get(r, (0.0,))[0] + i + 0.5 * c + (10.0 if r in learned else 0.0)
+            for r, i, c in zip(records, ids, ctx, strict=True)
+        ]
+        keep = sorted(range(len(records)), key=lambda n: (-rough[n], records[n]))[:MAX_RANKED]
+        records, ids, ctx = (
+            [records[n] for n in keep],
+            [ids[n] for n in keep],
+            [ctx[n] for n in keep],
+        )
+    doc_weight, context_weight = knowledge.identity.doc_weight, knowledge.context.doc_weight
+    infos = knowledge.infos
     out: dict[int, F.Candidate] = {}
-    for r in found:
+    for r, i, c in zip(records, ids, ctx, strict=True):
         strength, pos, bare = regex.get(r, (0.0, -1, 0.0))
-        specific = min(1.0, doc_weight[r] / SPECIFIC_WEIGHT)
+        # finding all of a short, common text says less than finding a long, specific one
+        specific = doc_weight[r] / SPECIFIC_WEIGHT
+        described = context_weight[r] / SPECIFIC_CONTEXT
         out[r] = F.Candidate(
-            info=knowledge.infos[r],
+            info=infos[r],
             regex=strength,
             regex_pos=pos,
             bare=bare,
-            identity=min(float(identity[r]), 1.0) * specific if identity is not None else 0.0,
-            context=min(float(context[r]), 1.0) if context is not None else 0.0,
+            identity=i * (specific if specific < 1.0 else 1.0),
+            context=c * (described if described < 1.0 else 1.0),
         )
     return out
 
@@ -391,6 +405,9 @@ def assemble(
         folded.setdefault(groups[row[1]], []).append(row)
     shown = []
     for group_rows in folded.values():
+        if len(group_rows) == 1:
+            shown.append(group_rows[0])
+            continue
         # variants of one error: the paste's versions and OS choose which one answers;
         # it answers with the group's best score (they are the same error)
         best = group_rows[0]
@@ -421,11 +438,9 @@ def assemble(
     ordered = [as_match(row) for row in shown[:limit]]
     by_error: dict[int, list[Match]] = {e.index: [] for e in extraction.errors}
     for rank_no, row in enumerate(shown):
-        match = ordered[rank_no] if rank_no < limit else None
-        error = match.error_index if match else row[3]
-        chosen_list = by_error.get(error)
+        chosen_list = by_error.get(row[3])
         if chosen_list is not None and len(chosen_list) < limit:
-            chosen_list.append(match or as_match(row))
+            chosen_list.append(ordered[rank_no] if rank_no < limit else as_match(row))
     per_error = tuple((index, tuple(ms)) for index, ms in by_error.items())
     return Triage(extraction.errors, tuple(ordered), per_error, extraction.truncated)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -112,9 +112,11 @@ class Similarity:
         doc_weight = tuple(sum(idf[t] for t in d) or 1.0 for d in terms)
         return cls(len(docs), idf, postings, self_score, terms, doc_weight)
 
-    def scores(self, query_terms: Sequence[str]) -> np.ndarray:
+    def scores(self, query_terms: Collection[str]) -> np.ndarray:
         """Normalised BM25 of every record against the query terms (0..1-ish)."""
-        found = [self.postings[t] for t in set(query_terms) if t in self.postings]
+        postings = self.postings
+        terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
+        found = [postings[t] for t in terms if t in postings]
         if not found:
             return np.zeros(self.size, dtype=np.float64)
         ids = np.concatenate([p[0] for p in found])
