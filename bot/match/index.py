@@ -323,13 +323,17 @@ class MatchIndex:
     def search(self, words: str, *, limit: int = 10) -> list[tuple[str, float]]:
         """Records best matching ``words`` in any text that names or describes them: the
         signature, aliases, error code and regex words first, the root cause and tags too,
-        in every locale (Chinese by character bigrams)."""
+        in every locale (Chinese by character bigrams). Scores are relative to the best
+        match (1.0)."""
         query = terms(words)
         if not query or not self.records:
             return []
-        scores = self.similarity.scores(query) + 0.5 * self.context.scores(query)
+        scores = self.similarity.scores(query, normalised=False) + 0.5 * self.context.scores(
+            query, normalised=False
+        )
         top = self.similarity.best(scores, limit)
-        return [(self.records[i].id, round(score, 4)) for i, score in top]
+        best = top[0][1] if top else 1.0
+        return [(self.records[i].id, round(score / best, 4)) for i, score in top]
 
     def variant_groups(self) -> list[list[str]]:
         """Records that are variants of one error (same template or id slug), by group."""

@@ -112,8 +112,10 @@ class Similarity:
         doc_weight = tuple(sum(idf[t] for t in d) or 1.0 for d in terms)
         return cls(len(docs), idf, postings, self_score, terms, doc_weight)
 
-    def scores(self, query_terms: Collection[str]) -> np.ndarray:
-        """Normalised BM25 of every record against the query terms (0..1-ish)."""
+    def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
+        """BM25 of every record against the query terms; normalised by each record's
+        self-score (0..1-ish: how much of the record the query holds), or plain (how
+        much of the query the record holds, for searching by a few words)."""
         postings = self.postings
         terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
         found = [postings[t] for t in terms if t in postings]
@@ -121,7 +123,8 @@ class Similarity:
             return np.zeros(self.size, dtype=np.float64)
         ids = np.concatenate([p[0] for p in found])
         weights = np.concatenate([p[1] for p in found])
-        return np.bincount(ids, weights=weights, minlength=self.size) / self.self_score
+        found_scores = np.bincount(ids, weights=weights, minlength=self.size)
+        return found_scores / self.self_score if normalised else found_scores
 
     def top(self, query_terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         return self.best(self.scores(query_terms), limit) if self.size else []
