@@ -74,6 +74,8 @@ def _print_report(report: GraphReport) -> None:
          for o in report.one_sided],
     )  # fmt: skip
     _listing("cycles", [" → ".join(c.example) for c in report.cycles])
+    _listing("variant groups (one error, several records: merge or tell apart)",
+             [", ".join(group) for group in report.variants])  # fmt: skip
     if report.hubs:
         table = Table("hub", "in", "out", "look-alikes", title="hubs")
         for hub in report.hubs:
@@ -91,7 +93,8 @@ def check(
     as_json: JsonOption = False,
     records: RecordsOption = None,
 ) -> None:
-    """Report dangling references, one-sided links, self-loops, cycles, orphans and hubs.
+    """Report dangling references, one-sided links, self-loops, cycles, orphans, hubs and
+    variant groups.
 
     Example: [bold]errkb graph check --strict --records data/[/]
     """

@@ -172,3 +172,18 @@ def test_building_an_index_leaves_the_garbage_collector_alone() -> None:
     frozen = gc.get_freeze_count()
     MatchIndex.build(SMALL)
     assert gc.get_freeze_count() == frozen
+
+
+def test_graph_check_lists_variant_groups() -> None:
+    from graph.build import build_graph
+    from graph.check import check_graph
+
+    linux = make("pip/externally-managed/pip23-linux", "error: externally-managed-environment",
+                 "externally-managed-environment", "pip")  # fmt: skip
+    newer = make("pip/externally-managed/pip24-linux", "error: externally-managed-environment",
+                 "externally-managed-environment", "pip")  # fmt: skip
+    report = check_graph(build_graph([linux, newer, *SMALL]))
+    assert report.variants == (
+        ("pip/externally-managed/pip23-linux", "pip/externally-managed/pip24-linux"),
+    )
+    assert report.to_dict()["variants"] == [list(report.variants[0])]
