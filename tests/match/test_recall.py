@@ -186,4 +186,4 @@ def test_graph_check_lists_variant_groups() -> None:
     assert report.variants == (
         ("pip/externally-managed/pip23-linux", "pip/externally-managed/pip24-linux"),
     )
-    assert report.to_dict()["variants"] == [list(report.variants[0])]
+    assert [list(g) for g in report.to_dict()["variants"]] == [list(report.variants[0])]
