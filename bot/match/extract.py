@@ -155,6 +155,9 @@ _KINDS = (
         re2.compile(
             r"(?i)Traceback \(most|File \"[^\"\n]*\.py\", line|site-packages|\bpython\d?\b"
             r"|\.py:\d+: [A-Z]\w*(?:Warning|Error)\b"
+            # exceptions only Python raises, at a line's start: "ImportError: libcudart.so..."
+            r"|(?:^|\n)\s*(?:ImportError|ModuleNotFoundError|AttributeError|KeyError|IndexError"
+            r"|ValueError|FileNotFoundError|UnboundLocalError|NotImplementedError|OSError): "
         ),
     ),
     ("java", re2.compile(r"\bat [\w$.]+\([\w$]+\.(?:java|kt):\d+\)|Exception in thread|\bjava\.")),
@@ -353,8 +356,6 @@ def _chain_roots(kept: list[tuple[int, str, str]]) -> set[int]:
             last_exception = row
             if not line.startswith("Caused by:"):
                 continue
-            roots.difference_update(r for r in list(roots) if kept[r][1].startswith("Caused by:"))
+            roots -= {r for r in roots if kept[r][1].startswith("Caused by:")}
             roots.add(row)
-        elif role == "frame" or role == "context":
-            continue
     return roots

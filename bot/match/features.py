@@ -33,18 +33,15 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-3.166, 0.492, 0.384)
-VOLUNTEER = 0.8435
-ASK = 0.2865
+CALIBRATION = (-3.453, 0.512, 0.357)
+VOLUNTEER = 0.7508
+ASK = 0.3005
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The paste naming a record's tool only adds to text evidence: full weight once the
 #: regex or the signature overlap reaches this, less below (react in the paste does
 #: not make a react record the answer to an npm error).
 ENV_GATE = 0.2
-#: A regex hit counts in full only when the record's text explains at least this much of
-#: the line: broad regexes ("transaction.*timeout") fire on other tools' errors.
-LONELY = 0.2
 
 
 @dataclass
@@ -58,7 +55,6 @@ class Candidate:
     overlap: float = 0.0  # IDF share of the record's text found in its best line
     explained: float = 0.0  # share of that line the record explains
     line_pos: int = -1  # the line the text evidence is on
-    identity: float = 0.0  # BM25 of the error lines against the record's identity texts
     context: float = 0.0  # BM25 against its root cause, regex words, tags, id
     root: bool = False  # its best line is the root of a chained error
 
@@ -74,7 +70,6 @@ class Candidates:
         self.bare = np.array([c.bare for c in found])
         self.overlap = np.array([c.overlap for c in found])
         self.explained = np.array([c.explained for c in found])
-        self.identity = np.array([c.identity for c in found])
         self.context = np.array([c.context for c in found])
         self.root = np.array([1.0 if c.root else 0.0 for c in found])
 
@@ -88,7 +83,6 @@ class Paste:
 
     words: frozenset[str]
     family: frozenset[str]  # the language domains of its ecosystem (python, java...)
-    technical: bool
     versions: dict[str, list[Version]] = field(default_factory=dict)
     os: str = ""
     services: frozenset[str] = frozenset()
@@ -121,7 +115,7 @@ def feature(name: str, *, weight: float, sign: int) -> Callable[[Compute], Compu
     return register
 
 
-@feature("regex", weight=3.314, sign=1)
+@feature("regex", weight=3.313, sign=1)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -129,40 +123,19 @@ def regex(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex
 
 
-@feature("bare", weight=-1.007, sign=-1)
+@feature("bare", weight=-1.033, sign=-1)
 def bare(c: Candidates, p: Paste) -> np.ndarray:
     """The regex hit is only an exception type name on a line that says much more."""
     return c.bare
 
 
-@feature("lonely", weight=0.000, sign=-1)
-def lonely(c: Candidates, p: Paste) -> np.ndarray:
-    """A regex hit the record's own text does not support: broad regexes fire on other
-    tools' errors (``transaction.*timeout`` on a MySQL lock wait)."""
-    return c.regex * np.maximum(0.0, 1.0 - np.maximum(c.overlap, c.explained) / LONELY)
-
-
-@feature("overlap", weight=0.000, sign=1)
-def overlap(c: Candidates, p: Paste) -> np.ndarray:
-    """IDF-weighted share of the record's identity text (words and phrases, all locales)
-    found in the best error line, weighted by the line's role."""
-    return c.overlap
-
-
-@feature("explained", weight=4.446, sign=1)
+@feature("explained", weight=5.035, sign=1)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("bm25", weight=0.000, sign=1)
-def bm25(c: Candidates, p: Paste) -> np.ndarray:
-    """BM25 of the paste's error lines against the record's identity texts (signature,
-    aliases, error code, translations), normalised, as far as the record is specific."""
-    return c.identity
-
-
-@feature("context", weight=6.527, sign=1)
+@feature("context", weight=6.380, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id. Finds a record named
@@ -170,7 +143,7 @@ def context(c: Candidates, p: Paste) -> np.ndarray:
     return c.context
 
 
-@feature("env", weight=2.381, sign=1)
+@feature("env", weight=2.546, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
     language is. Counts as far as the text evidence does (see :data:`ENV_GATE`)."""
@@ -188,7 +161,7 @@ def env(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(named) * np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
 
-@feature("absent", weight=-1.315, sign=-1)
+@feature("absent", weight=-1.264, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
     """A record about a tool the paste never names, not even by its port or client library
     (kinds of problem and languages aside)."""
@@ -200,7 +173,7 @@ def absent(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(unnamed)
 
 
-@feature("foreign", weight=-1.154, sign=-1)
+@feature("foreign", weight=-1.341, sign=-1)
 def foreign(c: Candidates, p: Paste) -> np.ndarray:
     """The paste is plainly another language's (1), or a language record shows no sign of
     its language (0.5)."""
@@ -215,30 +188,13 @@ def foreign(c: Candidates, p: Paste) -> np.ndarray:
     return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
-@feature("offtopic", weight=0.000, sign=-1)
-def offtopic(c: Candidates, p: Paste) -> np.ndarray:
-    """A technical paste against a record whose signature is no error at all."""
-    if not p.technical:
-        return np.zeros(len(c.infos))
-    return c.each(lambda info: 0.0 if info.technical else 1.0)
-
-
-@feature("service", weight=1.829, sign=1)
+@feature("service", weight=0.919, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
     if not p.services:
         return np.zeros(len(c.infos))
     return c.each(lambda info: 1.0 if info.services & p.services else 0.0)
-
-
-@feature("clash", weight=0.000, sign=-1)
-def clash(c: Candidates, p: Paste) -> np.ndarray:
-    """The record is about a service, the paste names only others (a Redis error is not
-    PostgreSQL's)."""
-    if not p.services:
-        return np.zeros(len(c.infos))
-    return c.each(lambda info: 1.0 if info.services and not info.services & p.services else 0.0)
 
 
 def os_match(info: RecordInfo, p: Paste) -> float:
@@ -261,7 +217,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.467, sign=1)
+@feature("os", weight=0.515, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -269,17 +225,11 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.409, sign=1)
+@feature("root", weight=0.450, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""
     return c.root
-
-
-@feature("confidence", weight=0.000, sign=1)
-def confidence(c: Candidates, p: Paste) -> np.ndarray:
-    """The record's own confidence, centred on 0.85."""
-    return c.each(lambda info: info.confidence - 0.85)
 
 
 NAMES = tuple(f.name for f in REGISTRY)

@@ -2,7 +2,7 @@
 
 Everything here is a function of a single record, so an index update can keep
 the results of unchanged records: :class:`RecordInfo` (domain, tool words,
-services, OS, versions, confidence) and :func:`variant_key` (the error
+services, OS, versions) and :func:`variant_key` (the error
 template records share when they are variants of one error).
 """
 
@@ -43,10 +43,6 @@ NEED_NO_NAME = (
 _GENERIC_ENV = frozenset(
     "linux macos windows wsl2 any all api cli os x64 arm64 amd64 none generic".split()
 )
-_TECHNICAL = re.compile(
-    r"(?i)[a-z][A-Z]|error|exception|fail|fatal|denied|refused|cannot|can't|unable|not found|invalid"
-    r"|time[d ]?out|exceed|[\w)]\.\w+\(|[_/]\w|\bE[A-Z]{3,}|\w:\s|\[\w+\]|\b\d{3}\b|warning|panic"
-)
 
 
 @dataclass(frozen=True)
@@ -56,9 +52,6 @@ class RecordInfo:
     id: str
     domain: str
     env_words: frozenset[str]
-    technical: bool
-    confidence: float
-    reviewed: bool
     versions: tuple[tuple[str, SpecifierSet], ...] = ()
     services: frozenset[str] = frozenset()
     os: str = ""  # the OS the record is written for ("" = any)
@@ -79,10 +72,6 @@ class RecordInfo:
             id=record.id,
             domain=record.domain.lower(),
             env_words=frozenset(words),
-            technical=bool(_TECHNICAL.search(record.signature)),
-            confidence=record.confidence if record.confidence is not None else 0.7,
-            reviewed=record.verification_tier.lower()
-            in ("human_reviewed", "verified", "confirmed"),
             versions=tuple(spec for v in record.versions if (spec := _specifier(v.version))),
             services=services(named),
             os=record_os(env) or (os_name.lower() if os_name in ("windows", "macos") else ""),

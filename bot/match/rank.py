@@ -147,6 +147,7 @@ class LineFacts:
         self._similarity = similarity
         self._facts: dict[int, tuple[frozenset[str], int]] = {}
         self._weight: dict[int, float] = {}
+        self._size: dict[int, int] = {}
 
     def terms(self, pos: int) -> frozenset[str]:
         if pos not in self._facts:
@@ -157,7 +158,9 @@ class LineFacts:
         """Letters and digits of the line's template (its terms are not needed for this)."""
         if pos in self._facts:
             return self._facts[pos][1]
-        return len(_ALNUM.findall(template(self.lines[pos].text))) or 1
+        if pos not in self._size:
+            self._size[pos] = len(_ALNUM.findall(template(self.lines[pos].text))) or 1
+        return self._size[pos]
 
     def weight(self, pos: int) -> float:
         if pos not in self._weight:
@@ -197,12 +200,10 @@ def paste_facts(extraction: Extraction, infos: Sequence[RecordInfo], ids: set[in
     words.update(w for word in list(words) if "_" in word for w in word.split("_"))
     kinds = {e.kind for e in extraction.errors}
     kind = next(iter(kinds)) if len(kinds) == 1 else "log"
-    technical = kind != "log" or any(l.role in ("exception", "frame") for l in extraction.lines)
     names = {n for r in ids for n, _ in infos[r].versions} & words
     return F.Paste(
         words=frozenset(words),
         family=frozenset(FAMILIES.get(kind, ())),
-        technical=technical or bool(extraction.errors),
         versions=_paste_versions(extraction.lines, lowered, names),
         os=paste_os(text),
         services=services(text),
@@ -283,20 +284,18 @@ def candidates(
             [ids[n] for n in keep],
             [ctx[n] for n in keep],
         )
-    doc_weight, context_weight = knowledge.identity.doc_weight, knowledge.context.doc_weight
+    context_weight = knowledge.context.doc_weight
     infos = knowledge.infos
     out: dict[int, F.Candidate] = {}
-    for r, i, c in zip(records, ids, ctx, strict=True):
+    for r, c in zip(records, ctx, strict=True):
         strength, pos, bare = regex.get(r, (0.0, -1, 0.0))
         # finding all of a short, common text says less than finding a long, specific one
-        specific = doc_weight[r] / SPECIFIC_WEIGHT
         described = context_weight[r] / SPECIFIC_CONTEXT
         out[r] = F.Candidate(
             info=infos[r],
             regex=strength,
             regex_pos=pos,
             bare=bare,
-            identity=i * (specific if specific < 1.0 else 1.0),
             context=c * (described if described < 1.0 else 1.0),
         )
     return out

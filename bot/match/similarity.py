@@ -140,10 +140,13 @@ class Similarity:
 
     def top_ids(self, scores: np.ndarray, limit: int) -> list[int]:
         """The records of the ``limit`` highest positive ``scores``, in no particular order."""
-        found = np.flatnonzero(scores > 0)
-        if len(found) > limit > 0:
-            found = found[np.argpartition(scores[found], len(found) - limit)[len(found) - limit :]]
-        return found.tolist() if limit > 0 else []  # type: ignore[no-any-return]
+        if limit <= 0:
+            return []
+        if limit < len(scores):  # one linear selection over all records, no sort
+            top = np.argpartition(scores, len(scores) - limit)[len(scores) - limit :]
+        else:
+            top = np.arange(len(scores))
+        return top[scores[top] > 0].tolist()  # type: ignore[no-any-return]
 
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""

@@ -37,30 +37,30 @@ def starter_index() -> MatchIndex:
 
 def test_starter_knowledge_base_answers_its_pastes(starter_index: MatchIndex) -> None:
     report = _report(starter_index, EVAL / "starter.jsonl")
-    assert report.top1 >= 0.70  # measured 0.83
-    assert report.top3 >= 0.90  # measured 0.98
+    assert report.top1 >= 0.75  # measured 0.92 (0.91 cross-validated)
+    assert report.top3 >= 0.88  # measured 0.97
     assert report.volunteer.precision >= 0.90  # measured 1.00
-    assert report.decline >= 0.60  # measured 0.76
+    assert report.decline >= 0.65  # measured 0.88
 
 
 @pytest.mark.shared
 @pytest.mark.parametrize("name", ["deadends-software", "deadends-ml"])
 def test_committed_sets_against_the_deadends_corpus(deadends_index: MatchIndex, name: str) -> None:
     report = _report(deadends_index, EVAL / f"{name}.jsonl")
-    assert report.recall10 >= 0.85  # measured 0.95-0.98
-    assert report.top3 >= 0.70  # measured 0.81-0.94
-    assert report.top1 >= 0.55  # measured 0.69-0.81
-    assert report.volunteer.precision >= 0.80  # measured 0.87-0.99
+    assert report.recall10 >= 0.85  # measured 0.95-0.96
+    assert report.top3 >= 0.72  # measured 0.88-0.92
+    assert report.top1 >= 0.55  # measured 0.73-0.82
+    assert report.volunteer.precision >= 0.75  # measured 0.88-0.97
 
 
 @pytest.mark.shared
 def test_held_out_dev_set(deadends_index: MatchIndex) -> None:
     """dev.jsonl is never fitted on: this is how the matcher does on unseen pastes."""
     report = _report(deadends_index, DEV_CASES)
-    assert report.top1 >= 0.65  # measured 0.79
-    assert report.top3 >= 0.85  # measured 0.96
+    assert report.top1 >= 0.65  # measured 0.86
+    assert report.top3 >= 0.85  # measured 0.98
     assert report.recall10 >= 0.90  # measured 0.98
-    assert report.decline >= 0.50  # measured 0.75
+    assert report.decline >= 0.40  # measured 0.62 (8 negatives: one case is 0.125)
 
 
 def test_percentile_is_nearest_rank() -> None:

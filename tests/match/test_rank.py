@@ -202,4 +202,5 @@ def test_a_broad_regex_hit_the_record_text_does_not_support_is_not_an_answer() -
     result = index.triage(paste)
     assert result.best is not None and result.best.record_id == "database/mysql-lock-wait/mysql8"
     kafka = next(m for m in result.matches if m.record_id.startswith("kafka/"))
-    assert dict(kafka.features)["lonely"] > 0.5 and kafka.band == "low"
+    # its regex fired, but its own text explains little of the line
+    assert dict(kafka.features)["explained"] < 0.2 and kafka.band == "low"
