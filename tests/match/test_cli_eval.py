@@ -7,20 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
 from bot.store.db import Store
+from tests.test_cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_search_finds_records_by_chinese_words_of_their_root_cause(

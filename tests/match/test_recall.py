@@ -58,6 +58,25 @@ def test_a_paste_worded_like_the_root_cause_finds_its_record() -> None:
     assert dict(index.triage(paste).matches[ids.index("llm/pad")].features)["context"] > 0
 
 
+def test_error_codes_and_short_forms_meet_the_words_records_are_written_in() -> None:
+    from bot.match.normalise import terms
+
+    assert {"certificate", "ssl"} <= set(terms("x509: certificate signed by unknown authority"))
+    assert {"connection", "refused"} <= set(terms("connect ECONNREFUSED 127.0.0.1:5432"))
+    assert {"segmentation", "fault"} <= set(terms("Fatal Python error: SIGSEGV"))
+    cert = make("networking/ssl-certificate-unknown-authority/any",
+                "SSL certificate problem: unable to get local issuer certificate",
+                r"unable to get local issuer certificate", "networking")  # fmt: skip
+    found = index_of(cert).search("x509 unknown authority")
+    assert found and found[0][0] == cert.id
+
+
+def test_an_exception_only_python_raises_marks_a_python_paste() -> None:
+    line = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file"
+    assert extract(line).errors[0].kind == "python"
+    assert extract("TypeError: Cannot read properties of undefined").errors[0].kind != "python"
+
+
 def test_chained_traceback_marks_the_root_error() -> None:
     paste = (
         'Traceback (most recent call last):\n  File "conn.py", line 9, in connect\n'
