@@ -92,23 +92,26 @@ def answer_record(
     band: str | None = None,
     score: float | None = None,
 ) -> AnswerRecord:
-    signature, used = record.text("signature", locale)
-    root_cause, _ = record.text("root_cause", locale)
-    actions, _ = record.text("workarounds", locale)
-    dead_texts, _ = record.text("dead_ends", locale)
+    """One record as an answer, every text in ``locale`` where the record translates it."""
+    local = record.localized(locale)
     workarounds = []
     for rank, pos in enumerate(ranked_workarounds(record), start=1):
-        w = record.workarounds[pos]
+        w = local.workarounds[pos]
         fixed, failed = counts.get((record.id, pos), (0, 0))
-        workarounds.append(Workaround(position=pos, rank=rank, action=actions[pos], success_rate=w.success_rate,
-                                      how=w.how, condition=w.condition, fixed=fixed, failed=failed))  # fmt: skip
+        workarounds.append(Workaround(position=pos, rank=rank, action=str(w.action), success_rate=w.item.success_rate,
+                                      how=str(w.how), condition=str(w.condition), fixed=fixed, failed=failed))  # fmt: skip
+    versions = []
+    for v in local.versions:
+        data = v.item.model_dump()
+        if data.get("behavior_change"):
+            data["behavior_change"] = str(v.behavior_change)
+        versions.append(Version.model_validate(data))
     return AnswerRecord(
-        id=record.id, locale=used, domain=record.domain, signature=signature, root_cause=root_cause,
-        band=band, score=score, workarounds=workarounds,
-        dead_ends=[DeadEnd(action=text, why_fails=d.why_fails, fail_rate=d.fail_rate)
-                   for text, d in zip(dead_texts, record.dead_ends, strict=False)],
-        versions=[Version.model_validate(v.model_dump()) for v in record.versions],
-        last_confirmed=record.last_confirmed, official_doc_url=record.official_doc_url,
+        id=record.id, locale=local.signature.locale, domain=record.domain, signature=str(local.signature),
+        root_cause=str(local.root_cause), band=band, score=score, workarounds=workarounds,
+        dead_ends=[DeadEnd(action=str(d.text), why_fails=str(d.why_fails), fail_rate=d.item.fail_rate)
+                   for d in local.dead_ends],
+        versions=versions, last_confirmed=record.last_confirmed, official_doc_url=record.official_doc_url,
     )  # fmt: skip
 
 

@@ -23,19 +23,21 @@ from zoneinfo import ZoneInfo
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy.orm import Session
 
-from bot.digest.schedule import latest_fire, make_trigger, period_key
+from bot.digest.schedule import latest_fire, make_trigger, next_fire, period_key
 from bot.digest.select import StaleItem, StalePolicy, importance_of, select_stale
 from bot.errors import ErrkbError, SlackUnavailable
 from bot.i18n import negotiate_locale
 from bot.render.digest import render_digest
 from bot.settings import Settings
-from bot.store import digest_repo, slack_repo
+from bot.store import corrections_repo, digest_repo, slack_repo
 from bot.store.db import Store
 from graph.build import KnowledgeGraph
 
 log = logging.getLogger(__name__)
 
 USAGE_WINDOW = timedelta(days=30)
+#: A digest due this long before errkb started still counts as on time.
+GRACE = timedelta(hours=1)
 
 
 def local_today(settings: Settings, now: datetime) -> date:
@@ -124,16 +126,35 @@ class DigestSender:
         )
         self.trigger = make_trigger(settings.digest_cron, settings.timezone)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.started = clock()
         self._lock = threading.Lock()
 
     def run_due(self) -> list[str]:
-        """Send the digest of the latest due period to every audience still owed it."""
+        """Send the digest of the latest due period to every audience still owed it.
+
+        A period that began more than :data:`GRACE` before this process started is
+        a *missed* digest: it is sent only when it is recent (errkb posted this
+        audience a digest for an earlier period, and the missed one is within one
+        period of now), never on a first start for a period long past: that
+        audience waits for the next one.
+        """
         now = self.clock()
         fire = latest_fire(self.trigger, now)
         if fire is None:
             return []
         with self._lock:
-            return [a.key for a in audiences(self.settings) if self.send(a, period_key(fire), now)]
+            on_time = fire >= self.started - GRACE
+            owed = [a for a in audiences(self.settings) if on_time or self._missed(a, fire, now)]
+            return [a.key for a in owed if self.send(a, period_key(fire), now)]
+
+    def _missed(self, audience: Audience, fire: datetime, now: datetime) -> bool:
+        following = next_fire(self.trigger, fire)
+        recent = following is None or now - fire <= following - fire
+        if not recent:
+            return False
+        with self.store.read() as session:
+            earlier = [r for r in digest_repo.runs(session) if r.audience == audience.key and r.period < period_key(fire)]
+        return bool(earlier)
 
     def send(self, audience: Audience, period: str, now: datetime) -> bool:
         """Claim, build, post and mark done; False when another replica has it or Slack failed."""
@@ -181,9 +202,14 @@ class DigestSender:
                 now=now,
                 domains=audience.domains,
             )
-            unknown = [(u.count, u.template) for u in slack_repo.unknown_errors(session, limit=5)]
+            unknown = [(u.count, u.example) for u in slack_repo.unknown_errors(session, limit=5)]
+            # what people corrected since the last digest's period: for the maintainers' channel
+            since = now - USAGE_WINDOW
+            wrong = corrections_repo.wrong_counts(session, since=since) if audience.user is None else []
+            taught = corrections_repo.recent(session, since=since) if audience.user is None else []
         msg = render_digest(locale, items, shown=self.settings.digest_size, unknown=unknown,
-                            today=local_today(self.settings, now), owner_domains=audience.domains)  # fmt: skip
+                            today=local_today(self.settings, now), owner_domains=audience.domains,
+                            wrong=wrong, taught=taught)  # fmt: skip
         sent = self.gateway.post_message(
             channel=audience.channel, text=msg["text"], blocks=msg["blocks"]
         )

@@ -39,6 +39,8 @@ class Candidate:
     last_confirmed: date | None
     deprecated: bool = False
     snoozed_until: date | None = None
+    #: the signature in other locales (``zh`` → its ``signature_zh``)
+    signatures: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,17 @@ class StaleItem:
     importance: Importance
     score: float
     reasons: tuple[Reason, ...]
+    signatures: Mapping[str, str] = field(default_factory=dict)
+
+    def title(self, locale: str) -> str:
+        """The signature in ``locale`` (its own where untranslated), as one telling line:
+        a first line that only names the exception type runs on into the next."""
+        text = self.signatures.get(locale.split("_")[0].lower()) or self.signature
+        lines = [line.strip() for line in text.strip().splitlines() if line.strip()] or [""]
+        title = lines[0]
+        if len(lines) > 1 and (title.endswith(":") or len(title) < 24):
+            title = f"{title} {lines[1]}"
+        return title
 
 
 def is_stale(candidate: Candidate, policy: StalePolicy, today: date) -> bool:
@@ -138,6 +151,7 @@ def select_stale(
                 importance=weight,
                 score=round(score, 6),
                 reasons=_reasons(candidate, weight, overdue),
+                signatures=candidate.signatures,
             )
         )
     items.sort(key=lambda item: (-item.score, -item.days_overdue, item.record_id))

@@ -89,15 +89,15 @@ def _facts(loc: str, record: Record, pos: int, counts: Counts) -> str:
 def _controls(view: Reply, shown: Shown, record: Record, best: int | None, errors: int) -> Block:
     loc, reply = view.locale, view.reply_id
     assert reply is not None
-    signature = str(record.localized(loc).signature)
+    error = f"“{cut(str(record.localized(loc).signature), 40)}”"  # an error line, quoted
     elements = []
     if best is not None and view.votes:
         vote = VoteState(reply=reply, record=record.id, pos=best).dump()
         elements += [
             button(t(loc, "button.fixed"), ActionId.VOTE_FIXED, value=vote, style="primary",
-                   label=t(loc, "label.fixed", error=cut(signature, 40))),
+                   label=t(loc, "label.fixed", error=error)),
             button(t(loc, "button.failed"), ActionId.VOTE_FAILED, value=vote,
-                   label=t(loc, "label.failed", error=cut(signature, 40))),
+                   label=t(loc, "label.failed", error=error)),
         ]  # fmt: skip
     elements.append(button(t(loc, "button.not_this"), ActionId.NOT_THIS,
                            value=CorrectState(reply=reply, page=shown.page).dump(),

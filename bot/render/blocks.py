@@ -63,20 +63,23 @@ class Reply:
 # -- small pieces -----------------------------------------------------------------
 
 
+def ago(locale: str, when: date, today: date) -> str:
+    """ "today", "3 days ago", "14 months ago" in ``locale``."""
+    days = max(0, (today - when).days)
+    if days == 0:
+        return t(locale, "fresh.today")
+    if days < 31:
+        return t(locale, "fresh.days", n=days)
+    if days < 730:
+        return t(locale, "fresh.months", n=max(1, days // 30))
+    return t(locale, "fresh.years", n=days // 365)
+
+
 def freshness(locale: str, last_confirmed: date | None, today: date) -> str:
     """ "last confirmed 14 months ago" in ``locale``; ``today`` comes from the caller's clock."""
     if last_confirmed is None:
         return t(locale, "fresh.never")
-    days = max(0, (today - last_confirmed).days)
-    if days == 0:
-        when = t(locale, "fresh.today")
-    elif days < 31:
-        when = t(locale, "fresh.days", n=days)
-    elif days < 730:
-        when = t(locale, "fresh.months", n=max(1, days // 30))
-    else:
-        when = t(locale, "fresh.years", n=days // 365)
-    return t(locale, "fresh.label", when=when)
+    return t(locale, "fresh.label", when=ago(locale, last_confirmed, today))
 
 
 def _share_tail(reply: Reply) -> list[Block]:
@@ -152,7 +155,8 @@ def _dead_end_blocks(local: LocalRecord, loc: str) -> list[Block]:
 
 def _graph_blocks(record_id: str, graph: GraphSections, loc: str, variants: Sequence[str]) -> list[Block]:
     def item(rid: str, label: str, why: Sequence[str] = ()) -> str:
-        text = f"{code(rid)} {esc(cut(label, 100))}".rstrip()
+        # the label is the record's error line (signature): quoted, as an error is
+        text = f"{code(rid)} “{esc(cut(label, 100))}”" if label and label != rid else code(rid)
         return text + (f" — _{esc(cut(why[0], 160))}_" if why else "")
 
     lines = []
@@ -201,7 +205,8 @@ def record_blocks(record: Record, reply: Reply, graph: GraphSections, counts: Co
     loc = reply.locale
     local = record.localized(loc)
     blocks = [
-        section(f"*{esc(cut(str(local.signature), 1_500))}*\n{t(loc, 'answer.record', id=code(record.id))}"),
+        preformatted(cut(str(local.signature), 1_500)),  # the error itself, as it reads in a log
+        context(t(loc, "answer.record", id=code(record.id))),
     ]
     if str(local.root_cause).strip():
         blocks.append(section(f"{t(loc, 'answer.root_cause')}\n{esc(str(local.root_cause))}"))
@@ -258,5 +263,5 @@ def ephemeral(payload: Message) -> Message:
     return {**payload, "response_type": "ephemeral", "replace_original": False}
 
 
-__all__ = ["Counts", "Reply", "ephemeral", "freshness", "record_blocks", "record_details",
+__all__ = ["Counts", "Reply", "ago", "ephemeral", "freshness", "record_blocks", "record_details",
            "render_candidates", "render_nothing"]  # fmt: skip

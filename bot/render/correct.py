@@ -27,7 +27,7 @@ def render_correct_modal(locale: str, state: CorrectionModalState, wrong: Record
                          alternatives: Sequence[Record]) -> dict[str, Any]:  # fmt: skip
     """The modal asking which known error it is (or none)."""
     options = [
-        {"text": plain(f"{r.id} — {r.localized(locale).signature}", OPTION_TEXT), "value": r.id}
+        {"text": plain(f"{r.id} — “{cut(str(r.localized(locale).signature), 40)}”", OPTION_TEXT), "value": r.id}
         for r in alternatives[: OPTIONS - 1]
     ]
     options.append({"text": plain(t(locale, "correct.none"), OPTION_TEXT), "value": NONE})

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 from bot.digest.select import StaleItem, explain
 from bot.i18n import t
@@ -35,12 +35,13 @@ from bot.render.kit import (
     section,
 )  # fmt: skip
 from bot.render.modal import modal_view
-from bot.render.state import DeprecateState, DigestItemState
+from bot.render.state import CorrectionState, DeprecateState, DigestItemState
 
 SIGNATURE_CHARS = 200
 UNKNOWN_SHOWN = 5
-#: Blocks a digest keeps for its header, summary and unknown errors.
-_FRAME_BLOCKS = 8
+CORRECTIONS_SHOWN = 5
+#: Blocks a digest keeps for its header, summary, unknown errors and corrections.
+_FRAME_BLOCKS = 16
 
 
 def item_block_id(record_id: str) -> str:
@@ -57,7 +58,7 @@ def _domains(counts: Mapping[str, int]) -> str:
 def _item_blocks(locale: str, rank: int, item: StaleItem, today: date) -> list[Block]:
     state = DigestItemState(record=item.record_id, domain=item.domain).dump()
     text = t(
-        locale, "digest.item", rank=rank, signature=esc(cut(item.signature.splitlines()[0], SIGNATURE_CHARS)),
+        locale, "digest.item", rank=rank, signature=esc(cut(item.title(locale), SIGNATURE_CHARS)),
         id=code(item.record_id), fresh=freshness(locale, item.last_confirmed, today),
     )  # fmt: skip
     buttons = [
@@ -83,6 +84,38 @@ def _item_blocks(locale: str, rank: int, item: StaleItem, today: date) -> list[B
     ]
 
 
+class Taught(Protocol):
+    """A learned choice as the digest shows it (``bot.store.corrections_repo.Correction``)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def template(self) -> str: ...
+    @property
+    def record_id(self) -> str | None: ...
+    @property
+    def user_id(self) -> str: ...
+
+
+def correction_blocks(locale: str, wrong: Sequence[tuple[str, int]], taught: Sequence[Taught]) -> list[Block]:
+    """What people corrected lately: records said to be wrong, and the choices they taught
+    errkb, each with "Undo" for maintainers."""
+    blocks: list[Block] = []
+    if wrong:
+        lines = [t(locale, "digest.corrections.wrong_item", id=code(rid), count=n) for rid, n in wrong[:CORRECTIONS_SHOWN]]
+        blocks.append(section(t(locale, "digest.corrections.wrong") + "\n" + "\n".join(lines)))
+    if taught:
+        blocks.append(section(t(locale, "digest.corrections.taught")))
+        for item in taught[:CORRECTIONS_SHOWN]:
+            choice = code(item.record_id) if item.record_id else t(locale, "digest.corrections.none_choice")
+            text = t(locale, "digest.corrections.taught_item", template=code(cut(item.template, 200)),
+                     choice=choice, user=mention(item.user_id))  # fmt: skip
+            undo = button(t(locale, "button.undo"), ActionId.UNDO_CORRECTION,
+                          value=CorrectionState(correction=item.id).dump())  # fmt: skip
+            blocks.append(section(text, accessory=undo))
+    return blocks
+
+
 def render_digest(
     locale: str,
     items: Sequence[StaleItem],
@@ -91,11 +124,15 @@ def render_digest(
     unknown: Sequence[tuple[int, str]],
     today: date,
     owner_domains: Sequence[str] | None = None,
+    wrong: Sequence[tuple[str, int]] = (),
+    taught: Sequence[Taught] = (),
 ) -> Message:
     """The digest of all stale ``items``: counts, the first ``shown`` with buttons, then
-    frequent unknown errors."""
+    frequent unknown errors and what people corrected."""
+    corrected = correction_blocks(locale, wrong, taught)
     if not items:
-        return message(t(locale, "digest.none"), [section(t(locale, "digest.none"))])
+        none = [section(t(locale, "digest.none"))]
+        return message(t(locale, "digest.none"), [*none, *([divider(), *corrected] if corrected else [])])
     listed = items[: min(shown, (50 - _FRAME_BLOCKS) // 3)]
     title = t(locale, "digest.title", count=len(items))
     blocks: list[Block] = [header(cut(title, HEADER_TEXT))]
@@ -117,6 +154,8 @@ def render_digest(
             for count, template in unknown[:UNKNOWN_SHOWN]
         ]
         blocks += [divider(), section(t(locale, "digest.unknown.title") + "\n" + "\n".join(lines))]
+    if corrected:
+        blocks += [divider(), *corrected]
     return message(title, blocks)
 
 

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from bot.i18n import t
 from bot.records import Record
-from bot.render.blocks import Reply, _share_tail, record_blocks
+from bot.render.blocks import Reply, _share_tail, ago, record_blocks
 from bot.render.escape import escape_params, mention
 from bot.render.ids import COMMAND, ActionId
 from bot.render.kit import Message, button, code, context, cut, esc, link, message, section
@@ -23,7 +23,7 @@ class UnknownItem(Protocol):
     @property
     def id(self) -> int: ...
     @property
-    def template(self) -> str: ...
+    def example(self) -> str: ...
     @property
     def count(self) -> int: ...
     @property
@@ -47,12 +47,8 @@ def render_note(locale: str, key: str, *, user: str, **params: object) -> Messag
 def render_record(record: Record, reply: Reply, graph: GraphSections) -> Message:
     """``/errkb show ID``: the record as an answer shows it, without vote buttons."""
     blocks = record_blocks(record, Reply(**{**reply.__dict__, "votes": False}), graph, {})
-    fallback = t(
-        reply.locale,
-        "answer.fallback",
-        signature=esc(str(record.text("signature", reply.locale)[0])),
-        id=esc(record.id),
-    )
+    first = str(record.localized(reply.locale).signature).strip().splitlines()[0]
+    fallback = t(reply.locale, "answer.fallback", signature=f"“{esc(cut(first, 150))}”", id=esc(record.id))
     return message(
         fallback, blocks, tail=_share_tail(reply), overflow=t(reply.locale, "answer.overflow")
     )
@@ -95,15 +91,9 @@ def render_unknown(locale: str, unknown: Sequence[UnknownItem], now: datetime) -
         return render_text(locale, "unknown.none")
     blocks = [section(t(locale, "unknown.title"))]
     for item in unknown[:SHOWN_UNKNOWN]:
-        days = max(0, (now - item.last_seen).days)
         examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
-        text = t(
-            locale,
-            "unknown.item",
-            count=item.count,
-            template=code(cut(item.template, 900)),
-            days=days,
-        )
+        text = t(locale, "unknown.item", count=item.count, example=code(cut(item.example, 900)),
+                 when=ago(locale, item.last_seen.date(), now.date()))  # fmt: skip
         if examples:
             text += "\n" + t(locale, "unknown.examples", links=examples)
         add = AddState(unknown=item.id, locale=locale).dump()

@@ -26,7 +26,7 @@ from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import CommandJob
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
-from bot.store import slack_repo
+from bot.store import digest_repo, slack_repo
 from bot.store.db import Store
 
 
@@ -126,12 +126,16 @@ def run_graph(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: S
 
     png = render_png(neighbourhood(kg, record_id, locale=locale))
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", record_id)[:80]
-    sent = slack.upload_png(channel=cmd.channel, content=png, filename=f"errkb-{name}.png",
+    # privately, like every /errkb reply: the picture goes to the person's direct messages
+    opened = slack.call("conversations.open", users=cmd.user)
+    direct = str(((opened.data or {}).get("channel") or {}).get("id") or "") if opened.ok else ""
+    sent = slack.upload_png(channel=direct, content=png, filename=f"errkb-{name}.png",
                             title=t(locale, "graph.title", id=record_id),
-                            comment=t(locale, "graph.comment", id=record_id))  # fmt: skip
-    if not sent.ok:
-        respond(slack, cmd, panels.render_text(locale, "share.not_in_channel"))
+                            comment=t(locale, "graph.comment", id=record_id)) if direct else None  # fmt: skip
+    if sent is None or not sent.ok:
+        respond(slack, cmd, panels.render_text(locale, "graph.no_dm"))
         return
+    respond(slack, cmd, panels.render_text(locale, "graph.sent", id=record_id))
     metrics.answer("graph")
 
 
@@ -141,9 +145,14 @@ def run_stale(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: S
     locale = locale_of(store, slack, settings, cmd)
     domain = _first_word(cmd.arg) or None
     now = clock.now()
-    with store.transaction() as session:
-        items = collect(session, settings=settings, graph=graph.current(), now=now,
-                        domains=[domain] if domain else None)  # fmt: skip
+    with store.read() as session:
+        known = digest_repo.domains(session)
+        items = [] if domain and domain not in known else collect(
+            session, settings=settings, graph=graph.current(), now=now, domains=[domain] if domain else None)  # fmt: skip
+    if domain and domain not in known:
+        respond(slack, cmd, panels.render_text(locale, "stale.unknown_domain", domain=domain,
+                                               domains=", ".join(sorted(known))))  # fmt: skip
+        return
     respond(slack, cmd, render_digest(locale, items, shown=settings.digest_size, unknown=[],
                                       today=local_today(settings, now)))  # fmt: skip
 

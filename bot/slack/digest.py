@@ -13,12 +13,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from bot.digest.jobs import collect, local_today
 from bot.errors import RecordNotFound
 from bot.i18n import negotiate_locale, t
 from bot.render import panels
-from bot.render.digest import item_note, mark_item, render_deprecate_modal
+from bot.render.digest import item_note, mark_item, render_deprecate_modal, render_digest
 from bot.render.ids import BlockId, InputId
-from bot.render.kit import Block
+from bot.render.kit import Block, context
 from bot.render.state import DeprecateState, DigestItemState
 from bot.settings import Settings
 from bot.slack.clock import Clock
@@ -90,7 +91,15 @@ def act(click: ActionJob, state: DigestItemState, action: str, *, store: Store, 
         private(slack, click, panels.render_text(locale, "digest.refuse"))
         metrics.decline("not_maintainer")
         return
-    update_digest(slack, click.message, click.blocks, state.record, note)
+    if click.message is None and click.response_url:  # /errkb stale, a private list: show it again
+        with store.read() as session:
+            items = collect(session, settings=settings, graph=None, now=now)
+        listing = render_digest(locale, items, shown=settings.digest_size, unknown=[],
+                                today=local_today(settings, now))  # fmt: skip
+        slack.respond(click.response_url, {**listing, "blocks": [context(note), *listing["blocks"]],
+                                           "replace_original": True})  # fmt: skip
+    else:
+        update_digest(slack, click.message, click.blocks, state.record, note)
     metrics.answer(f"digest_{action}")
 
 

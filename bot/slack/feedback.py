@@ -13,8 +13,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.i18n import t
+from bot.i18n.problems import localized_problems
 from bot.knowledge import GraphSource, IndexSource
-from bot.records import Record, validation_problems
+from bot.records import Record, record_problems
 from bot.render import blocks, panels
 from bot.render.ids import BlockId
 from bot.render.modal import form_values, modal_errors, prefill, record_from_form, render_add_modal
@@ -118,7 +119,7 @@ def submit_record(state: AddState, user: str, state_values: dict[str, Any], *, s
     try:
         record = Record.model_validate(data)
     except ValidationError as exc:
-        return modal_errors(validation_problems(exc))
+        return modal_errors(localized_problems(record_problems(exc), state.locale))
     with store.transaction() as session:
         if slack_repo.record_exists(session, record_id=record.id):
             return {BlockId.RECORD_ID: t(state.locale, "modal.exists")}

@@ -22,7 +22,14 @@ from bot.digest.select import Candidate
 from bot.errors import RecordNotFound
 from bot.store import changes, dialect, repository
 from bot.store.loading import chunks
-from bot.store.models import DigestRunRow, MatchEventRow, RecordRow, RecordStateRow, table_of
+from bot.store.models import (
+    DigestRunRow,
+    MatchEventRow,
+    RecordRow,
+    RecordStateRow,
+    TranslationRow,
+    table_of,
+)
 
 
 def load_candidates(session: Session) -> list[Candidate]:
@@ -35,6 +42,13 @@ def load_candidates(session: Session) -> list[Candidate]:
         .outerjoin(RecordStateRow, RecordStateRow.record_id == RecordRow.id)
         .order_by(RecordRow.id)
     )  # fmt: skip
+    translated: dict[str, dict[str, str]] = {}
+    for rid, locale, value in session.execute(
+        select(TranslationRow.record_id, TranslationRow.locale, TranslationRow.value)
+        .where(TranslationRow.field == "signature")
+    ):  # fmt: skip
+        if isinstance(value, str):
+            translated.setdefault(rid, {})[locale] = value
     return [
         Candidate(
             record_id=rid,
@@ -44,6 +58,7 @@ def load_candidates(session: Session) -> list[Candidate]:
             last_confirmed=confirmed,
             deprecated=deprecated is not None,
             snoozed_until=snoozed,
+            signatures=translated.get(rid, {}),
         )
         for rid, domain, tier, signature, confirmed, deprecated, snoozed in session.execute(stmt)
     ]
@@ -275,3 +290,8 @@ def deprecated_ids(session: Session) -> set[str]:
 def record_domain(session: Session, *, record_id: str) -> str | None:
     """The domain a record has as stored (what rights are checked against); None if no such record."""
     return session.scalar(select(RecordRow.domain).where(RecordRow.id == record_id))
+
+
+def domains(session: Session) -> set[str]:
+    """Every domain the knowledge base has records of."""
+    return set(session.scalars(select(RecordRow.domain).distinct()))

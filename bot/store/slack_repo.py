@@ -248,6 +248,12 @@ class UnknownError:
     last_seen: datetime
     permalinks: tuple[str, ...]
 
+    @property
+    def example(self) -> str:
+        """A readable example: the first line of a pasted sample (the template masks its values)."""
+        lines = [line for line in self.sample.strip().splitlines() if line.strip()]
+        return lines[0] if lines else self.template
+
 
 def _unknown(row: UnknownErrorRow) -> UnknownError:
     return UnknownError(row.id, row.template, row.sample, row.count, _aware(row.first_seen),

@@ -220,6 +220,8 @@ class FakeSlack:
             if not params.get("include_all_metadata") or params.get("include_all_metadata") in ("0", "false"):
                 messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
             return 200, {"ok": True, "messages": messages, "has_more": False}, {}
+        if method == "conversations.open":
+            return 200, {"ok": True, "channel": {"id": "D" + str(params.get("users", "")).lstrip("U")}}, {}
         if method == "conversations.info":
             return 200, {"ok": True, "channel": {"id": channel, "name": "errors", "is_member": True}}, {}
         if method == "files.getUploadURLExternal":

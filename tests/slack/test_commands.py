@@ -44,12 +44,19 @@ def test_show_unknown_id_is_a_translated_error(bot: Bot) -> None:
     assert "没有 ID 为" in call.params["text"]
 
 
-def test_graph_uploads_the_neighbourhood_png(bot: Bot) -> None:
+def test_graph_sends_the_neighbourhood_png_privately(bot: Bot) -> None:
     bot.send.command("graph errkbtest/frobnicator-overheat")
     complete = bot.fake.wait_for("files.completeUploadExternal", timeout=20)
-    assert len(complete) == 1 and complete[0].params["channel_id"] == CHANNEL
+    assert len(complete) == 1 and complete[0].params["channel_id"] == "DENGLISH", "to the person, not the channel"
     upload = bot.fake.of("upload")[0]
     assert upload.params["head"].startswith(b"\x89PNG") and upload.params["bytes"] > 1000
+    [told] = bot.fake.wait_for("response_url")
+    assert told.params["response_type"] == "ephemeral" and "direct message" in told.params["text"]
+
+
+def test_stale_for_an_unknown_domain_names_the_real_ones(bot: Bot) -> None:
+    call = _respond(bot, "stale nosuchdomain")
+    assert "no domain “nosuchdomain”" in call.params["text"] and "python" in call.params["text"]
 
 
 def test_stale_lists_records_past_the_threshold(bot: Bot) -> None:
@@ -60,8 +67,9 @@ def test_stale_lists_records_past_the_threshold(bot: Bot) -> None:
 
 
 def test_stale_by_domain(bot: Bot) -> None:
-    call = _respond(bot, "stale no-such-domain")
-    assert "Nothing is stale" in call.params["text"]
+    call = _respond(bot, "stale llm")
+    text = json.dumps(call.params["blocks"])
+    assert "errkbtest/" not in text and "llm/" in text
 
 
 def test_unknown_lists_the_most_common_unknown_errors(bot: Bot) -> None:

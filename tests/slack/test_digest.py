@@ -75,12 +75,41 @@ def test_the_scheduled_digest_is_posted_once_per_period(bot: Bot, sender: tuple[
 
 def test_a_digest_missed_while_down_is_sent_once_when_back(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
     digest, clock = sender
-    clock.value = datetime(2025, 8, 7, 15, 0, tzinfo=UTC)  # Thursday: Monday's digest never went out
-    assert f"channel:{DIGEST}" in digest.run_due()
-    assert digest.run_due() == []
+    assert f"channel:{DIGEST}" in digest.run_due()  # Monday 4 August, as scheduled
+    clock.value = datetime(2025, 8, 14, 15, 0, tzinfo=UTC)  # down over Monday 11th: back on Thursday
+    restarted = DigestSender(settings=digest.settings, store=digest.store, gateway=digest.gateway,
+                             graph=digest.graph, clock=clock)  # fmt: skip
+    assert f"channel:{DIGEST}" in restarted.run_due()
+    assert digest.run_due() == [] and restarted.run_due() == []
     with bot.store.transaction() as session:
-        [run] = [r for r in digest_repo.runs(session) if r.audience == f"channel:{DIGEST}"]
-    assert run.period == "2025-08-04T09:00:00Z" and run.status == "done"
+        runs = [r for r in digest_repo.runs(session) if r.audience == f"channel:{DIGEST}"]
+    assert [(r.period, r.status) for r in runs] == [("2025-08-04T09:00:00Z", "done"), ("2025-08-11T09:00:00Z", "done")]
+
+
+def test_a_first_start_sends_no_digest_for_a_period_long_past(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+    digest, clock = sender
+    clock.value = datetime(2025, 8, 7, 15, 0, tzinfo=UTC)  # first start on a Thursday
+    fresh = DigestSender(settings=digest.settings, store=digest.store, gateway=digest.gateway,
+                         graph=digest.graph, clock=clock)  # fmt: skip
+    assert fresh.run_due() == [] and _posts(bot, DIGEST) == []
+    clock.value = datetime(2025, 8, 11, 9, 0, 30, tzinfo=UTC)  # the next Monday: due
+    assert f"channel:{DIGEST}" in fresh.run_due()
+
+
+def test_the_digest_shows_what_people_corrected_with_undo(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+    from bot.store import corrections_repo
+
+    digest, clock = sender
+    with bot.store.transaction() as session:
+        corrections_repo.teach(session, template="FrobnicatorOverheatError: <n>", sample="FrobnicatorOverheatError: 5",
+                               record_id="errkbtest/frobnicator-underheat", wrong_id="errkbtest/frobnicator-overheat",
+                               user_id=EN_USER, channel=CHANNEL, at=clock.value)  # fmt: skip
+    digest.run_due()
+    [post] = _posts(bot, DIGEST)
+    text = json.dumps(post.params["blocks"], ensure_ascii=False)
+    assert "Records people said were wrong" in text and "errkbtest/frobnicator-overheat" in text
+    assert "Pastes people taught errkb" in text and ActionId.UNDO_CORRECTION in text
+    assert_valid_message(post.params)
 
 
 def test_a_failed_post_is_retried_and_only_then_marked_done(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:

@@ -78,9 +78,17 @@ def assert_no_markup_from_people(payload: Any) -> None:
 
 
 @dataclass(frozen=True)
-class Unknown:
+class Taught:
     id: int
     template: str
+    record_id: str | None
+    user_id: str
+
+
+@dataclass(frozen=True)
+class Unknown:
+    id: int
+    example: str
     count: int
     last_seen: datetime
     permalinks: tuple[str, ...]
@@ -119,8 +127,10 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
     reply = blocks.Reply(locale=locale, today=TODAY, reply_id=9, ephemeral=True, cut_at=100_000,
                          add=AddState(unknown=1, locale=locale))  # fmt: skip
     item = stale_item(words)
+    taught = Taught(1, words[3], words[4], words[0])
     digest_message = digest.render_digest(locale, [item], shown=5, unknown=[(3, words[2])], today=TODAY,
-                                          owner_domains=[words[0], words[-1]])  # fmt: skip
+                                          owner_domains=[words[0], words[-1]], wrong=[(words[1], 2)],
+                                          taught=[taught])  # fmt: skip
     note = digest.item_note(locale, "digest.done.deprecated", user=ACTOR, reason=words[3])
     unknown = Unknown(1, words[4], 3, datetime(2025, 7, 1, tzinfo=UTC), (PERMALINK,))
     values = {block: words[i % len(words)] for i, (block, *_rest) in enumerate(modal.FIELDS)}
