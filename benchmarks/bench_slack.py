@@ -1,191 +1,364 @@
-"""Load benchmark of the Slack bot on loopback: pasted tracebacks at a steady rate.
+"""The load benchmark of the Slack bot: a real server, the deadends corpus, a realistic mix of pastes.
 
-Starts the loopback Slack Web API stand-in (``tests/slack/fake_slack.py``) in
-this process and one ``errkb serve --http`` process against a fresh SQLite
-file or PostgreSQL database, sends signed ``event_callback`` pastes at
-``--rate`` per second for ``--seconds`` (every tenth delivered twice, as
-Slack's retry), then prints ack p50/p99 and paste-to-answer p50/p99 and checks
-that every paste was answered exactly once.
+Creates a fresh database (a SQLite file, or a new database on the PostgreSQL
+server of ``--database``) with the real ``errkb init`` and ``errkb import`` of
+the deadends corpus (``../shared/corpora/deadends/deadends-canons.jsonl.gz``
+beside the checkout; without it this says so and stops), starts the real
+``errkb serve --http`` against the loopback Slack stand-in
+(``tests/slack/fake_slack.py``), and for ``--seconds`` sends signed pastes at
+``--rate`` per second: tracebacks and log excerpts of known errors, errors
+nobody recorded, and chit-chat, each distinct (every tenth delivered twice,
+as Slack's retry). Meanwhile ``errkb import`` writes one record ``--imports``
+times. Then it clicks "This fixed it", "Still valid" and "Snooze" a few times
+each and reads from ``/metrics`` how many index or graph rebuilds that caused.
+
+Prints each figure beside its target, the server's CPU seconds per paste (the
+figure to compare on a loaded machine) and the machine's load; exits 1 when a
+target is missed.
 
     python benchmarks/bench_slack.py --seconds 60
     python benchmarks/bench_slack.py --seconds 60 --database postgresql://postgres@127.0.0.1:5432/test
+    python benchmarks/bench_slack.py --server-root ../other-checkout   # measure another errkb serve
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
-import socket
-import subprocess
+import random
+import re
 import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
-import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
-
-from bot.ingest import load_records
-from bot.store import repository
-from bot.store.db import open_store
+from benchmarks.harness import (
+    cpu_seconds,
+    errkb,
+    fresh_database,
+    machine_load,
+    metric_sum,
+    require_corpus,
+    served,
+)
+from bot.match.eval import percentile
+from bot.render.ids import ActionId, BlockId
+from bot.render.state import DigestItemState
 from tests.slack.conftest import sign
 from tests.slack.fake_slack import FakeSlack
 
 SECRET, TOKEN = "bench-secret", "xoxb-bench-token"
-SERVE = "import sys; from bot.cli import main; main(sys.argv[1:])"
-PASTE = """Traceback (most recent call last):
-  File "/srv/app/worker{n}.py", line {line}, in run
-    frob.start()
-  File "/usr/lib/python3.11/site-packages/frobnicate/core.py", line 12, in start
-    raise FrobnicatorOverheatError(temp)
-frobnicate.errors.FrobnicatorOverheatError: frobnicator core temperature {temp} exceeded limit 300"""
+USER, MAINTAINER, CHANNEL = "UBENCH", "UMAINT", "CBENCH"
+CLICKS = 5  # of each kind: vote, confirm, snooze
+LOCKED = re.compile(r"database is locked", re.IGNORECASE)
+MIX = (("traceback", 0.40), ("log", 0.25), ("unknown", 0.15), ("chat", 0.20))
+REBUILDS = "errkb_knowledge_rebuilds_total"
+
+# -- pastes ------------------------------------------------------------------------
+
+FRAMES = ("app/worker.py", "app/jobs/train.py", "lib/pipeline/runner.py", "service/handlers.py")
+CHAT = (
+    "anyone around to review my PR for the tokenizer cache?",
+    "the standup moved to 10:30 today",
+    "does someone know who owns the staging cluster?",
+    "thanks, that fixed it! deploying now",
+    "lunch at noon? the new place on the corner",
+    "I'll be out Friday, ping me on the thread if it breaks",
+    "what's the command to rotate the API keys again?",
+)
+UNKNOWN = ("Widget", "Flux", "Quota", "Shard", "Ledger", "Beacon", "Spindle", "Turbine")
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
+def _traceback(rng: random.Random, signature: str) -> str:
+    frames = "".join(
+        f'  File "/srv/{rng.choice(FRAMES)}", line {rng.randint(10, 900)}, in step_{rng.randint(1, 99)}\n'
+        f"    result = run_{rng.randint(1, 50)}(batch)\n"
+        for _ in range(rng.randint(2, 6))
+    )  # fmt: skip
+    return f"Traceback (most recent call last):\n{frames}{signature}"
 
 
-def prepare_database(url: str | None) -> tuple[str, callable]:  # type: ignore[valid-type]
-    if url is None:
-        folder = tempfile.mkdtemp(prefix="errkb-bench-")
-        return f"sqlite:///{folder}/bench.sqlite3", lambda: None
-    base = make_url(url).set(drivername="postgresql+psycopg")
-    name = f"errkb_bench_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-
-    def drop() -> None:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-    return base.set(database=name).render_as_string(hide_password=False), drop
+def _log(rng: random.Random, signature: str) -> str:
+    lines = [f"2026-12-01 10:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d},{rng.randint(0, 999):03d} "
+             f"INFO [worker-{rng.randint(1, 16)}] step {rng.randint(1, 10_000)} done in {rng.random():.3f}s"
+             for _ in range(rng.randint(2, 8))]  # fmt: skip
+    lines.insert(rng.randint(1, len(lines)), f"2026-12-01 10:31:07,{rng.randint(0, 999):03d} ERROR [main] {signature}")
+    return "\n".join(lines)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def make_paste(rng: random.Random, kind: str, signatures: list[str], n: int) -> str:
+    if kind == "traceback":
+        return _traceback(rng, rng.choice(signatures))
+    if kind == "log":
+        return _log(rng, rng.choice(signatures).splitlines()[0])
+    if kind == "unknown":
+        name = rng.choice(UNKNOWN)
+        return _traceback(rng, f"{name}{rng.choice(UNKNOWN)}Error: {name.lower()} {n} refused the handshake "
+                               f"after {rng.randint(2, 90)} retries")  # fmt: skip
+    return f"{rng.choice(CHAT)} ({n})" if rng.random() < 0.5 else rng.choice(CHAT)
 
 
-def post(url: str, body: bytes, retry: int | None = None) -> tuple[int, float]:
-    ts = int(time.time())
-    headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": str(ts),
-               "X-Slack-Signature": sign(body, ts, SECRET)}  # fmt: skip
-    if retry:
-        headers["X-Slack-Retry-Num"] = str(retry)
-    started = time.monotonic()
-    with urllib.request.urlopen(urllib.request.Request(url, body, headers), timeout=10) as response:
-        response.read()
-        return response.status, time.monotonic() - started
+def paste_mix(signatures: list[str], count: int, seed: int = 20261201) -> list[tuple[int, str, str]]:
+    """``count`` distinct pastes of the kinds of :data:`MIX`: (n, kind, text)."""
+    rng = random.Random(seed)
+    kinds = rng.choices([k for k, _ in MIX], weights=[w for _, w in MIX], k=count)
+    return [(n, kind, make_paste(rng, kind, signatures, n)) for n, kind in enumerate(kinds)]
 
 
-def run(seconds: float, rate: float, database: str | None) -> bool:
-    db_url, drop = prepare_database(database)
-    records = load_records(sorted((ROOT / "data").glob("*.json")) + [ROOT / "tests" / "slack" / "kb.json"])
-    store = open_store(db_url, migrate=True)
-    with store.transaction() as session:
-        repository.import_records(session, records=records, on_conflict="upsert", actor="bench", now=datetime.now(UTC))
-    store.dispose()
-    fake = FakeSlack(users={"UBENCH": {"locale": "en-US"}}).start()
-    port = free_port()
-    env = {**os.environ, "ERRKB_DATABASE_URL": db_url, "SLACK_API_URL": fake.api_url, "SLACK_BOT_TOKEN": TOKEN,
-           "SLACK_SIGNING_SECRET": SECRET, "ERRKB_LOG_LEVEL": "WARNING"}  # fmt: skip
-    server = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--http", "--host", "127.0.0.1", "--port",
-                               str(port)], env=env, cwd=ROOT)  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/healthz", timeout=2) as r:
-                    if json.loads(r.read())["ok"]:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("errkb serve did not become healthy")
-            time.sleep(0.1)
-        sent: dict[str, float] = {}
-        acks: list[float] = []
-        failures: list[str] = []
-        lock = threading.Lock()
+# -- Slack side ----------------------------------------------------------------------
 
-        def deliver(n: int) -> None:
-            ts = f"1800000000.{n:06d}"
-            event = {"type": "message", "channel": "CBENCH", "user": "UBENCH", "ts": ts, "client_msg_id": f"b{n}",
-                     "text": PASTE.format(n=n, line=n % 500 + 1, temp=400 + n % 97)}  # fmt: skip
-            body = json.dumps({"type": "event_callback", "event_id": f"EvB{n:08d}", "team_id": "T1",
-                               "event": event}).encode()  # fmt: skip
-            with lock:
-                sent[ts] = time.monotonic()
-            try:
-                status, seconds_taken = post(base + "/slack/events", body)
-                if n % 10 == 0:  # Slack's retry of the same delivery
-                    post(base + "/slack/events", body, retry=1)
-            except OSError as exc:
-                failures.append(f"{n}: {exc}")
-                return
-            with lock:
-                acks.append(seconds_taken)
-                if status != 200:
-                    failures.append(f"{n}: HTTP {status}")
 
-        total = int(seconds * rate)
-        start = time.monotonic()
-        with ThreadPoolExecutor(64) as pool:
-            for n in range(total):
-                delay = start + n / rate - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                pool.submit(deliver, n)
-        fake.wait_for("chat.postMessage", total, timeout=30)
-        time.sleep(1.0)  # let any duplicate answer surface before counting
-        answers: dict[str, list[float]] = {}
-        for call in fake.of("chat.postMessage"):
-            answers.setdefault(str(call.params.get("thread_ts")), []).append(call.at)
-        latencies = [min(at) - sent[ts] for ts, at in answers.items() if ts in sent]
-        missing = [ts for ts in sent if ts not in answers]
-        doubled = [ts for ts, at in answers.items() if len(at) > 1]
-        label = "PostgreSQL" if database else "SQLite"
-        print(f"{label}: {total} pastes in {seconds:g}s at {rate:g}/s (+{total // 10} retries), "
-              f"{len(records)} records")  # fmt: skip
-        print(f"  ack             p50 {percentile(acks, 0.5) * 1000:7.1f} ms   p99 {percentile(acks, 0.99) * 1000:7.1f} ms")
-        print(f"  paste-to-answer p50 {percentile(latencies, 0.5) * 1000:7.1f} ms   "
-              f"p99 {percentile(latencies, 0.99) * 1000:7.1f} ms")  # fmt: skip
-        print(f"  answered {len(answers)}/{total}; missing {len(missing)}; answered twice {len(doubled)}; "
-              f"request failures {len(failures)}")  # fmt: skip
-        ok = not missing and not doubled and not failures
-        ok = ok and percentile(acks, 0.99) < 0.100 and percentile(latencies, 0.99) < 0.500
-        print("  PASS" if ok else "  FAIL (targets: ack p99 < 100 ms, answer p99 < 500 ms, each answered once)")
-        return ok
-    finally:
-        server.terminate()
+@dataclass
+class Load:
+    base: str
+    fake: FakeSlack
+    sent: dict[str, tuple[float, str]] = field(default_factory=dict)  # ts → (sent at, kind)
+    acks: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def post(self, body: bytes, content_type: str, retry: int | None = None) -> tuple[int, float]:
+        ts = int(time.time())
+        headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(ts),
+                   "X-Slack-Signature": sign(body, ts, SECRET)}  # fmt: skip
+        if retry:
+            headers["X-Slack-Retry-Num"] = str(retry)
+        started = time.monotonic()
+        request = urllib.request.Request(self.base + "/slack/events", body, headers)
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+            with urllib.request.urlopen(request, timeout=10) as response:
+                response.read()
+                return response.status, time.monotonic() - started
+        except urllib.error.HTTPError as exc:
+            return exc.code, time.monotonic() - started
+
+    def paste(self, n: int, kind: str, text: str) -> None:
+        ts = f"1800000000.{n:06d}"
+        event = {"type": "message", "channel": CHANNEL, "user": USER, "ts": ts, "client_msg_id": f"b{n}",
+                 "text": text, "channel_type": "channel"}  # fmt: skip
+        body = json.dumps({"type": "event_callback", "event_id": f"EvS{n:08d}", "team_id": "T1",
+                           "api_app_id": "A1", "event": event}).encode()  # fmt: skip
+        with self.lock:
+            self.sent[ts] = (time.monotonic(), kind)
+        try:
+            status, seconds = self.post(body, "application/json")
+            if n % 10 == 0:  # Slack's retry of the same delivery
+                self.post(body, "application/json", retry=1)
+        except OSError as exc:
+            with self.lock:
+                self.failures.append(f"paste {n}: {exc}")
+            return
+        with self.lock:
+            self.acks.append(seconds)
+            if status != 200:
+                self.failures.append(f"paste {n}: HTTP {status}")
+
+    def click(self, action: str, value: str, user: str, block_id: str = "b") -> int:
+        payload = {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
+                   "api_app_id": "A1", "trigger_id": "trig", "channel": {"id": CHANNEL},
+                   "container": {"type": "message", "message_ts": "1800000001.000001", "channel_id": CHANNEL},
+                   "message": {"ts": "1800000001.000001", "blocks": []},
+                   "response_url": self.fake.response_url("bench"),
+                   "actions": [{"type": "button", "action_id": action, "block_id": block_id, "value": value,
+                                "action_ts": str(time.time())}]}  # fmt: skip
+        return self.post(urlencode({"payload": json.dumps(payload)}).encode(),
+                         "application/x-www-form-urlencoded")[0]  # fmt: skip
+
+    def answers(self) -> dict[str, list[float]]:
+        """When each pasted message (by its ts) got an answer in its thread."""
+        found: dict[str, list[float]] = {}
+        for call in self.fake.of("chat.postMessage"):
+            found.setdefault(str(call.params.get("thread_ts")), []).append(call.at)
+        return found
+
+
+def click_evidence(load: Load, canons: list[dict[str, Any]]) -> list[int]:
+    """Votes on answers the bot gave, then maintainers' "Still valid" and "Snooze"."""
+    statuses = []
+    votes = [e["value"] for call in load.fake.of("chat.postMessage") for b in (call.params.get("blocks") or [])
+             if b.get("type") == "actions" for e in b["elements"] if e.get("action_id") == ActionId.VOTE_FIXED]  # fmt: skip
+    for value in votes[:CLICKS]:
+        statuses.append(load.click(ActionId.VOTE_FIXED, value, USER))
+    for action in (ActionId.DIGEST_CONFIRM, ActionId.DIGEST_SNOOZE):
+        for canon in canons[:CLICKS]:
+            rid, domain = canon["id"], canon["error"]["domain"]
+            value = DigestItemState(record=rid, domain=domain).dump()
+            statuses.append(load.click(action, value, MAINTAINER, f"{BlockId.DIGEST_ITEM}:{rid}"))
+    return statuses
+
+
+# -- the command line meanwhile --------------------------------------------------------
+
+
+def one_record_imports(root: Path, folder: Path, env: dict[str, str], canons: list[dict[str, Any]],
+                       times: list[float]) -> list[tuple[int, float, str]]:  # fmt: skip
+    """``errkb import`` of one edited record at each of ``times`` (monotonic): (exit code, seconds, stderr)."""
+    results = []
+    for i, at in enumerate(times):
+        time.sleep(max(0.0, at - time.monotonic()))
+        canon = json.loads(json.dumps(canons[i * 97 % len(canons)]))
+        canon["verdict"]["summary"] = f"{canon['verdict']['summary']} (edited by the benchmark, {i + 1})"
+        path = folder / f"one-{i}.json"
+        path.write_text(json.dumps(canon), encoding="utf-8")
+        began = time.monotonic()
+        done = errkb(root, "import", str(path), "--json", env=env, timeout=300)
+        results.append((done.returncode, time.monotonic() - began, done.stderr))
+    return results
+
+
+# -- the run ---------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    label: str
+    records: int
+    prepared: float
+    seconds: float
+    rate: float
+    pastes: list[tuple[int, str, str]]
+    imports: list[tuple[int, float, str]] = field(default_factory=list)
+    clicks: list[int] = field(default_factory=list)
+    rebuilds: tuple[float | None, float | None] = (None, None)  # after the load, after the clicks
+    cpu: float = 0.0
+    log: str = ""
+    load_before: str = ""
+    load_after: str = ""
+
+
+def send_pastes(load: Load, pastes: list[tuple[int, str, str]], rate: float, start: float) -> None:
+    with ThreadPoolExecutor(64) as pool:
+        for n, kind, text in pastes:
+            time.sleep(max(0.0, start + n / rate - time.monotonic()))
+            pool.submit(load.paste, n, kind, text)
+
+
+def run(root: Path, postgres: str | None, seconds: float, rate: float, imports: int, refresh: float) -> bool:
+    corpus = require_corpus()
+    with gzip.open(corpus, "rt", encoding="utf-8") as lines:
+        canons = [json.loads(line) for line in lines]
+    signatures = [c["error"]["signature"] for c in canons]
+    fake = FakeSlack(users={USER: {"locale": "en-US"}, MAINTAINER: {"locale": "en-US"}}).start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="errkb-bench-slack-") as tmp, fresh_database(postgres) as url:
+            folder = Path(tmp)
+            env = {**os.environ, "HOME": str(folder), "ERRKB_DATABASE_URL": url, "SLACK_API_URL": fake.api_url,
+                   "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "ERRKB_MAINTAINERS": MAINTAINER,
+                   "ERRKB_KB_REFRESH_SECONDS": str(refresh), "ERRKB_LOG_LEVEL": "WARNING"}  # fmt: skip
+            began = time.monotonic()
+            for args in (("init", "--no-starter"), ("import", str(corpus), "--json")):
+                done = errkb(root, *args, env=env)
+                if done.returncode != 0:
+                    raise SystemExit(f"errkb {' '.join(args)} failed:\n{done.stderr}")
+            result = Run("PostgreSQL" if postgres else "SQLite", len(canons), time.monotonic() - began, seconds,
+                         rate, paste_mix(signatures, int(seconds * rate)))  # fmt: skip
+            with served(root, env, folder / "serve.log") as (base, pid):
+                load = Load(base, fake)
+                measure(result, load, root, folder, env, canons, pid, imports)
+            result.log = (folder / "serve.log").read_text(encoding="utf-8", errors="replace")
+            return report(result, load)
+    finally:
         fake.stop()
-        drop()
+
+
+def measure(result: Run, load: Load, root: Path, folder: Path, env: dict[str, str],
+            canons: list[dict[str, Any]], pid: int, imports: int) -> None:  # fmt: skip
+    rebuilt: Callable[[], float | None] = lambda: metric_sum(load.base, REBUILDS)  # noqa: E731
+    result.load_before = machine_load()
+    start, cpu_before = time.monotonic() + 0.5, cpu_seconds(pid)
+    at = [start + (i + 0.5) * result.seconds / imports for i in range(imports)]
+    with ThreadPoolExecutor(1) as importer:
+        done = importer.submit(one_record_imports, root, folder, env, canons, at)
+        send_pastes(load, result.pastes, result.rate, start)
+        result.imports = done.result(timeout=900)
+    settle = time.monotonic() + 30
+    while time.monotonic() < settle and len(load.answers()) < _answerable(load):
+        time.sleep(0.1)
+    time.sleep(1.0)  # let a doubled answer surface
+    result.cpu, result.load_after = cpu_seconds(pid) - cpu_before, machine_load()
+    after_load = rebuilt()
+    result.clicks = click_evidence(load, canons)
+    time.sleep(min(max(4.0, 3 * float(env["ERRKB_KB_REFRESH_SECONDS"])), 30.0))  # several knowledge polls
+    result.rebuilds = (after_load, rebuilt())
+
+
+def _answerable(load: Load) -> int:
+    """Pastes that may get an answer: those naming an error someone recorded."""
+    return sum(1 for _, kind in load.sent.values() if kind in ("traceback", "log"))
+
+
+def report(run: Run, load: Load) -> bool:
+    answers = load.answers()
+    latencies = [min(at) - load.sent[ts][0] for ts, at in answers.items() if ts in load.sent]
+    by_kind = {kind: sum(1 for _, k, _ in run.pastes if k == kind) for kind, _ in MIX}
+    answered = {kind: sum(1 for ts, (_, k) in load.sent.items() if k == kind and ts in answers) for kind, _ in MIX}
+    doubled = sum(1 for at in answers.values() if len(at) > 1)
+    locked = len(LOCKED.findall(run.log)) + sum(len(LOCKED.findall(err)) for _, _, err in run.imports)
+    succeeded, count = sum(1 for code, _, _ in run.imports if code == 0), len(run.imports)
+    ack50, ack99 = percentile(load.acks, 50), percentile(load.acks, 99)
+    answer50, answer99 = percentile(latencies, 50), percentile(latencies, 99)
+    checks = [
+        ("ack p50 / p99", f"{ack50 * 1000:.0f} / {ack99 * 1000:.0f} ms", "p99 < 100 ms", ack99 < 0.1),
+        ("paste-to-answer p50 / p99", f"{answer50 * 1000:.0f} / {answer99 * 1000:.0f} ms", "p99 < 500 ms",
+         bool(latencies) and answer99 < 0.5),
+        ("pastes answered twice", f"{doubled}", "0", doubled == 0),
+        ("request failures", f"{len(load.failures)}", "0", not load.failures),
+        ("one-record imports succeeded", f"{succeeded} of {count}", f"{count} of {count}", succeeded == count),
+        ('"database is locked" lines', f"{locked}", "0", locked == 0),
+    ]  # fmt: skip
+    after_load, after_clicks = run.rebuilds
+    if after_load is not None and after_clicks is not None:
+        caused = after_clicks - after_load
+        checks.append((f"rebuilds from {len(run.clicks)} votes/confirms/snoozes", f"{caused:g}", "0", caused == 0))
+    total = len(run.pastes)
+    print(f"{run.label}, {run.records} records (deadends corpus): {total} pastes in {run.seconds:g}s at "
+          f"{run.rate:g}/s (+{(total + 9) // 10} retries); {count} one-record imports meanwhile")  # fmt: skip
+    print("  mix: " + ", ".join(f"{k} {by_kind[k]} (answered {answered[k]})" for k, _ in MIX))
+    print(f"  init + corpus import {run.prepared:.1f}s; machine {run.load_before} before, {run.load_after} after")
+    print(f"  the server used {run.cpu:.1f} CPU-s: {run.cpu / max(1, total) * 1000:.1f} ms a paste")
+    for name, value, target, ok in checks:
+        print(f"  {name:<40} {value:>18}   target {target:<14} {'PASS' if ok else 'FAIL'}")
+    walls = [wall for _, wall, _ in run.imports]
+    if walls:
+        print(f"  import wall time p50 {percentile(walls, 50):.1f}s, max {max(walls):.1f}s")
+    print(f"  clicks answered HTTP {sorted(set(run.clicks))}")
+    for code, _, err in run.imports:
+        if code != 0:
+            print("  a failed import said: " + (err.strip().splitlines() or ["(nothing)"])[-1])
+    for failure in load.failures[:3]:
+        print(f"  a request failed: {failure}")
+    for line in [line for line in run.log.splitlines() if LOCKED.search(line)][:3]:
+        print(f"  the server said: {line[:300]}")
+    return all(ok for _, _, _, ok in checks)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=60.0, help="how long to send (default 60)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="how long to send pastes (default 60)")
     parser.add_argument("--rate", type=float, default=50.0, help="pastes per second (default 50)")
-    parser.add_argument("--database", default=None, help="PostgreSQL URL (default: a fresh SQLite file)")
+    parser.add_argument("--database", default=None,
+                        help="a PostgreSQL server URL to create the database on (default: a SQLite file)")  # fmt: skip
+    parser.add_argument("--imports", type=int, default=10, help="one-record imports meanwhile (default 10)")
+    parser.add_argument("--refresh-seconds", type=float, default=1.0,
+                        help="ERRKB_KB_REFRESH_SECONDS of the server (default 1)")  # fmt: skip
+    parser.add_argument("--server-root", type=Path, default=ROOT,
+                        help="checkout whose errkb is measured (default: this one)")  # fmt: skip
     args = parser.parse_args()
-    raise SystemExit(0 if run(args.seconds, args.rate, args.database) else 1)
+    ok = run(args.server_root.resolve(), args.database, args.seconds, args.rate, args.imports, args.refresh_seconds)
+    raise SystemExit(0 if ok else 1)
 
 
 if __name__ == "__main__":

@@ -107,7 +107,7 @@ def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, gra
                        on_failure=functools.partial(report_failure, slack=gateway, settings=settings),
                        authorize=_authorizer(settings, store))  # fmt: skip
     intake = Intake(store=store, clock=queue_clock, metrics=metrics, limit=settings.queue_limit,
-                    deadline=timedelta(seconds=settings.answer_deadline_seconds), notify=runner.notify)  # fmt: skip
+                    deadline=timedelta(seconds=settings.answer_deadline_seconds), workers=runner)  # fmt: skip
     submissions = Submissions(add_record=inject(feedback.submit_record, deps), deprecate=inject(digest.deprecate, deps),
                               correct=inject(corrections.correct, deps))  # fmt: skip
     team = None if settings.multi_workspace else InstalledTeam(gateway)

@@ -5,7 +5,9 @@ key makes a redelivery (to any replica) a no-op. When the database cannot
 take the job, or too many jobs are waiting already, Slack gets a 503 instead
 of a 200 errkb could not honour: Slack delivers an event again later (a slash
 command or a click shows the person an error they can retry), and nothing
-acknowledged is lost.
+acknowledged is lost. The bound, the de-duplication and the insert are one
+statement; when a worker is free the job is written already claimed by it
+and handed over without another transaction (:meth:`Workers.reserve`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from slack_bolt import BoltContext, BoltResponse
 
@@ -23,6 +26,7 @@ from bot.slack.jobs import TRACE, JobKind, Payload
 from bot.slack.metrics import Metrics
 from bot.store import jobs_repo
 from bot.store.db import Store
+from bot.store.jobs_repo import Job
 
 log = logging.getLogger(__name__)
 
@@ -33,34 +37,54 @@ WAIT_SECONDS = 1.5
 BUSY = BoltResponse(status=503, body="", headers={"Retry-After": "60"})
 
 
+class Workers(Protocol):
+    """Who does the jobs (:class:`bot.slack.runner.JobRunner`)."""
+
+    lease: timedelta
+
+    def reserve(self, channel: str | None) -> str | None: ...  # a free worker's owner name, or None
+    def hand(self, job: Job) -> None: ...  # run a job added claimed by that owner
+    def release(self) -> None: ...  # the reserved worker is not needed after all
+    def notify(self) -> None: ...  # a pending job was added
+
+
 class Intake:
     def __init__(self, *, store: Store, clock: Callable[[], datetime], metrics: Metrics, limit: int,
-                 deadline: timedelta, notify: Callable[[], None]) -> None:  # fmt: skip
+                 deadline: timedelta, workers: Workers) -> None:  # fmt: skip
         self.store, self.clock, self.metrics, self.limit = store, clock, metrics, limit
-        self.deadline, self.notify = deadline, notify
+        self.deadline, self.workers = deadline, workers
         self._warned = 0.0
 
     def submit(self, kind: JobKind, payload: Payload, *, key: str, team_id: str | None,
                channel: str | None) -> BoltResponse | None:  # fmt: skip
         """Write the job; None when Slack may be acknowledged, else the response to give."""
         now = self.clock()
+        owner = self.workers.reserve(channel)
         try:
             with self.store.transaction(wait=WAIT_SECONDS) as session:
-                if jobs_repo.waiting(session) >= self.limit:
-                    self.metrics.decline("queue_full")
-                    self._warn(f"{self.limit} jobs are waiting: Slack is asked to deliver again later")
-                    return BUSY
-                new = jobs_repo.enqueue(session, key=key, kind=kind, payload=_with_trace(payload),
-                                        team_id=team_id, channel=channel, now=now,
-                                        deadline=now + self.deadline)  # fmt: skip
-        except StorageUnavailable as exc:
+                added = jobs_repo.enqueue(session, key=key, kind=kind, payload=_with_trace(payload),
+                                          team_id=team_id, channel=channel, now=now, deadline=now + self.deadline,
+                                          limit=self.limit, owner=owner, lease=self.workers.lease)  # fmt: skip
+        except BaseException as exc:
+            if owner is not None:
+                self.workers.release()
+            if not isinstance(exc, StorageUnavailable):
+                raise
             self.metrics.decline("storage_unavailable")
             self._warn(f"cannot take Slack work: {exc}")
             return BUSY
-        if new:
-            self.notify()
-        else:
+        if added.job is None:
+            if owner is not None:
+                self.workers.release()
+            if added.full:
+                self.metrics.decline("queue_full")
+                self._warn(f"{self.limit} jobs are waiting: Slack is asked to deliver again later")
+                return BUSY
             self.metrics.decline("duplicate")
+        elif owner is not None:
+            self.workers.hand(added.job)
+        else:
+            self.workers.notify()
         return None
 
     def _warn(self, message: str) -> None:

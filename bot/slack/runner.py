@@ -1,10 +1,14 @@
 """The job runner: each server's workers, doing the Slack work the database holds.
 
 Slack is acknowledged only once its work is a row in ``slack_jobs``
-(:mod:`bot.slack.intake`). Here a fetcher thread claims due jobs with a lease
-and hands them to a pool of workers; a job enqueued by this server wakes it
-at once, others (another replica's, a restart's, a retry's) are found by
-polling. A job's outcome:
+(:mod:`bot.slack.intake`). A job that comes in while a worker is free and
+nothing older waits is written already claimed by this server and handed to
+that worker at once (:meth:`JobRunner.reserve`); any other (one that had to
+wait, another replica's, a restart's, a retry's) is claimed with a lease by
+a fetcher thread, woken when such a job is added here and polling otherwise.
+The fetcher also writes the "done" of finished jobs, a batch at a time, in
+the transaction it claims in: a paste costs the database two transactions
+(its intake and its answer), not four. A job's outcome:
 
 - done: the handler returned (a permanent Slack refusal is a result too);
 - postponed: a transient failure (:data:`bot.errors.TRANSIENT`: the database
@@ -16,7 +20,10 @@ polling. A job's outcome:
 - failed: anything else, once, reported to the user by ``on_failure``.
 
 A server that dies leaves its claimed jobs to whoever claims them after the
-lease; a clean stop finishes the jobs in flight and leaves the rest pending.
+lease (finished ones whose "done" it had not written yet included: an answer
+in a thread is never posted twice, see :func:`bot.slack.answer.deliver`); a
+clean stop finishes the jobs in flight, writes their outcome and leaves the
+rest pending.
 """
 
 from __future__ import annotations
@@ -82,29 +89,60 @@ class JobRunner:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._busy = 0
+        self._backlog = True  # due jobs may wait in the database: new ones queue behind them
+        self._done: list[int] = []  # finished here; their "done" not written yet
         self._held: dict[str, float] = {}  # channel → monotonic time its rate limit ends
         self._thread: threading.Thread | None = None
-        self._last_stats = self._last_housekeeping = 0.0
+        self._last_poll = self._last_stats = self._last_housekeeping = float("-inf")
         self._warned = 0.0
         self._outage = False  # a Slack call failed since the last job that went through
 
     # -- control -----------------------------------------------------------------
 
     def notify(self) -> None:
-        """A job was added here: look now rather than at the next poll."""
+        """A pending job was added here: claim now rather than at the next poll."""
+        with self._lock:
+            self._backlog = True
         self._wake.set()
+
+    def reserve(self, channel: str | None) -> str | None:
+        """A worker for a job about to be added, if one is free, nothing older waits and
+        the channel is not rate limited: the owner to add the job claimed by; then
+        :meth:`hand` it over, or :meth:`release` the worker."""
+        with self._lock:
+            if self._stop.is_set() or self._backlog or self._busy >= self.workers:
+                return None
+            if channel is not None and self._held.get(channel, 0.0) > time.monotonic():
+                return None
+            self._busy += 1
+            return self.owner
+
+    def hand(self, job: Job) -> None:
+        """Run ``job``, added claimed by this runner, on the worker :meth:`reserve` kept."""
+        try:
+            self._pool.submit(self._execute, job)
+        except RuntimeError:  # stopping: the job waits for its lease to run out
+            self.release()
+            log.warning("job %s not started: stopping", job.key, extra={"job": job.key})
+
+    def release(self) -> None:
+        """Give back a worker :meth:`reserve` kept for a job that was not added."""
+        with self._lock:
+            self._busy -= 1
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name="errkb-jobs", daemon=True)
         self._thread.start()
 
     def stop(self, *, timeout: float = 30.0) -> None:
-        """Claim nothing more; finish the jobs in flight (the rest stay pending)."""
+        """Claim nothing more; finish the jobs in flight and write their outcome (the rest
+        stay pending)."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=timeout)
         self._pool.shutdown(wait=True)
+        self._exchange(0)
 
     def shutdown(self, wait: bool = True) -> None:
         """:meth:`stop`, under the name an HTTP server's graceful stop calls."""
@@ -124,37 +162,57 @@ class JobRunner:
                 del self._held[channel]
             return list(self._held)
 
-    def _claim(self, free: int) -> list[Job]:
+    def _exchange(self, free: int) -> list[Job] | None:
+        """One transaction: write the "done" of the jobs finished here, claim up to ``free``
+        (None: the database could not be reached)."""
+        with self._lock:
+            done, self._done = self._done, []
+        if not done and free <= 0:
+            return []
         try:
             with self.store.transaction() as session:
-                return jobs_repo.claim(session, owner=self.owner, now=self.clock(), lease=self.lease,
-                                       limit=free, skip_channels=self._held_channels())  # fmt: skip
+                now = self.clock()
+                held = jobs_repo.finish(session, job_ids=done, owner=self.owner, now=now)
+                jobs = jobs_repo.claim(session, owner=self.owner, now=now, lease=self.lease, limit=free,
+                                       skip_channels=self._held_channels())  # fmt: skip
         except TRANSIENT as exc:
+            with self._lock:
+                self._done[:0] = done  # written with the next transaction that gets through
             if time.monotonic() - self._warned > 10:
                 self._warned = time.monotonic()
                 log.warning("cannot claim work: %s", exc)
-            return []
+            return None
+        if held < len(done):
+            log.info("%d finished job(s) had lost their lease to another server", len(done) - held)
+        return jobs
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             self._wake.clear()
             with self._lock:
-                free = self.workers - self._busy
-            jobs = self._claim(free) if free > 0 else []
-            for job in jobs:
+                free, backlog = self.workers - self._busy, self._backlog
+            polling = time.monotonic() - self._last_poll >= self.poll_seconds
+            claiming = free > 0 and (backlog or polling)
+            if claiming or polling:  # a poll writes the "done" of finished jobs even when none can be claimed
+                if polling:
+                    self._last_poll = time.monotonic()
+                found = self._exchange(free if claiming else 0)
+                jobs = found or []
                 with self._lock:
-                    self._busy += 1
-                self._pool.submit(self._execute, job)
+                    if claiming and found is not None:
+                        self._backlog = len(found) >= free  # fewer than asked for: none is left
+                    self._busy += len(jobs)
+                for job in jobs:
+                    self._pool.submit(self._execute, job)
             self._housekeeping()
-            if len(jobs) < free or free <= 0:
-                self._wake.wait(self.poll_seconds)
+            self._wake.wait(max(0.0, self._last_poll + self.poll_seconds - time.monotonic()))
 
     def _housekeeping(self) -> None:
         now = time.monotonic()
         try:
             if now - self._last_stats >= STATS_SECONDS:
                 self._last_stats = now
-                with self.store.transaction() as session:
+                with self.store.read() as session:
                     found = jobs_repo.stats(session, now=self.clock())
                 self.metrics.queue(found.pending, found.oldest_pending_seconds)
             if now - self._last_housekeeping >= HOUSEKEEPING_SECONDS:
@@ -179,7 +237,9 @@ class JobRunner:
         finally:
             with self._lock:
                 self._busy -= 1
-            self._wake.set()
+                backlog = self._backlog
+            if backlog:  # a worker is free for what waits
+                self._wake.set()
 
     def _run(self, job: Job) -> str:
         handler = self.handlers.get(job.kind)
@@ -196,7 +256,9 @@ class JobRunner:
         if self._outage:  # Slack answers again: what waited for it need not wait out its backoff
             self._outage = False
             self._settle_many(jobs_repo.hurry, prefix=SlackUnavailable.__name__)
-        return self._settle(jobs_repo.finish, job, now=self.clock(), outcome="done")
+        with self._lock:
+            self._done.append(job.id)  # written by the fetcher's next transaction
+        return "done"
 
     def _settle_many(self, change: Callable[..., int], **values: object) -> None:
         try:
@@ -252,12 +314,13 @@ class JobRunner:
     # -- without threads (tests, one-shot tools) ----------------------------------
 
     def run_due(self) -> int:
-        """Claim and run every due job on this thread; how many ran."""
+        """Claim and run every due job on this thread, and write their outcome; how many ran."""
         ran = 0
-        while jobs := self._claim(self.workers):
+        while jobs := self._exchange(self.workers) or []:
             for job in jobs:
                 with self._lock:
                     self._busy += 1
                 self._execute(job)
                 ran += 1
+        self._exchange(0)
         return ran

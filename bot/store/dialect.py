@@ -15,9 +15,10 @@ from sqlalchemy.orm import Session
 Insert = postgresql.Insert | sqlite.Insert
 
 
-def insert(session: Session, table: Any) -> Insert:
-    """The dialect's ``insert(table)``, which has ``on_conflict_do_nothing/do_update``."""
-    name = session.get_bind().dialect.name
+def insert(session: Session | str, table: Any) -> Insert:
+    """The dialect's ``insert(table)``, which has ``on_conflict_do_nothing/do_update``
+    (``session``: one bound to the database, or the dialect's name)."""
+    name = session if isinstance(session, str) else session.get_bind().dialect.name
     if name == "postgresql":
         return postgresql.insert(table)
     if name == "sqlite":

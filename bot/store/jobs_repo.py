@@ -3,30 +3,50 @@
 A job's life::
 
     enqueue ──▶ pending ──claim──▶ running ──finish──▶ done
-                   ▲                  │
-                   └──── postpone ────┤──fail──▶ failed   (a permanent error)
-                                      └──expire─▶ expired (past its deadline)
+       │           ▲                  │
+       │           └──── postpone ────┤──fail──▶ failed   (a permanent error)
+       └── (claimed at once) ─────────┘──expire─▶ expired (past its deadline)
 
 A running job whose lease ran out (its process died) is claimable again,
 exactly like a pending one. Every change of a claimed job names the owner
 that claimed it, so a worker that lost its lease to another changes nothing.
+
+Every step a paste takes is one statement, built once (Core, not the ORM:
+these run several times for every paste): :func:`enqueue` checks the queue
+bound, de-duplicates and inserts in one ``INSERT … SELECT … ON CONFLICT``;
+:func:`claim` is one ``UPDATE … RETURNING``; :func:`finish` ends a batch of
+jobs at once.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import (
+    Executable,
+    Row,
+    and_,
+    bindparam,
+    delete,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
-from bot.store.models import JobRow
+from bot.store.dialect import insert
+from bot.store.models import JobRow, table_of
 
 PENDING, RUNNING, DONE, FAILED, EXPIRED = "pending", "running", "done", "failed", "expired"
 ERROR_CHARS = 500
+TABLE = table_of(JobRow)
+_C = TABLE.c
 
 
 @dataclass(frozen=True)
@@ -52,33 +72,118 @@ class QueueStats:
     oldest_pending_seconds: float
 
 
+@dataclass(frozen=True)
+class Enqueued:
+    """What :func:`enqueue` did: the new job (claimed for its ``owner`` when one was given),
+    or why none was added."""
+
+    job: Job | None
+    full: bool = False  # refused: ``limit`` jobs were waiting (else: the key was taken)
+
+
 def _aware(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
-def _job(row: JobRow) -> Job:
-    return Job(owner=row.lease_owner or "", id=row.id, key=row.key, kind=row.kind, team_id=row.team_id, channel=row.channel,
+JOB_COLUMNS = (_C.id, _C.key, _C.kind, _C.team_id, _C.channel, _C.payload, _C.attempts, _C.deadline,
+               _C.created_at, _C.stage, _C.result, _C.lease_owner)  # fmt: skip
+
+
+def _job(row: Row[Any]) -> Job:
+    return Job(id=row.id, key=row.key, kind=row.kind, team_id=row.team_id, channel=row.channel,
                payload=dict(row.payload), attempts=row.attempts, deadline=_aware(row.deadline),
                created_at=_aware(row.created_at), stage=row.stage,
-               result=dict(row.result) if row.result else None)  # fmt: skip
+               result=dict(row.result) if row.result else None, owner=row.lease_owner or "")  # fmt: skip
+
+
+def _p(name: str, column: str) -> Any:
+    """A named parameter typed like ``column`` (its name must not be a column's: SQLAlchemy
+    reserves those for ``values()``)."""
+    return bindparam(name, type_=_C[column].type)
+
+
+# -- statements, built once per dialect ------------------------------------------------
+
+INSERTED = ("key", "kind", "team_id", "channel", "payload", "status", "attempts", "run_after", "deadline",
+            "created_at", "lease_owner", "lease_until")  # fmt: skip
+_UNFINISHED = _C.status.in_((PENDING, RUNNING))
+
+
+@functools.cache
+def _enqueue_statement(dialect: str) -> Executable:
+    """Insert the job unless ``p_limit`` jobs are waiting or its key is taken: its id, or nothing."""
+    waiting = select(func.count()).select_from(TABLE).where(_UNFINISHED).scalar_subquery()
+    values = select(*[_p(f"p_{name}", name) for name in INSERTED]).where(waiting < bindparam("p_limit"))
+    statement = insert(dialect, TABLE).from_select(list(INSERTED), values)
+    return statement.on_conflict_do_nothing(index_elements=[_C.key]).returning(_C.id)
+
+
+def _claimable(now: Any) -> Any:
+    return or_(and_(_C.status == PENDING, _C.run_after <= now), and_(_C.status == RUNNING, _C.lease_until < now))
+
+
+@functools.cache
+def _claim_statement(dialect: str, skipping: bool) -> Executable:
+    """Claim up to ``p_limit`` due jobs, oldest first, for ``p_owner`` until ``p_until``."""
+    now = _p("p_now", "run_after")
+    due = select(_C.id).where(_claimable(now)).order_by(_C.id).limit(bindparam("p_limit"))
+    if skipping:
+        due = due.where(or_(_C.channel.is_(None), _C.channel.not_in(bindparam("p_skip", expanding=True))))
+    if dialect == "postgresql":  # rows another replica is claiming are skipped, not waited for
+        due = due.with_for_update(skip_locked=True)
+    return (
+        update(TABLE)
+        .where(_C.id.in_(due.scalar_subquery()), _claimable(now))
+        .values(status=RUNNING, lease_owner=_p("p_owner", "lease_owner"), lease_until=_p("p_until", "lease_until"),
+                attempts=_C.attempts + 1)
+        .returning(*JOB_COLUMNS)
+    )  # fmt: skip
+
+
+def _mine(which: Any, owner: Any) -> Any:
+    return and_(which, _C.status == RUNNING, _C.lease_owner == owner)
+
+
+_FINISH = (
+    update(TABLE)
+    .where(_mine(_C.id.in_(bindparam("p_ids", expanding=True)), _p("p_owner", "lease_owner")))
+    .values(status=DONE, finished_at=_p("p_now", "finished_at"), lease_owner=None, lease_until=None)
+)  # fmt: skip
+_MARK_STAGE = (
+    update(TABLE)
+    .where(_mine(_C.id == bindparam("p_id"), _p("p_owner", "lease_owner")))
+    .values(stage=_p("p_stage", "stage"), result=_p("p_result", "result"))
+)  # fmt: skip
+
+
+def _dialect(session: Session) -> str:
+    return session.get_bind().dialect.name
+
+
+# -- the steps ---------------------------------------------------------------------------
 
 
 def enqueue(session: Session, *, key: str, kind: str, payload: dict[str, Any], team_id: str | None,
-            channel: str | None, now: datetime, deadline: datetime) -> bool:  # fmt: skip
-    """Add a job; False when its key is already taken (a redelivery): nothing changes then."""
-    dialect = session.get_bind().dialect.name
-    build = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}[dialect]
-    values = {"key": key, "kind": kind, "team_id": team_id, "channel": channel, "payload": payload,
-              "status": PENDING, "attempts": 0, "run_after": now, "deadline": deadline, "created_at": now}  # fmt: skip
-    statement = build(JobRow).values(**values).on_conflict_do_nothing().returning(JobRow.id)  # type: ignore[attr-defined]
-    return session.execute(statement).first() is not None
-
-
-def _claimable(now: datetime) -> Any:
-    return or_(
-        and_(JobRow.status == PENDING, JobRow.run_after <= now),
-        and_(JobRow.status == RUNNING, JobRow.lease_until < now),
-    )
+            channel: str | None, now: datetime, deadline: datetime, limit: int | None = None,
+            owner: str | None = None, lease: timedelta | None = None) -> Enqueued:  # fmt: skip
+    """Add a job, unless its key is already taken (a redelivery: nothing changes then) or
+    ``limit`` jobs are waiting. With an ``owner`` it is added claimed by that owner for
+    ``lease`` (its first attempt starts now), else pending."""
+    claimed = owner is not None
+    values: dict[str, Any] = {"key": key, "kind": kind, "team_id": team_id, "channel": channel, "payload": payload,
+              "status": RUNNING if claimed else PENDING, "attempts": 1 if claimed else 0, "run_after": now,
+              "deadline": deadline, "created_at": now, "lease_owner": owner,
+              "lease_until": now + (lease or timedelta()) if claimed else None}  # fmt: skip
+    params = {f"p_{name}": value for name, value in values.items()}
+    params["p_limit"] = limit if limit is not None else 2**31 - 1
+    found = session.execute(_enqueue_statement(_dialect(session)), params).scalar()
+    if found is not None:
+        job = Job(id=found, key=key, kind=kind, team_id=team_id, channel=channel, payload=payload,
+                  attempts=values["attempts"], deadline=deadline, created_at=now, stage=None, result=None,
+                  owner=owner or "")  # fmt: skip
+        return Enqueued(job)
+    taken = session.scalar(select(literal_column("1")).select_from(TABLE).where(_C.key == key))
+    return Enqueued(None, full=taken is None)
 
 
 def claim(session: Session, *, owner: str, now: datetime, lease: timedelta, limit: int,
@@ -90,46 +195,31 @@ def claim(session: Session, *, owner: str, now: datetime, lease: timedelta, limi
     """
     if limit <= 0:
         return []
-    query = select(JobRow.id).where(_claimable(now)).order_by(JobRow.id).limit(limit)
+    params: dict[str, Any] = {"p_now": now, "p_limit": limit, "p_owner": owner, "p_until": now + lease}
     if skip_channels:
-        query = query.where(or_(JobRow.channel.is_(None), JobRow.channel.not_in(list(skip_channels))))
-    if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    ids = list(session.scalars(query))
-    if not ids:
-        return []
-    session.execute(
-        update(JobRow)
-        .where(JobRow.id.in_(ids), _claimable(now))
-        .values(status=RUNNING, lease_owner=owner, lease_until=now + lease, attempts=JobRow.attempts + 1)
-    )  # fmt: skip
-    rows = session.scalars(
-        select(JobRow).where(JobRow.id.in_(ids), JobRow.lease_owner == owner).order_by(JobRow.id)
-    )
-    return [_job(row) for row in rows]
-
-
-def _mine(job_id: int, owner: str) -> Any:
-    return and_(JobRow.id == job_id, JobRow.status == RUNNING, JobRow.lease_owner == owner)
+        params["p_skip"] = list(skip_channels)
+    rows = session.execute(_claim_statement(_dialect(session), bool(skip_channels)), params)
+    return sorted((_job(row) for row in rows), key=lambda job: job.id)
 
 
 def _change(session: Session, job_id: int, owner: str, **values: Any) -> bool:
-    changed = session.execute(update(JobRow).where(_mine(job_id, owner)).values(**values))
+    changed = session.execute(update(TABLE).where(_mine(_C.id == job_id, owner)).values(**values))
     return bool(changed.rowcount)  # type: ignore[attr-defined]
 
 
 def mark_stage(session: Session, *, job_id: int, owner: str, stage: str,
                result: dict[str, Any] | None = None) -> bool:  # fmt: skip
     """Note how far the current attempt got; False when the lease was lost."""
-    return _change(session, job_id, owner, stage=stage, result=result)
+    changed = session.execute(_MARK_STAGE, {"p_id": job_id, "p_owner": owner, "p_stage": stage, "p_result": result})
+    return bool(changed.rowcount)  # type: ignore[attr-defined]
 
 
-def finish(session: Session, *, job_id: int, owner: str, now: datetime,
-           result: dict[str, Any] | None = None) -> bool:  # fmt: skip
-    values: dict[str, Any] = {"status": DONE, "finished_at": now, "lease_owner": None, "lease_until": None}
-    if result is not None:
-        values["result"] = result
-    return _change(session, job_id, owner, **values)
+def finish(session: Session, *, job_ids: Collection[int], owner: str, now: datetime) -> int:
+    """Mark done the jobs of ``job_ids`` that ``owner`` still holds; how many it held."""
+    if not job_ids:
+        return 0
+    changed = session.execute(_FINISH, {"p_ids": list(job_ids), "p_owner": owner, "p_now": now})
+    return int(changed.rowcount)  # type: ignore[attr-defined]
 
 
 def postpone(session: Session, *, job_id: int, owner: str, run_after: datetime, error: str,
@@ -139,7 +229,7 @@ def postpone(session: Session, *, job_id: int, owner: str, run_after: datetime, 
     values: dict[str, Any] = {"status": PENDING, "run_after": run_after, "lease_owner": None,
                               "lease_until": None, "last_error": error[:ERROR_CHARS]}  # fmt: skip
     if not count_attempt:
-        values["attempts"] = JobRow.attempts - 1
+        values["attempts"] = _C.attempts - 1
     return _change(session, job_id, owner, **values)
 
 
@@ -156,8 +246,8 @@ def expire(session: Session, *, job_id: int, owner: str, now: datetime, error: s
 def hurry(session: Session, *, now: datetime, prefix: str) -> int:
     """Make due now the pending jobs waiting out a backoff after an error starting with ``prefix``."""
     changed = session.execute(
-        update(JobRow)
-        .where(JobRow.status == PENDING, JobRow.run_after > now, JobRow.last_error.startswith(prefix))
+        update(TABLE)
+        .where(_C.status == PENDING, _C.run_after > now, _C.last_error.startswith(prefix))
         .values(run_after=now)
     )
     return int(changed.rowcount)  # type: ignore[attr-defined]
@@ -165,15 +255,14 @@ def hurry(session: Session, *, now: datetime, prefix: str) -> int:
 
 def waiting(session: Session) -> int:
     """Jobs not finished: what the bounded queue counts."""
-    found = session.scalar(select(func.count()).where(JobRow.status.in_((PENDING, RUNNING))))
+    found = session.scalar(select(func.count()).select_from(TABLE).where(_UNFINISHED))
     return int(found or 0)
 
 
 def stats(session: Session, *, now: datetime) -> QueueStats:
     rows = session.execute(
-        select(JobRow.status, func.count(), func.min(JobRow.created_at))
-        .where(JobRow.status.in_((PENDING, RUNNING))).group_by(JobRow.status)
-    ).all()  # fmt: skip
+        select(_C.status, func.count(), func.min(_C.created_at)).where(_UNFINISHED).group_by(_C.status)
+    ).all()
     counts = {status: int(n) for status, n, _ in rows}
     oldest = min((_aware(first) for _, _, first in rows if first is not None), default=None)
     age = max(0.0, (now - oldest).total_seconds()) if oldest else 0.0
@@ -187,7 +276,5 @@ def get(session: Session, *, key: str) -> JobRow | None:
 def prune(session: Session, *, before: datetime) -> int:
     """Forget finished jobs older than ``before`` (their keys no longer guard anything:
     Slack stops redelivering an event after minutes)."""
-    gone = session.execute(
-        delete(JobRow).where(JobRow.status.in_((DONE, FAILED, EXPIRED)), JobRow.created_at < before)
-    )
+    gone = session.execute(delete(TABLE).where(_C.status.in_((DONE, FAILED, EXPIRED)), _C.created_at < before))
     return int(gone.rowcount)  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ from sqlalchemy.exc import DBAPIError
 
 from bot.errors import StorageUnavailable
 from bot.store import digest_repo, repository, slack_repo
-from bot.store.db import BUSY_TIMEOUT_MS, Store
+from bot.store.db import BUSY_TIMEOUT_MS, Store, WriteTurn
 from bot.store.models import UnknownErrorRow
 from tests.store.test_changes import record
 from tests.store.test_repository import NOW
@@ -107,3 +107,44 @@ def test_sqlite_waits_long_for_the_write_lock(store: Store) -> None:
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() == BUSY_TIMEOUT_MS >= 10_000
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL: no fsync per commit
+
+
+
+def _queue_writers(turn: WriteTurn, writers: list[tuple[str, bool, float]], order: list[str]) -> list[threading.Thread]:
+    """Start ``writers`` (name, urgent, timeout) one after another, each waiting before the next comes."""
+
+    def write(name: str, urgent: bool, timeout: float) -> None:
+        if turn.acquire(timeout, urgent=urgent):
+            order.append(name)
+            turn.release()
+        else:
+            order.append(f"{name} gave up")
+
+    threads = []
+    for writer in writers:
+        threads.append(threading.Thread(target=write, args=writer))
+        threads[-1].start()
+        while turn.queued < len(threads) and threads[-1].is_alive():
+            threading.Event().wait(0.001)
+    return threads
+
+
+def test_a_writer_someone_waits_on_goes_before_the_others() -> None:
+    turn, order = WriteTurn(), []
+    assert turn.acquire(1.0)
+    waiting = _queue_writers(turn, [("answer", False, 10), ("another answer", False, 10),
+                                    ("acknowledgement", True, 10)], order)  # fmt: skip
+    turn.release()
+    for thread in waiting:
+        thread.join(10)
+    assert order[0] == "acknowledgement" and sorted(order[1:]) == ["another answer", "answer"]
+
+
+def test_a_writer_that_gives_up_does_not_hold_up_the_next() -> None:
+    turn, order = WriteTurn(), []
+    assert turn.acquire(1.0)
+    waiting = _queue_writers(turn, [("impatient", True, 0.05), ("answer", False, 10)], order)
+    waiting[0].join(10)
+    turn.release()
+    waiting[1].join(10)
+    assert order == ["impatient gave up", "answer"]
