@@ -68,8 +68,9 @@ def render_search(words: str, results: Sequence[tuple[Record, float]], reply: Re
     return message(title, blocks, tail=_share_tail(reply))
 
 
-def render_help(locale: str, commands: Sequence[str]) -> Message:
-    """``/errkb help``: a line per subcommand (the names come from the command table)."""
+def render_help(locale: str, commands: Sequence[str], *, status: str | None = None) -> Message:
+    """``/errkb help``: a line per subcommand (the names come from the command table), and
+    ``status``, how errkb answers in the channel asked from (mrkdwn made by errkb)."""
     lines = [
         f"{code(t(locale, f'help.cmd.{name}', command=COMMAND))} — {t(locale, f'help.{name}')}"
         for name in commands
@@ -77,6 +78,7 @@ def render_help(locale: str, commands: Sequence[str]) -> Message:
     blocks = [
         section(t(locale, "help.title")),
         section("\n".join(lines)),
+        *([section(status)] if status else []),
         context(t(locale, "help.footer")),
     ]
     return message(t(locale, "help.title"), blocks)

@@ -35,10 +35,12 @@ from bot.slack.server import Server
 from bot.store import repository
 from bot.store.db import Store
 from bot.store.models import (
+    ChannelSettingsRow,
     JobRow,
     SlackReplyRow,
     SlackUserRow,
     UnknownErrorRow,
+    UnknownSightingRow,
     VoteRow,
     WorkaroundRow,
 )
@@ -53,7 +55,7 @@ TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
 CHANNEL = "C0ERRORS"
 EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
 OWNER = "UOWNER"  # owns the "python" domain of the test records
-SLACK_TABLES = (JobRow, SlackReplyRow, SlackUserRow, UnknownErrorRow, VoteRow)
+SLACK_TABLES = (JobRow, SlackReplyRow, SlackUserRow, UnknownSightingRow, UnknownErrorRow, VoteRow, ChannelSettingsRow)
 
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker.py", line 88, in run
@@ -136,9 +138,10 @@ class SlackSender:
             event["thread_ts"] = thread_ts
         return self.event(event), ts
 
-    def command(self, text: str, *, user: str = EN_USER, team_id: str = "T1", **kwargs: Any) -> Response:
+    def command(self, text: str, *, user: str = EN_USER, team_id: str = "T1", channel: str = CHANNEL,
+                **kwargs: Any) -> Response:  # fmt: skip
         n = self.next_id()
-        form = {"token": "legacy", "team_id": team_id, "channel_id": CHANNEL, "channel_name": "errors",
+        form = {"token": "legacy", "team_id": team_id, "channel_id": channel, "channel_name": "errors",
                 "user_id": user, "user_name": user.lower(), "command": "/errkb", "text": text, "api_app_id": "A1",
                 "response_url": self.fake.response_url(f"cmd{n}"), "trigger_id": f"trig{n}-{self.prefix}"}  # fmt: skip
         return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)

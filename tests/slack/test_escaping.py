@@ -23,9 +23,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.channels import ChannelSettings, Mode
 from bot.digest.select import Importance, Reason, StaleItem
 from bot.records import Record
-from bot.render import blocks, digest, modal, panels
+from bot.render import blocks, channel, digest, modal, panels
 from bot.render.escape import escape_mrkdwn, mention
 from bot.render.ids import ActionId, BlockId
 from bot.render.state import AddState, DeprecateState
@@ -124,7 +125,11 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
         "render_record": panels.render_record(record, reply, graph),
         "render_search": panels.render_search(words[0], [(record, 1.0)], reply),
         "render_search (nothing found)": panels.render_search(words[0], [], reply),
-        "render_help": panels.render_help(locale, list(SUBCOMMANDS)),
+        "render_help": panels.render_help(locale, list(SUBCOMMANDS),
+                                          status=channel.channel_status(locale, ChannelSettings("C1"))),
+        "render_channel": channel.render_channel(locale, ChannelSettings("C1", Mode.QUIET, 0.62, "zh"),
+                                                 note_key="channel.saved"),
+        "render_channel_usage": channel.render_channel_usage(locale, "threshold"),
         "render_unknown": panels.render_unknown(locale, [unknown], datetime(2025, 8, 1, tzinfo=UTC)),
         "render_refusal": panels.render_refusal(locale),
         "render_error": panels.render_error(locale, "error.not_found", id=words[0], incident=words[-1]),
@@ -143,7 +148,7 @@ NOT_SLACK = {"render_stale_lines"}
 
 def test_the_property_covers_every_renderer() -> None:
     covered = set(renders(["a", "b", "c", "d", "e"], "en"))
-    for module in (blocks, panels, digest, modal):
+    for module in (blocks, panels, digest, modal, channel):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__ and name.startswith("render_"):
                 assert name in covered | NOT_SLACK, (
