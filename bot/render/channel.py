@@ -53,5 +53,11 @@ def render_channel_usage(locale: str, problem: str | None = None) -> Message:
     return message(lead, [section(f":warning: {lead}"), section(usage_text(locale))])
 
 
-__all__ = ["channel_status", "language_name", "render_channel", "render_channel_usage", "threshold_text",
-           "usage_text"]  # fmt: skip
+def render_welcome(locale: str, settings: ChannelSettings) -> Message:
+    """What errkb says once, when it is invited to a channel: what it does, how to configure it."""
+    text = t(locale, "welcome.text")
+    return message(text, [section(text), context(t(locale, "welcome.settings", status=channel_status(locale, settings)))])
+
+
+__all__ = ["channel_status", "language_name", "render_channel", "render_channel_usage", "render_welcome",
+           "threshold_text", "usage_text"]  # fmt: skip

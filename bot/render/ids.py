@@ -24,6 +24,8 @@ class ActionId(StrEnum):
     DIGEST_SNOOZE = "errkb.digest.snooze"
     DIGEST_DEPRECATE = "errkb.digest.deprecate"
     DIGEST_OPEN = "errkb.digest.open"
+    HOME_SEARCH = "errkb.home.search"  # the Home tab's search box (Enter searches)
+    HOME_LANG = "errkb.home.lang"  # the Home tab's language choice
 
 
 class CallbackId(StrEnum):
@@ -48,6 +50,8 @@ class BlockId(StrEnum):
     DOCS = "errkb.field.docs"
     DEPRECATE_REASON = "errkb.field.deprecate_reason"
     DIGEST_ITEM = "errkb.digest.item"  # + ":" + record id, one per stale record
+    HOME_SEARCH = "errkb.home.search_box"
+    HOME_LANG = "errkb.home.lang"
 
 
 class InputId(StrEnum):

@@ -11,7 +11,7 @@ from bot.records import Record
 from bot.render.blocks import Graph, Reply, _share_tail, record_blocks
 from bot.render.escape import escape_params
 from bot.render.ids import COMMAND, ActionId
-from bot.render.kit import Message, button, code, context, cut, esc, link, message, section
+from bot.render.kit import Block, Message, button, code, context, cut, esc, link, message, section
 from bot.render.state import AddState, RecordState
 
 SHOWN_RESULTS = 10
@@ -84,27 +84,29 @@ def render_help(locale: str, commands: Sequence[str], *, status: str | None = No
     return message(t(locale, "help.title"), blocks)
 
 
+def unknown_block(locale: str, item: UnknownItem, now: datetime) -> Block:
+    """One unknown error with its "Add to knowledge base" button (``/errkb unknown``, the Home tab)."""
+    days = max(0, (now - item.last_seen).days)
+    examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
+    text = t(
+        locale,
+        "unknown.item",
+        count=item.count,
+        template=code(cut(item.template, 900)),
+        days=days,
+    )
+    if examples:
+        text += "\n" + t(locale, "unknown.examples", links=examples)
+    add = AddState(unknown=item.id, locale=locale).dump()
+    return section(text, accessory=button(t(locale, "button.add"), ActionId.ADD_RECORD, value=add))
+
+
 def render_unknown(locale: str, unknown: Sequence[UnknownItem], now: datetime) -> Message:
     """The most common unknown errors, each with an "Add to knowledge base" button."""
     if not unknown:
         return render_text(locale, "unknown.none")
     blocks = [section(t(locale, "unknown.title"))]
-    for item in unknown[:SHOWN_UNKNOWN]:
-        days = max(0, (now - item.last_seen).days)
-        examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
-        text = t(
-            locale,
-            "unknown.item",
-            count=item.count,
-            template=code(cut(item.template, 900)),
-            days=days,
-        )
-        if examples:
-            text += "\n" + t(locale, "unknown.examples", links=examples)
-        add = AddState(unknown=item.id, locale=locale).dump()
-        blocks.append(
-            section(text, accessory=button(t(locale, "button.add"), ActionId.ADD_RECORD, value=add))
-        )
+    blocks += [unknown_block(locale, item, now) for item in unknown[:SHOWN_UNKNOWN]]
     return message(t(locale, "unknown.title"), blocks)
 
 

@@ -86,25 +86,28 @@ def run_search(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: 
     respond(slack, cmd, payload)
 
 
-def show_record(*, record_id: str, user: str, channel: str, response_url: str | None, store: Store,
+def show_record(*, record_id: str, user: str, channel: str | None, response_url: str | None, store: Store,
                 slack: SlackGateway, settings: Settings, index: IndexSource, graph: GraphSource,
                 clock: Clock) -> None:  # fmt: skip
-    """A record, privately, with "Share in channel"."""
+    """A record, privately, with "Share in channel"; without a channel (the Home tab), in
+    errkb's Messages tab."""
     if loaded(index).record(record_id) is None:
         raise RecordNotFound(record_id)
     slack_locale = slack.user_locale(user)
     with store.transaction() as session:
         locale = user_locale(session, settings, user=user, slack_locale=slack_locale, channel=channel)
-        reply_id = slack_repo.add_reply(session, kind="record", locale=locale, user_id=user, channel=channel,
+        reply_id = slack_repo.add_reply(session, kind="record", locale=locale, user_id=user, channel=channel or user,
                                         thread_ts=None, args={"record": record_id}, at=clock.now())  # fmt: skip
         reply = slack_repo.get_reply(session, reply_id=reply_id)
         assert reply is not None
         payload = blocks.ephemeral(render_reply(session, reply, index=index, graph=graph,
-                                                today=clock.now().date(), ephemeral=True))  # fmt: skip
+                                                today=clock.now().date(), ephemeral=channel is not None))  # fmt: skip
     if response_url:
         slack.respond(response_url, payload)
-    else:
+    elif channel:
         slack.post_ephemeral(channel=channel, user=user, text=payload["text"], blocks=payload["blocks"])
+    else:
+        slack.post_message(channel=user, text=payload["text"], blocks=payload["blocks"])
 
 
 def run_show(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,

@@ -254,6 +254,10 @@ class SlackReplyRow(Base):
     """What errkb showed (kind + args), so buttons can re-render, share or vote on it."""
 
     __tablename__ = "slack_replies"
+    __table_args__ = (
+        Index("ix_slack_replies_user_id_created_at", "user_id", "created_at"),
+        Index("ix_slack_replies_channel_thread_ts", "channel", "thread_ts"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     kind: Mapped[str] = mapped_column(String(20))

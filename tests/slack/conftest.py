@@ -236,3 +236,16 @@ def wait_for_unknown(bot: Bot, text: str, timeout: float = 10.0) -> None:
                 return
         time.sleep(0.02)
     raise AssertionError(f"no unknown error with {text!r} was recorded")
+
+
+def wait_done(bot: Bot, key: str, timeout: float = 10.0) -> None:
+    """Until the job with ``key`` has finished (done, failed or expired)."""
+    from sqlalchemy import select
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with bot.store.read() as session:
+            if session.scalar(select(JobRow.status).where(JobRow.key == key)) in ("done", "failed", "expired"):
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"job {key} did not finish")

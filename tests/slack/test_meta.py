@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,34 @@ def test_every_action_and_callback_id_has_a_listener(bot: Bot, kind: str, ident:
     """Bolt answers 404 to an interaction no listener matches."""
     response = bot.send.interactive(_payload(kind, ident))
     assert response.status == 200, (ident, response.body)
+
+
+class _Registrar:
+    """Stands in for Bolt's App to see which events the listeners register."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def event(self, name: str) -> Callable[[object], object]:
+        self.events.append(name)
+        return lambda listener: listener
+
+
+def test_the_manifest_subscribes_only_to_events_errkb_listens_to_and_enables_app_home() -> None:
+    import yaml
+
+    from bot.slack.listeners import events
+
+    manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text())
+    registrar = _Registrar()
+    events.register(registrar)  # type: ignore[arg-type]
+    subscribed = manifest["settings"]["event_subscriptions"]["bot_events"]
+    assert {name.split(".")[0] for name in subscribed} <= set(registrar.events)
+    assert {"app_home_opened", "member_joined_channel", "message.im"} <= set(subscribed)
+    home = manifest["features"]["app_home"]
+    assert home["home_tab_enabled"] and home["messages_tab_enabled"] and not home["messages_tab_read_only_enabled"]
+    scopes = set(manifest["oauth_config"]["scopes"]["bot"])
+    assert {"channels:read", "groups:read", "im:history", "chat:write"} <= scopes  # joins; DMs; /errkb channel
 
 
 def test_manifest_names_the_shortcut_and_the_command() -> None:

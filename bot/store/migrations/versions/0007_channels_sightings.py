@@ -1,8 +1,10 @@
-"""channel settings and unknown-error sightings
+"""channel settings, unknown-error sightings, replies by user and by thread
 
 ``channel_settings``: a channel's mode, answer threshold and language
 (``/errkb channel``). ``unknown_sightings``: the threads an unknown error was
-pasted in, so they can be told once a record for it exists.
+pasted in, so they can be told once a record for it exists. ``slack_replies``
+is read by user (the Home tab's recent answers) and by thread (a follow-up's
+language).
 
 Revision ID: 0007
 Revises: 0006
@@ -50,6 +52,14 @@ def upgrade() -> None:
     )
 
 
+    with op.batch_alter_table("slack_replies", schema=None) as batch_op:
+        batch_op.create_index("ix_slack_replies_user_id_created_at", ["user_id", "created_at"], unique=False)
+        batch_op.create_index("ix_slack_replies_channel_thread_ts", ["channel", "thread_ts"], unique=False)
+
+
 def downgrade() -> None:
+    with op.batch_alter_table("slack_replies", schema=None) as batch_op:
+        batch_op.drop_index("ix_slack_replies_channel_thread_ts")
+        batch_op.drop_index("ix_slack_replies_user_id_created_at")
     op.drop_table("unknown_sightings")
     op.drop_table("channel_settings")
