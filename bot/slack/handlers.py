@@ -30,10 +30,12 @@ from bot.settings import Settings
 from bot.slack import commands, digest, feedback, home
 from bot.slack.answer import answer_paste
 from bot.slack.clock import Clock
+from bot.slack.followup import tell_pasters
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import (
     ActionJob,
     CommandJob,
+    FollowUpJob,
     HomeJob,
     JobKind,
     PasteJob,
@@ -109,6 +111,7 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
     inputs = {action: inject(run, deps) for action, run in INPUTS.items()}
     after = {callback: (model, inject(run, deps)) for callback, (model, run) in AFTER_MODAL.items()}
     publish_home, welcome_channel = inject(home.publish_home, deps), inject(welcome, deps)
+    follow_up = inject(tell_pasters, deps)
 
     def handle_paste(job: Job) -> None:
         paste(PasteJob.model_validate(job.payload), job=job)
@@ -138,5 +141,6 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
         JobKind.VIEW_DONE: handle_view_done,
         JobKind.HOME: lambda job: publish_home(HomeJob.model_validate(job.payload)),
         JobKind.WELCOME: lambda job: welcome_channel(WelcomeJob.model_validate(job.payload)),
+        JobKind.FOLLOW_UP: lambda job: follow_up(FollowUpJob.model_validate(job.payload)),
     }  # fmt: skip
     return {str(kind): handler for kind, handler in handlers.items()}

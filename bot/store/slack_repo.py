@@ -36,6 +36,7 @@ from bot.store.models import (
     table_of,
 )
 from bot.store.repository import add_audit, note_evidence
+from bot.store.sightings import note_sighting
 
 VERDICTS = ("fixed", "failed")
 KEEP_PERMALINKS = 5
@@ -255,9 +256,11 @@ def _unknown(row: UnknownErrorRow) -> UnknownError:
 
 
 def note_unknown(
-    session: Session, *, template: str, sample: str, permalink: str | None, at: datetime
+    session: Session, *, template: str, sample: str, permalink: str | None, at: datetime,
+    channel: str | None = None, thread_ts: str | None = None, user_id: str | None = None,
 ) -> int:
-    """Count one more sighting of an unknown error; keeps a few example permalinks."""
+    """Count one more sighting of an unknown error; keeps a few example permalinks, and the
+    thread it was pasted in (when it was, and by whom) to tell once a record answers it."""
     digest = hashlib.sha256(template.encode()).hexdigest()
     table = table_of(UnknownErrorRow)
     statement = insert(session, table).values(
@@ -279,6 +282,9 @@ def note_unknown(
         session.execute(
             update(table).where(table.c.id == found.id).values(permalinks=[*kept, permalink])
         )
+    if channel and thread_ts and user_id:
+        note_sighting(session, unknown_id=int(found.id), channel=channel, thread_ts=thread_ts, user_id=user_id,
+                      at=at)  # fmt: skip
     return int(found.id)
 
 

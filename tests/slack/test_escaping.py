@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from bot.channels import ChannelSettings, Mode
 from bot.digest.select import Importance, Reason, StaleItem
 from bot.records import Record
-from bot.render import blocks, channel, digest, home, modal, panels
+from bot.render import blocks, channel, digest, followup, home, modal, panels
 from bot.render.escape import escape_mrkdwn, mention
 from bot.render.ids import ActionId, BlockId
 from bot.render.state import AddState, DeprecateState
@@ -141,6 +141,7 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
             locale, DeprecateState(record="x/hostile", domain=words[0][:100], locale=locale)),
         "render_add_modal": modal.render_add_modal(locale, AddState(unknown=1), values),
         "render_welcome": channel.render_welcome(locale, ChannelSettings(HERE, Mode.QUIET)),
+        "render_known_now": followup.render_known_now(locale, record, asker=ACTOR, added_by=words[0]),
         "render_home": home.render_home(home.HomeView(
             locale=locale, today=TODAY, chosen="zh", search=words[0], results=[(record, 1.0)],
             recent=[home.RecentAnswer(1, HERE, datetime(2025, 7, 30, tzinfo=UTC), record),
@@ -159,7 +160,7 @@ NOT_SLACK = {"render_stale_lines"}
 
 def test_the_property_covers_every_renderer() -> None:
     covered = set(renders(["a", "b", "c", "d", "e"], "en"))
-    for module in (blocks, panels, digest, modal, channel, home):
+    for module in (blocks, panels, digest, modal, channel, home, followup):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__ and name.startswith("render_"):
                 assert name in covered | NOT_SLACK, (
