@@ -30,6 +30,7 @@ class ActionId(StrEnum):
 
 class CallbackId(StrEnum):
     LOOKUP_SHORTCUT = "errkb_lookup"
+    ADD_SHORTCUT = "errkb_add"  # "Add to errkb": maintainers make a record from a message
     ADD_RECORD_VIEW = "errkb_add_record"
     DEPRECATE_VIEW = "errkb_deprecate"
 

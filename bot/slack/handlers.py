@@ -27,7 +27,7 @@ from bot.render.state import (
     load_state,
 )
 from bot.settings import Settings
-from bot.slack import commands, digest, feedback, home
+from bot.slack import additions, commands, digest, feedback, home
 from bot.slack.answer import answer_paste
 from bot.slack.clock import Clock
 from bot.slack.followup import tell_pasters
@@ -39,6 +39,7 @@ from bot.slack.jobs import (
     HomeJob,
     JobKind,
     PasteJob,
+    ShortcutJob,
     ViewDoneJob,
     WelcomeJob,
 )
@@ -96,6 +97,11 @@ INPUTS: dict[ActionId, Callable[..., None]] = {
     ActionId.HOME_LANG: home.choose_home_language,
 }
 
+#: Message shortcuts done as a job ("Look up in errkb" is a paste).
+SHORTCUTS: dict[CallbackId, Callable[..., None]] = {
+    CallbackId.ADD_SHORTCUT: additions.open_add_from_message,
+}
+
 #: What follows a modal's submission (the submission itself is decided while Slack waits).
 AFTER_MODAL: dict[CallbackId, tuple[type[State], Callable[..., None]]] = {
     CallbackId.ADD_RECORD_VIEW: (AddState, feedback.thank_for_record),
@@ -112,6 +118,7 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
     after = {callback: (model, inject(run, deps)) for callback, (model, run) in AFTER_MODAL.items()}
     publish_home, welcome_channel = inject(home.publish_home, deps), inject(welcome, deps)
     follow_up = inject(tell_pasters, deps)
+    shortcuts = {callback: inject(run, deps) for callback, run in SHORTCUTS.items()}
 
     def handle_paste(job: Job) -> None:
         paste(PasteJob.model_validate(job.payload), job=job)
@@ -131,6 +138,10 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
         if click.home:  # the tab shows what the click changed
             publish_home(HomeJob(user=click.user))
 
+    def handle_shortcut(job: Job) -> None:
+        shortcut = ShortcutJob.model_validate(job.payload)
+        shortcuts[CallbackId(shortcut.callback_id)](shortcut)
+
     def handle_view_done(job: Job) -> None:
         done = ViewDoneJob.model_validate(job.payload)
         model, run = after[CallbackId(done.callback_id)]
@@ -142,5 +153,6 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
         JobKind.HOME: lambda job: publish_home(HomeJob.model_validate(job.payload)),
         JobKind.WELCOME: lambda job: welcome_channel(WelcomeJob.model_validate(job.payload)),
         JobKind.FOLLOW_UP: lambda job: follow_up(FollowUpJob.model_validate(job.payload)),
+        JobKind.SHORTCUT: handle_shortcut,
     }  # fmt: skip
     return {str(kind): handler for kind, handler in handlers.items()}

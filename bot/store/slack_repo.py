@@ -305,12 +305,18 @@ def get_unknown(session: Session, *, unknown_id: int) -> UnknownError | None:
     return None if row is None else _unknown(row)
 
 
+def find_unknown(session: Session, *, template: str) -> int | None:
+    """The unknown error noted with this template, if there is one."""
+    digest = hashlib.sha256(template.encode()).hexdigest()
+    return session.scalar(select(UnknownErrorRow.id).where(UnknownErrorRow.template_hash == digest))
+
+
 def record_exists(session: Session, *, record_id: str) -> bool:
     return session.scalar(select(RecordRow.id).where(RecordRow.id == record_id)) is not None
 
 
 __all__ = [
     "Reply", "UnknownError", "VoteOutcome", "add_reply", "cast_vote", "choose_locale", "chosen_locale",
-    "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
+    "find_unknown", "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
     "unknown_errors", "with_evidence", "workaround_counts",
 ]  # fmt: skip

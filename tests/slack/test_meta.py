@@ -61,7 +61,7 @@ def _payload(kind: str, ident: str) -> dict[str, object]:
                  }.get(ident, AddState().dump())  # fmt: skip
         return {"type": "block_actions", "user": {"id": EN_USER}, "trigger_id": "t", "channel": {"id": CHANNEL},
                 "actions": [{"type": "button", "action_id": ident, "value": value, "block_id": "b"}]}  # fmt: skip
-    if ident == CallbackId.LOOKUP_SHORTCUT:
+    if ident in (CallbackId.LOOKUP_SHORTCUT, CallbackId.ADD_SHORTCUT):
         return {"type": "message_action", "callback_id": ident, "trigger_id": "t", "user": {"id": EN_USER},
                 "channel": {"id": CHANNEL}, "message": {"text": "hello", "ts": "1.0"}}  # fmt: skip
     metadata = DeprecateState(record="x/y", domain="x").dump() if ident == CallbackId.DEPRECATE_VIEW else AddState().dump()
@@ -109,7 +109,9 @@ def test_manifest_names_the_shortcut_and_the_command() -> None:
 
     manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text())
     features = manifest["features"]
-    assert [s["callback_id"] for s in features["shortcuts"]] == [CallbackId.LOOKUP_SHORTCUT.value]
+    shortcuts = {s["callback_id"] for s in features["shortcuts"]}
+    assert shortcuts == {c.value for c in CallbackId if c.name.endswith("_SHORTCUT")}
+    assert all(s["type"] == "message" for s in features["shortcuts"])
     assert features["slash_commands"][0]["command"] == "/errkb"
     settings = manifest["settings"]
     assert settings["interactivity"]["request_url"].endswith("/slack/events")
