@@ -3,11 +3,13 @@
 A channel is ``on`` (errkb answers every paste it is confident about),
 ``quiet`` (it answers only when asked: a mention, the shortcut, a DM) or
 ``off`` (it posts nothing in the channel; ``/errkb`` still answers privately).
-Its threshold is the match score an answer needs: a preset
-(:data:`THRESHOLDS`) or a number; ``None`` is errkb's own default, the
-ranker's "medium" band. Its language is the default for people who chose
-none and whose Slack language errkb does not speak, and the language of what
-errkb posts for the whole channel (a welcome, a follow-up).
+Its threshold is the match score errkb needs to answer a paste nobody asked it
+about: a preset (:data:`THRESHOLDS`, placed around the ranker's fitted
+volunteer point) or a number; ``None`` is the ranker's own point. Someone who
+asks is answered from the ranker's lower "ask" point, or the channel's
+threshold when that is lower still. Its language is the default for people
+who chose none and whose Slack language errkb does not speak, and the language
+of what errkb posts for the whole channel (a welcome, a follow-up).
 
 ``/errkb channel …`` is parsed here (:func:`parse_channel_command`); the
 database keeps the settings (``bot.store.channel_repo``).
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.i18n import AUTO, available_locales
-from bot.match.rank import HIGH, MEDIUM, Match, Triage
+from bot.match.features import ASK, VOLUNTEER
+from bot.match.rank import Match, Triage
 
 
 class Mode(StrEnum):
@@ -29,8 +32,14 @@ class Mode(StrEnum):
     OFF = "off"
 
 
-#: Named thresholds, strictest first: the minimum match score of an answer.
-THRESHOLDS: dict[str, float] = {"strict": HIGH, "normal": MEDIUM, "eager": 0.35}
+#: Named thresholds, strictest first: the score an unasked answer needs. ``normal`` is the
+#: ranker's fitted volunteer point; ``strict`` halves its distance to certainty, ``eager``
+#: goes half way down to the point at which errkb answers someone who asked.
+THRESHOLDS: dict[str, float] = {
+    "strict": round(VOLUNTEER + (1 - VOLUNTEER) / 2, 4),
+    "normal": VOLUNTEER,
+    "eager": round((VOLUNTEER + ASK) / 2, 4),
+}
 DEFAULT_THRESHOLD = "normal"
 #: The range a numeric threshold may take (a score is 0..1; 0 or 1 would mean always or never).
 LOWEST, HIGHEST = 0.05, 0.95
@@ -42,7 +51,7 @@ class ChannelSettings:
 
     channel: str
     mode: Mode = Mode.ON
-    threshold: float | None = None  # None: errkb's default (THRESHOLDS["normal"])
+    threshold: float | None = None  # None: the ranker's volunteer point (THRESHOLDS["normal"])
     locale: str | None = None  # None: automatic
     updated_by: str | None = None
 
@@ -52,8 +61,13 @@ class ChannelSettings:
 
     @property
     def min_score(self) -> float:
-        """The score a match needs to be answered here."""
+        """The score a match needs to be answered here unasked."""
         return THRESHOLDS[DEFAULT_THRESHOLD] if self.threshold is None else self.threshold
+
+    def answer_score(self, *, asked: bool) -> float:
+        """The score an answer needs here: :attr:`min_score` unasked; asked, the ranker's
+        ask point, or the channel's threshold when that is lower."""
+        return min(ASK, self.min_score) if asked else self.min_score
 
     @property
     def threshold_name(self) -> str | None:
@@ -73,20 +87,20 @@ class ChannelSettings:
         channel; in a ``quiet`` one only in a thread it already spoke in."""
         return self.mode is Mode.ON or (self.mode is Mode.QUIET and answered_here)
 
-    def confident(self, score: float) -> bool:
-        return score >= self.min_score
+    def confident(self, score: float, *, asked: bool = False) -> bool:
+        return score >= self.answer_score(asked=asked)
 
-    def answer_matches(self, triage: Triage) -> list[Match]:
-        """The matches to answer with at this threshold: the best of each error that reaches
-        it, in paste order (else the best overall when it reaches it)."""
-        found = [ms[0] for _, ms in triage.per_error if ms and self.confident(ms[0].score)]
-        if not found and triage.best is not None and self.confident(triage.best.score):
+    def answer_matches(self, triage: Triage, *, asked: bool = False) -> list[Match]:
+        """The matches to answer with here: the best of each error that reaches the channel's
+        score, in paste order (else the best overall when it reaches it)."""
+        found = [ms[0] for _, ms in triage.per_error if ms and self.confident(ms[0].score, asked=asked)]
+        if not found and triage.best is not None and self.confident(triage.best.score, asked=asked):
             found = [triage.best]
         return list({m.record_id: m for m in found}.values())
 
-    def answered(self, triage: Triage) -> bool:
-        """Is the paste answered at this channel's threshold?"""
-        return bool(self.answer_matches(triage))
+    def answered(self, triage: Triage, *, asked: bool = False) -> bool:
+        """Is the paste answered here, asked or not?"""
+        return bool(self.answer_matches(triage, asked=asked))
 
     def default_locale(self, configured: Mapping[str, str]) -> str | None:
         """The channel's language: its own setting, else the operator's (``ERRKB_CHANNEL_LOCALES``)."""

@@ -12,11 +12,12 @@ from bot.channels import (
     parse_channel_command,
     parse_threshold,
 )
+from bot.match.features import ASK, VOLUNTEER
 from bot.match.rank import Match, Triage
 
 
 def _match(record: str, score: float, error: int = 0) -> Match:
-    band = "high" if score >= 0.7 else "medium" if score >= 0.5 else "low"
+    band = "high" if score >= VOLUNTEER else "medium" if score >= ASK else "low"
     return Match(record, score, band, error, "E: x", 1, ())
 
 
@@ -25,11 +26,13 @@ def _triage(*per_error: list[Match]) -> Triage:
     return Triage(errors=(), matches=matches, per_error=tuple((i, tuple(ms)) for i, ms in enumerate(per_error)))
 
 
-def test_a_channel_nobody_configured_answers_at_the_rankers_medium_band() -> None:
+def test_a_channel_nobody_configured_answers_at_the_rankers_own_points() -> None:
     here = ChannelSettings("C1")
     assert here.mode is Mode.ON and not here.configured
-    assert here.min_score == 0.5 and here.threshold_name == "normal"
+    assert here.min_score == VOLUNTEER and here.threshold_name == "normal"
+    assert here.answer_score(asked=False) == VOLUNTEER and here.answer_score(asked=True) == ASK
     assert here.may_post(asked=False) and here.volunteers()
+    assert THRESHOLDS["strict"] > VOLUNTEER > THRESHOLDS["eager"] > ASK
 
 
 @pytest.mark.parametrize(("mode", "unasked", "asked", "follow_up_elsewhere", "follow_up_answered"), [
@@ -47,14 +50,24 @@ def test_modes_decide_who_errkb_answers(mode: Mode, unasked: bool, asked: bool, 
     assert here.may_follow_up(answered_here=True) is follow_up_answered
 
 
-def test_the_threshold_decides_which_errors_are_answered() -> None:
-    triage = _triage([_match("a/strong", 0.8)], [_match("b/middling", 0.55)], [_match("c/weak", 0.4)])
+def test_the_threshold_decides_which_errors_are_answered_unasked() -> None:
+    strong, middling, weak = (THRESHOLDS["strict"] + 0.01, VOLUNTEER + 0.01, THRESHOLDS["eager"] + 0.01)
+    triage = _triage([_match("a/strong", strong)], [_match("b/middling", middling)], [_match("c/weak", weak)])
     assert [m.record_id for m in ChannelSettings("C1", threshold=THRESHOLDS["strict"]).answer_matches(triage)] == ["a/strong"]
     assert [m.record_id for m in ChannelSettings("C1").answer_matches(triage)] == ["a/strong", "b/middling"]
     eager = ChannelSettings("C1", threshold=THRESHOLDS["eager"])
     assert [m.record_id for m in eager.answer_matches(triage)] == ["a/strong", "b/middling", "c/weak"]
-    weak = _triage([_match("c/weak", 0.4)])
-    assert not ChannelSettings("C1").answered(weak) and eager.answered(weak)
+    only_weak = _triage([_match("c/weak", weak)])
+    assert not ChannelSettings("C1").answered(only_weak) and eager.answered(only_weak)
+
+
+def test_someone_who_asks_is_answered_from_the_ask_point_or_a_lower_threshold() -> None:
+    asked_for = _triage([_match("d/plausible", ASK + 0.01)])
+    strict = ChannelSettings("C1", threshold=THRESHOLDS["strict"])
+    assert not strict.answered(asked_for) and strict.answered(asked_for, asked=True)
+    below_ask = _triage([_match("e/faint", ASK - 0.05)])
+    assert not ChannelSettings("C1").answered(below_ask, asked=True)
+    assert ChannelSettings("C1", threshold=round(ASK - 0.1, 2)).answered(below_ask, asked=True)
 
 
 def test_a_custom_threshold_has_no_preset_name() -> None:
@@ -82,7 +95,7 @@ def test_thresholds_are_presets_or_percentages_within_range(text: str, score: fl
     ("OFF", Change.MODE, Mode.OFF, None),
     ("threshold strict", Change.THRESHOLD, THRESHOLDS["strict"], None),
     ("threshold normal", Change.THRESHOLD, None, None),  # back to the default
-    ("threshold 70%", Change.THRESHOLD, 0.7, None),
+    ("threshold 90%", Change.THRESHOLD, 0.9, None),
     ("threshold", Change.USAGE, None, "threshold"),
     ("threshold 300", Change.USAGE, None, "threshold"),
     ("lang zh", Change.LANG, "zh", None),

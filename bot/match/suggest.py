@@ -14,8 +14,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from bot.match.evidence import DOMAIN_HINTS
 from bot.match.extract import extract
-from bot.match.rank import DOMAIN_HINTS
 
 #: What varies between two pastes of one error, and the pattern that stands for it (first match wins).
 _VARIABLE: tuple[tuple[str, str], ...] = (

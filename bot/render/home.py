@@ -43,8 +43,14 @@ SHOWN_RESULTS = 5
 SHOWN_RECENT = 5
 SHOWN_UNKNOWN = 5
 SHOWN_STALE = 5
+SHOWN_CORRECTIONS = 5
 SEARCH_CHARS = 200
 SIGNATURE_CHARS = 200
+
+
+#: A recent correction as the Home tab shows it: its line (mrkdwn made by errkb, any text
+#: from people already escaped) and its button (undo), if it has one.
+CorrectionItem = tuple[str, Block | None]
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,7 @@ class HomeView:
     unknown: Sequence[UnknownItem] = ()
     stale: Sequence[StaleItem] = ()  # for a maintainer all, for a domain owner their domains'
     stale_total: int = 0
-    corrections: Sequence[str] = field(default_factory=tuple)
+    corrections: Sequence[CorrectionItem] = field(default_factory=tuple)  # newest first
 
 
 def _signature(record: Record, locale: str) -> str:
@@ -158,12 +164,13 @@ def stats_block(view: HomeView) -> Block | None:
     return context(*lines)
 
 
-def corrections_blocks(locale: str, lines: Sequence[str]) -> list[Block]:
-    """Recent corrections people made to answers, for maintainers: one line each, mrkdwn made
-    by errkb (any text from people already escaped). Nothing when there are none."""
-    if not lines:
+def corrections_blocks(locale: str, items: Sequence[CorrectionItem]) -> list[Block]:
+    """Recent corrections people made to answers, for maintainers, each with its button.
+    Nothing when there are none."""
+    if not items:
         return []
-    return [section(t(locale, "home.corrections.title")), section(cut("\n".join(lines), 3000))]
+    shown = [section(line, accessory=undo) for line, undo in items[:SHOWN_CORRECTIONS]]
+    return [section(t(locale, "home.corrections.title")), *shown]
 
 
 def stale_blocks(view: HomeView) -> list[Block]:
@@ -204,4 +211,4 @@ def render_home(view: HomeView, now: datetime) -> dict[str, Any]:
     return {"type": "home", "blocks": fit(blocks, ELLIPSIS, HOME_BLOCKS)}
 
 
-__all__ = ["HomeView", "KbStats", "RecentAnswer", "corrections_blocks", "render_home"]
+__all__ = ["CorrectionItem", "HomeView", "KbStats", "RecentAnswer", "corrections_blocks", "render_home"]

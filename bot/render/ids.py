@@ -24,6 +24,11 @@ class ActionId(StrEnum):
     DIGEST_SNOOZE = "errkb.digest.snooze"
     DIGEST_DEPRECATE = "errkb.digest.deprecate"
     DIGEST_OPEN = "errkb.digest.open"
+    MORE = "errkb.more"
+    PAGE = "errkb.page"
+    NOT_THIS = "errkb.not_this"
+    REMOVE = "errkb.remove"
+    UNDO_CORRECTION = "errkb.correction.undo"
     HOME_SEARCH = "errkb.home.search"  # the Home tab's search box (Enter searches)
     HOME_LANG = "errkb.home.lang"  # the Home tab's language choice
 
@@ -33,6 +38,7 @@ class CallbackId(StrEnum):
     ADD_SHORTCUT = "errkb_add"  # "Add to errkb": maintainers make a record from a message
     ADD_RECORD_VIEW = "errkb_add_record"
     DEPRECATE_VIEW = "errkb_deprecate"
+    CORRECT_VIEW = "errkb_correct"
 
 
 class BlockId(StrEnum):
@@ -50,6 +56,8 @@ class BlockId(StrEnum):
     HOW = "errkb.field.how"
     DOCS = "errkb.field.docs"
     DEPRECATE_REASON = "errkb.field.deprecate_reason"
+    CORRECT_CHOICE = "errkb.field.correct_choice"
+    ANSWER_ACTIONS = "errkb.answer_actions"
     DIGEST_ITEM = "errkb.digest.item"  # + ":" + record id, one per stale record
     HOME_SEARCH = "errkb.home.search_box"
     HOME_LANG = "errkb.home.lang"

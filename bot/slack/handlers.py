@@ -18,8 +18,12 @@ from bot.knowledge import GraphSource, IndexSource
 from bot.render.ids import ActionId, CallbackId
 from bot.render.state import (
     AddState,
+    CorrectionModalState,
+    CorrectionState,
+    CorrectState,
     DeprecateState,
     DigestItemState,
+    PageState,
     RecordState,
     ReplyState,
     State,
@@ -27,7 +31,7 @@ from bot.render.state import (
     load_state,
 )
 from bot.settings import Settings
-from bot.slack import additions, commands, digest, feedback, home
+from bot.slack import additions, commands, corrections, digest, feedback, home
 from bot.slack.answer import answer_paste
 from bot.slack.clock import Clock
 from bot.slack.followup import tell_pasters
@@ -89,6 +93,11 @@ BUTTONS: dict[ActionId, Button] = {
     ActionId.DIGEST_SNOOZE: Button(DigestItemState, digest.act, {"action": "snooze"}),
     ActionId.DIGEST_DEPRECATE: Button(DigestItemState, digest.open_deprecate),
     ActionId.DIGEST_OPEN: Button(DigestItemState, show_clicked),
+    ActionId.MORE: Button(PageState, corrections.page),
+    ActionId.PAGE: Button(PageState, corrections.page),
+    ActionId.NOT_THIS: Button(CorrectState, corrections.not_this),
+    ActionId.REMOVE: Button(ReplyState, corrections.remove),
+    ActionId.UNDO_CORRECTION: Button(CorrectionState, corrections.undo),
 }
 
 #: Elements whose value a person typed or chose, not state errkb gave: the Home tab's.
@@ -106,6 +115,7 @@ SHORTCUTS: dict[CallbackId, Callable[..., None]] = {
 AFTER_MODAL: dict[CallbackId, tuple[type[State], Callable[..., None]]] = {
     CallbackId.ADD_RECORD_VIEW: (AddState, feedback.thank_for_record),
     CallbackId.DEPRECATE_VIEW: (DeprecateState, digest.after_deprecate),
+    CallbackId.CORRECT_VIEW: (CorrectionModalState, corrections.after_correct),
 }
 
 

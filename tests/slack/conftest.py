@@ -36,6 +36,7 @@ from bot.store import repository
 from bot.store.db import Store
 from bot.store.models import (
     ChannelSettingsRow,
+    CorrectionRow,
     JobRow,
     SlackReplyRow,
     SlackUserRow,
@@ -55,7 +56,8 @@ TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
 CHANNEL = "C0ERRORS"
 EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
 OWNER = "UOWNER"  # owns the "python" domain of the test records
-SLACK_TABLES = (JobRow, SlackReplyRow, SlackUserRow, UnknownSightingRow, UnknownErrorRow, VoteRow, ChannelSettingsRow)
+SLACK_TABLES = (JobRow, CorrectionRow, SlackReplyRow, SlackUserRow, UnknownSightingRow, UnknownErrorRow, VoteRow,
+                ChannelSettingsRow)
 
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker.py", line 88, in run

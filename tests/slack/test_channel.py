@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from bot.channels import ChannelSettings, Mode
+from bot.channels import THRESHOLDS, ChannelSettings, Mode
+from bot.match.features import VOLUNTEER
 from bot.store import channel_repo
 from tests.slack.blockkit import assert_valid_message
 from tests.slack.conftest import CHANNEL, EN_USER, MAINTAINER, ZH_USER, Bot
@@ -36,7 +37,7 @@ def _settings(bot: Bot) -> ChannelSettings:
 
 def test_a_channel_nobody_configured_shows_the_defaults_and_how_to_change_them(bot: Bot) -> None:
     shown = _shown(_respond(bot, "channel"))
-    assert "*On*" in shown and "*normal* (a match needs a score of 50 % or more)" in shown
+    assert "*On*" in shown and f"*normal* (a match needs a score of {round(VOLUNTEER * 100)} % or more)" in shown
     assert "automatic" in shown and "/errkb channel threshold strict|normal|eager" in shown
     assert "the person who created the channel" in shown
 
@@ -57,8 +58,9 @@ def test_a_maintainer_quiets_a_channel(bot: Bot) -> None:
 
 def test_the_channels_creator_sets_the_threshold(bot: Bot) -> None:
     bot.fake.creators[CHANNEL] = EN_USER
-    assert "*strict* (a match needs a score of 70 % or more)" in _shown(_respond(bot, "channel threshold strict"))
-    assert _settings(bot).min_score == 0.7
+    strict = round(THRESHOLDS["strict"] * 100)
+    assert f"*strict* (a match needs a score of {strict} % or more)" in _shown(_respond(bot, "channel threshold strict"))
+    assert _settings(bot).min_score == THRESHOLDS["strict"]
     assert "*custom* (a match needs a score of 62 % or more)" in _shown(_respond(bot, "channel threshold 62%"))
     assert _settings(bot).threshold == 0.62 and _settings(bot).mode is Mode.ON  # the mode is untouched
     _respond(bot, "channel threshold normal")

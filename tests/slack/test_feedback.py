@@ -46,11 +46,12 @@ def _answer(bot: Bot) -> list[dict[str, Any]]:
 def test_votes_change_counts_evidence_and_update_the_answer_in_place(bot: Bot) -> None:
     blocks = _answer(bot)
     fixed = _buttons(blocks, ActionId.VOTE_FIXED)
-    assert len(fixed) == 3
+    assert len(fixed) == 1, "one set of feedback controls per answer"
     first = VoteState.model_validate_json(fixed[0]["value"])
-    assert first.pos == 1  # ranked by success rate: "Prime the coolant loop" (0.9) first
+    assert first.pos == 1  # the best fix: ranked by success rate, "Prime the coolant loop" (0.9)
     with bot.store.transaction() as session:
         before = repository.get_record(session, record_id=RECORD)
+        audited = set(session.scalars(select(AuditRow.id).where(AuditRow.record_id == RECORD)))  # earlier tests'
     assert bot.send.click(ActionId.VOTE_FIXED, fixed[0]["value"]).status == 200
     updates = bot.fake.wait_for("chat.update")
     assert len(updates) == 1
@@ -69,7 +70,8 @@ def test_votes_change_counts_evidence_and_update_the_answer_in_place(bot: Bot) -
     assert _counts(bot, 1) == (0, 2)
     with bot.store.transaction() as session:
         after = repository.get_record(session, record_id=RECORD)
-        audit = session.scalars(select(AuditRow).where(AuditRow.record_id == RECORD, AuditRow.action == "confirm")).all()
+        audit = session.scalars(select(AuditRow).where(AuditRow.record_id == RECORD, AuditRow.action == "confirm",
+                                                       AuditRow.id.not_in(audited))).all()  # fmt: skip
     assert before is not None and after is not None
     assert after.evidence_count == before.evidence_count + 1 and after.last_confirmed == TODAY.date()
     assert len(audit) == 1 and audit[0].actor == f"slack:{EN_USER}"
