@@ -58,7 +58,7 @@ def _settle(deliveries: Deliveries, fake: FakeSlack, events: list[str]) -> tuple
 def test_postgresql_stopped_for_ten_seconds_under_load_loses_and_doubles_nothing(
     private_postgres: PrivatePostgres, serve: Any, fake_slack: FakeSlack
 ) -> None:
-    store = open_store(private_postgres.url)
+    store = open_store(private_postgres.url, migrate=True)
     with store.transaction() as session:
         repository.import_records(session, records=kb_records(), on_conflict="fail", actor="test", now=TODAY)
     store.dispose()
