@@ -27,7 +27,8 @@ def default_database_url() -> str:
 #: The bot scopes of ``manifest.yaml`` (a test keeps the two in step).
 MANIFEST_SCOPES = (
     "chat:write", "commands", "channels:history", "groups:history", "im:history", "mpim:history",
-    "app_mentions:read", "users:read", "files:read", "files:write", "usergroups:read",
+    "app_mentions:read", "users:read", "files:read", "files:write", "usergroups:read", "channels:read",
+    "groups:read",
 )  # fmt: skip
 #: Shortest bearer token ``errkb mcp --http`` accepts.
 MCP_TOKEN_MIN = 16

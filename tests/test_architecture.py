@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PURE = [
     "bot/records",
+    "bot/channels.py",
     "bot/report.py",
     "bot/mcp/models.py",
     "bot/mcp/text.py",

@@ -55,7 +55,8 @@ def _domains(counts: Mapping[str, int]) -> str:
     )
 
 
-def _item_blocks(locale: str, rank: int, item: StaleItem, today: date) -> list[Block]:
+def item_blocks(locale: str, rank: int, item: StaleItem, today: date) -> list[Block]:
+    """One stale record: what it is, why it ranks there, its buttons (the digest, the Home tab)."""
     state = DigestItemState(record=item.record_id, domain=item.domain).dump()
     text = t(
         locale, "digest.item", rank=rank, signature=esc(cut(item.title(locale), SIGNATURE_CHARS)),
@@ -147,7 +148,7 @@ def render_digest(
         summary += "\n" + t(locale, "digest.summary.mine", domains=mine)
     blocks.append(context(summary))
     for rank, item in enumerate(listed, start=1):
-        blocks.extend(_item_blocks(locale, rank, item, today))
+        blocks.extend(item_blocks(locale, rank, item, today))
     if unknown:
         lines = [
             f"• *{count}×* {code(cut(template, 300))}"

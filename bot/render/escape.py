@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,30}$")
+_CHANNEL_ID = re.compile(r"^[CG][A-Z0-9]{2,30}$")
 
 
 def escape_mrkdwn(text: str) -> str:
@@ -29,9 +30,14 @@ def mention(user_id: str) -> str:
     return f"<@{user_id}>" if _USER_ID.match(user_id) else escape_mrkdwn(user_id)
 
 
+def channel_link(channel_id: str) -> str:
+    """A link to a channel by id (``<#C123>``); anything that is not a channel id, as escaped text."""
+    return f"<#{channel_id}>" if _CHANNEL_ID.match(channel_id) else escape_mrkdwn(channel_id)
+
+
 def escape_params(params: dict[str, object]) -> dict[str, object]:
     """Catalog parameters with every text escaped (numbers and dates stay as they are)."""
     return {k: escape_mrkdwn(v) if isinstance(v, str) else v for k, v in params.items()}
 
 
-__all__ = ["escape_mrkdwn", "escape_params", "mention"]
+__all__ = ["channel_link", "escape_mrkdwn", "escape_params", "mention"]

@@ -29,10 +29,13 @@ class ActionId(StrEnum):
     NOT_THIS = "errkb.not_this"
     REMOVE = "errkb.remove"
     UNDO_CORRECTION = "errkb.correction.undo"
+    HOME_SEARCH = "errkb.home.search"  # the Home tab's search box (Enter searches)
+    HOME_LANG = "errkb.home.lang"  # the Home tab's language choice
 
 
 class CallbackId(StrEnum):
     LOOKUP_SHORTCUT = "errkb_lookup"
+    ADD_SHORTCUT = "errkb_add"  # "Add to errkb": maintainers make a record from a message
     ADD_RECORD_VIEW = "errkb_add_record"
     DEPRECATE_VIEW = "errkb_deprecate"
     CORRECT_VIEW = "errkb_correct"
@@ -56,6 +59,8 @@ class BlockId(StrEnum):
     CORRECT_CHOICE = "errkb.field.correct_choice"
     ANSWER_ACTIONS = "errkb.answer_actions"
     DIGEST_ITEM = "errkb.digest.item"  # + ":" + record id, one per stale record
+    HOME_SEARCH = "errkb.home.search_box"
+    HOME_LANG = "errkb.home.lang"
 
 
 class InputId(StrEnum):

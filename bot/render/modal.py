@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 from bot.i18n import t
+from bot.match.suggest import suggest_regex
 from bot.render.ids import BlockId, CallbackId, InputId
 from bot.render.kit import INITIAL_VALUE, INPUT_LABEL, MODAL_BUTTON, MODAL_TITLE, Block, cut, plain
 from bot.render.state import AddState
@@ -38,17 +39,21 @@ FIELD_BLOCKS = {
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def prefill(sample: str, template: str) -> dict[BlockId, str]:
-    """Initial values from an unknown error: its line as signature, a literal regex, an id guess."""
+def prefill(sample: str, template: str, *, domain: str | None = None) -> dict[BlockId, str]:
+    """Initial values from an error line: it as signature, a regex that matches it with what
+    varies generalised (:func:`~bot.match.suggest.suggest_regex`), the domain when one is
+    suggested, and an id guess in it."""
     line = sample.strip().splitlines()[0] if sample.strip() else ""
     head = re.split(r"[:(\[{]", line, maxsplit=1)[0] if line else ""
     slug = "-".join(_WORD.findall(head.lower()))[:60] or "new-error"
-    literal = re.escape(line.split(":", 1)[0] if ":" in line else line)[:300]
-    return {
-        BlockId.RECORD_ID: f"unsorted/{slug}",
+    values = {
+        BlockId.RECORD_ID: f"{domain or 'unsorted'}/{slug}",
         BlockId.SIGNATURE: line or template,
-        BlockId.REGEX: literal,
+        BlockId.REGEX: suggest_regex(line) if line else "",
     }
+    if domain:
+        values[BlockId.DOMAIN] = domain
+    return values
 
 
 def _input(

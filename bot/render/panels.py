@@ -11,7 +11,7 @@ from bot.records import Record
 from bot.render.blocks import Reply, _share_tail, ago, record_blocks
 from bot.render.escape import escape_params, mention
 from bot.render.ids import COMMAND, ActionId
-from bot.render.kit import Message, button, code, context, cut, esc, link, message, section
+from bot.render.kit import Block, Message, button, code, context, cut, esc, link, message, section
 from bot.render.state import AddState, RecordState
 from bot.report import GraphSections
 
@@ -71,8 +71,9 @@ def render_search(words: str, results: Sequence[tuple[Record, float]], reply: Re
     return message(title, blocks, tail=_share_tail(reply))
 
 
-def render_help(locale: str, commands: Sequence[str]) -> Message:
-    """``/errkb help``: a line per subcommand (the names come from the command table)."""
+def render_help(locale: str, commands: Sequence[str], *, status: str | None = None) -> Message:
+    """``/errkb help``: a line per subcommand (the names come from the command table), and
+    ``status``, how errkb answers in the channel asked from (mrkdwn made by errkb)."""
     lines = [
         f"{code(t(locale, f'help.cmd.{name}', command=COMMAND))} — {t(locale, f'help.{name}')}"
         for name in commands
@@ -80,9 +81,21 @@ def render_help(locale: str, commands: Sequence[str]) -> Message:
     blocks = [
         section(t(locale, "help.title")),
         section("\n".join(lines)),
+        *([section(status)] if status else []),
         context(t(locale, "help.footer")),
     ]
     return message(t(locale, "help.title"), blocks)
+
+
+def unknown_block(locale: str, item: UnknownItem, now: datetime) -> Block:
+    """One unknown error with its "Add to knowledge base" button (``/errkb unknown``, the Home tab)."""
+    examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
+    text = t(locale, "unknown.item", count=item.count, example=code(cut(item.example, 900)),
+             when=ago(locale, item.last_seen.date(), now.date()))  # fmt: skip
+    if examples:
+        text += "\n" + t(locale, "unknown.examples", links=examples)
+    add = AddState(unknown=item.id, locale=locale).dump()
+    return section(text, accessory=button(t(locale, "button.add"), ActionId.ADD_RECORD, value=add))
 
 
 def render_unknown(locale: str, unknown: Sequence[UnknownItem], now: datetime) -> Message:
@@ -90,16 +103,7 @@ def render_unknown(locale: str, unknown: Sequence[UnknownItem], now: datetime) -
     if not unknown:
         return render_text(locale, "unknown.none")
     blocks = [section(t(locale, "unknown.title"))]
-    for item in unknown[:SHOWN_UNKNOWN]:
-        examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
-        text = t(locale, "unknown.item", count=item.count, example=code(cut(item.example, 900)),
-                 when=ago(locale, item.last_seen.date(), now.date()))  # fmt: skip
-        if examples:
-            text += "\n" + t(locale, "unknown.examples", links=examples)
-        add = AddState(unknown=item.id, locale=locale).dump()
-        blocks.append(
-            section(text, accessory=button(t(locale, "button.add"), ActionId.ADD_RECORD, value=add))
-        )
+    blocks += [unknown_block(locale, item, now) for item in unknown[:SHOWN_UNKNOWN]]
     return message(t(locale, "unknown.title"), blocks)
 
 

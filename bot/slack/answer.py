@@ -137,7 +137,7 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         permalink = slack.permalink(channel=paste.channel, ts=paste.message_ts)
     now = clock.now()
     with store.transaction() as session:
-        unknown = _note_unknown(session, triage, permalink, now) if outcome != "answer" else None
+        unknown = _note_unknown(session, triage, permalink, now, paste) if outcome != "answer" else None
         if outcome == "silent":
             metrics.decline("not_confident")
             return outcome
@@ -165,11 +165,11 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     return outcome
 
 
-def _note_unknown(session: Session, triage: Triage, permalink: str | None, now: Any) -> int | None:
+def _note_unknown(session: Session, triage: Triage, permalink: str | None, now: Any, paste: PasteJob) -> int | None:
     first = None
     for error in triage.errors[:NOTED_ERRORS]:
-        found = slack_repo.note_unknown(session, template=error.template, sample=error.text,
-                                        permalink=permalink, at=now)  # fmt: skip
+        found = slack_repo.note_unknown(session, template=error.template, sample=error.text, permalink=permalink,
+                                        at=now, channel=paste.channel, thread_ts=paste.thread_ts, user_id=paste.user)  # fmt: skip
         first = first or found
     return first
 

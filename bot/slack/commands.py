@@ -11,12 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
+from sqlalchemy.orm import Session
+
+from bot.channels import Change, ChannelCommand, Mode, parse_channel_command
 from bot.digest.jobs import collect, local_today
 from bot.errors import RecordNotFound
 from bot.i18n import AUTO, available_locales, t
 from bot.knowledge import GraphSource, IndexSource
 from bot.render import blocks, panels
+from bot.render.channel import channel_status, render_channel, render_channel_usage
 from bot.render.digest import render_digest
 from bot.render.kit import Message
 from bot.settings import Settings
@@ -26,7 +31,8 @@ from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import CommandJob
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
-from bot.store import digest_repo, slack_repo
+from bot.slack.roles import maintainers
+from bot.store import channel_repo, digest_repo, slack_repo
 from bot.store.db import Store
 
 
@@ -80,25 +86,28 @@ def run_search(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: 
     respond(slack, cmd, payload)
 
 
-def show_record(*, record_id: str, user: str, channel: str, response_url: str | None, store: Store,
+def show_record(*, record_id: str, user: str, channel: str | None, response_url: str | None, store: Store,
                 slack: SlackGateway, settings: Settings, index: IndexSource, graph: GraphSource,
                 clock: Clock) -> None:  # fmt: skip
-    """A record, privately, with "Share in channel"."""
+    """A record, privately, with "Share in channel"; without a channel (the Home tab), in
+    errkb's Messages tab."""
     if loaded(index).record(record_id) is None:
         raise RecordNotFound(record_id)
     slack_locale = slack.user_locale(user)
     with store.transaction() as session:
         locale = user_locale(session, settings, user=user, slack_locale=slack_locale, channel=channel)
-        reply_id = slack_repo.add_reply(session, kind="record", locale=locale, user_id=user, channel=channel,
+        reply_id = slack_repo.add_reply(session, kind="record", locale=locale, user_id=user, channel=channel or user,
                                         thread_ts=None, args={"record": record_id}, at=clock.now())  # fmt: skip
         reply = slack_repo.get_reply(session, reply_id=reply_id)
         assert reply is not None
         payload = blocks.ephemeral(render_reply(session, reply, index=index, graph=graph,
-                                                today=clock.now().date(), ephemeral=True))  # fmt: skip
+                                                today=clock.now().date(), ephemeral=channel is not None))  # fmt: skip
     if response_url:
         slack.respond(response_url, payload)
-    else:
+    elif channel:
         slack.post_ephemeral(channel=channel, user=user, text=payload["text"], blocks=payload["blocks"])
+    else:
+        slack.post_message(channel=user, text=payload["text"], blocks=payload["blocks"])
 
 
 def run_show(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
@@ -180,7 +189,56 @@ def run_lang(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Se
 
 
 def run_help(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings) -> None:
-    respond(slack, cmd, panels.render_help(locale_of(store, slack, settings, cmd), list(SUBCOMMANDS)))
+    """The subcommands, and how errkb answers in the channel asked from."""
+    locale = locale_of(store, slack, settings, cmd)
+    status = None
+    if not _direct(cmd.channel):
+        with store.read() as session:
+            status = channel_status(locale, channel_repo.channel_settings(session, channel=cmd.channel))
+    respond(slack, cmd, panels.render_help(locale, list(SUBCOMMANDS), status=status))
+
+
+def _direct(channel: str) -> bool:
+    """A direct message with errkb (its Messages tab): no channel to configure."""
+    return channel.startswith("D")
+
+
+def may_configure(user: str, channel: str, *, settings: Settings, slack: SlackGateway) -> bool:
+    """Maintainers, and the person who created the channel, may change its settings."""
+    return user in maintainers(settings, slack) or slack.channel_creator(channel) == user
+
+
+def _change_channel(session: Session, asked: ChannelCommand, *, channel: str, by: str, at: datetime) -> None:
+    value = asked.value
+    if asked.change is Change.MODE and isinstance(value, Mode):
+        channel_repo.set_channel_mode(session, channel=channel, mode=value, by=by, at=at)
+    elif asked.change is Change.THRESHOLD and not isinstance(value, str):
+        channel_repo.set_channel_threshold(session, channel=channel, threshold=value, by=by, at=at)
+    elif asked.change is Change.LANG and not isinstance(value, float):
+        channel_repo.set_channel_locale(session, channel=channel, locale=value, by=by, at=at)
+
+
+def run_channel(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock,
+                metrics: Metrics) -> None:  # fmt: skip
+    """``/errkb channel``: show the channel's settings, or change one (maintainers, the channel's creator)."""
+    asked = parse_channel_command(cmd.arg)
+    if _direct(cmd.channel):
+        respond(slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "channel.not_a_channel"))
+        return
+    if asked.change is Change.USAGE:
+        respond(slack, cmd, render_channel_usage(locale_of(store, slack, settings, cmd), asked.problem))
+        return
+    if asked.change is not Change.SHOW:
+        if not may_configure(cmd.user, cmd.channel, settings=settings, slack=slack):
+            respond(slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "channel.refuse"))
+            metrics.decline("not_allowed")
+            return
+        with store.transaction() as session:
+            _change_channel(session, asked, channel=cmd.channel, by=cmd.user, at=clock.now())
+    locale = locale_of(store, slack, settings, cmd)  # the channel's language may just have changed
+    with store.read() as session:
+        now = channel_repo.channel_settings(session, channel=cmd.channel)
+    respond(slack, cmd, render_channel(locale, now, note_key=None if asked.change is Change.SHOW else "channel.saved"))
 
 
 @dataclass(frozen=True)
@@ -198,6 +256,6 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     for s in (
         Subcommand("paste", None), Subcommand("search", run_search), Subcommand("show", run_show),
         Subcommand("graph", run_graph), Subcommand("stale", run_stale), Subcommand("unknown", run_unknown),
-        Subcommand("lang", run_lang), Subcommand("help", run_help),
+        Subcommand("lang", run_lang), Subcommand("channel", run_channel), Subcommand("help", run_help),
     )
 }  # fmt: skip

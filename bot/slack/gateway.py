@@ -284,6 +284,13 @@ class SlackGateway:
         self._groups.put(group_id, members)
         return members
 
+    def channel_creator(self, channel: str) -> str | None:
+        """Who created a channel (``conversations.info``); None when Slack will not say."""
+        found = self.call("conversations.info", channel=channel)
+        info = (found.data or {}).get("channel") if found.ok else None
+        creator = info.get("creator") if isinstance(info, dict) else None
+        return str(creator) if creator else None
+
     def team_id(self) -> str | None:
         """The workspace of the gateway's own token (``auth.test``), None without one."""
         if not self.client.token:

@@ -31,11 +31,23 @@ from bot.render.state import (
     load_state,
 )
 from bot.settings import Settings
-from bot.slack import commands, corrections, digest, feedback
+from bot.slack import additions, commands, corrections, digest, feedback, home
 from bot.slack.answer import answer_paste
 from bot.slack.clock import Clock
+from bot.slack.followup import tell_pasters
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import ActionJob, CommandJob, JobKind, PasteJob, ViewDoneJob
+from bot.slack.jobs import (
+    ActionJob,
+    CommandJob,
+    FollowUpJob,
+    HomeJob,
+    JobKind,
+    PasteJob,
+    ShortcutJob,
+    ViewDoneJob,
+    WelcomeJob,
+)
+from bot.slack.welcome import welcome
 from bot.store.db import Store
 from bot.store.jobs_repo import Job
 
@@ -55,8 +67,9 @@ def inject(fn: Callable[..., Any], deps: Mapping[str, object]) -> Callable[..., 
 
 def show_clicked(click: ActionJob, state: RecordState | DigestItemState, *, store: Store, slack: SlackGateway,
                  settings: Settings, index: IndexSource, graph: GraphSource, clock: Clock) -> None:  # fmt: skip
-    """ "Show" on a search result, "Open" in the digest: the record, privately."""
-    commands.show_record(record_id=state.record, user=click.user, channel=click.channel or click.user,
+    """ "Show" on a search result, "Open" in the digest: the record, privately (from the Home
+    tab, in errkb's Messages tab)."""
+    commands.show_record(record_id=state.record, user=click.user, channel=click.channel,
                          response_url=click.response_url, store=store, slack=slack, settings=settings,
                          index=index, graph=graph, clock=clock)  # fmt: skip
 
@@ -87,6 +100,17 @@ BUTTONS: dict[ActionId, Button] = {
     ActionId.UNDO_CORRECTION: Button(CorrectionState, corrections.undo),
 }
 
+#: Elements whose value a person typed or chose, not state errkb gave: the Home tab's.
+INPUTS: dict[ActionId, Callable[..., None]] = {
+    ActionId.HOME_SEARCH: home.search_home,
+    ActionId.HOME_LANG: home.choose_home_language,
+}
+
+#: Message shortcuts done as a job ("Look up in errkb" is a paste).
+SHORTCUTS: dict[CallbackId, Callable[..., None]] = {
+    CallbackId.ADD_SHORTCUT: additions.open_add_from_message,
+}
+
 #: What follows a modal's submission (the submission itself is decided while Slack waits).
 AFTER_MODAL: dict[CallbackId, tuple[type[State], Callable[..., None]]] = {
     CallbackId.ADD_RECORD_VIEW: (AddState, feedback.thank_for_record),
@@ -100,7 +124,11 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
     paste = inject(answer_paste, deps)
     subcommands = {s.name: inject(s.run, deps) for s in commands.SUBCOMMANDS.values() if s.run}
     buttons = {action: (b.state, inject(b.run, deps), b.args) for action, b in BUTTONS.items()}
+    inputs = {action: inject(run, deps) for action, run in INPUTS.items()}
     after = {callback: (model, inject(run, deps)) for callback, (model, run) in AFTER_MODAL.items()}
+    publish_home, welcome_channel = inject(home.publish_home, deps), inject(welcome, deps)
+    follow_up = inject(tell_pasters, deps)
+    shortcuts = {callback: inject(run, deps) for callback, run in SHORTCUTS.items()}
 
     def handle_paste(job: Job) -> None:
         paste(PasteJob.model_validate(job.payload), job=job)
@@ -111,8 +139,18 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
 
     def handle_action(job: Job) -> None:
         click = ActionJob.model_validate(job.payload)
-        model, run, args = buttons[ActionId(click.action_id)]
+        action = ActionId(click.action_id)
+        if action in inputs:
+            inputs[action](click)
+            return
+        model, run, args = buttons[action]
         run(click, load_state(model, click.value), **args)
+        if click.home:  # the tab shows what the click changed
+            publish_home(HomeJob(user=click.user))
+
+    def handle_shortcut(job: Job) -> None:
+        shortcut = ShortcutJob.model_validate(job.payload)
+        shortcuts[CallbackId(shortcut.callback_id)](shortcut)
 
     def handle_view_done(job: Job) -> None:
         done = ViewDoneJob.model_validate(job.payload)
@@ -122,5 +160,9 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
     handlers: dict[JobKind, Handler] = {
         JobKind.PASTE: handle_paste, JobKind.COMMAND: handle_command, JobKind.ACTION: handle_action,
         JobKind.VIEW_DONE: handle_view_done,
+        JobKind.HOME: lambda job: publish_home(HomeJob.model_validate(job.payload)),
+        JobKind.WELCOME: lambda job: welcome_channel(WelcomeJob.model_validate(job.payload)),
+        JobKind.FOLLOW_UP: lambda job: follow_up(FollowUpJob.model_validate(job.payload)),
+        JobKind.SHORTCUT: handle_shortcut,
     }  # fmt: skip
     return {str(kind): handler for kind, handler in handlers.items()}

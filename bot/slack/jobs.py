@@ -25,6 +25,10 @@ class JobKind(StrEnum):
     COMMAND = "command"  # /errkb <subcommand>
     ACTION = "action"  # a button
     VIEW_DONE = "view_done"  # what follows a modal's submission
+    HOME = "home"  # publish someone's App Home tab
+    WELCOME = "welcome"  # errkb was invited to a channel
+    FOLLOW_UP = "follow_up"  # a record now answers an unknown error: tell where it was pasted
+    SHORTCUT = "shortcut"  # a message shortcut other than "Look up in errkb"
 
 
 class Payload(BaseModel):
@@ -72,6 +76,7 @@ class ActionJob(Payload):
     blocks: list[dict[str, Any]] | None = None  # what that message showed
     response_url: str | None = None
     trigger_id: str | None = None
+    home: bool = False  # clicked in the App Home tab (which is published again after)
 
 
 class ViewDoneJob(Payload):
@@ -84,7 +89,50 @@ class ViewDoneJob(Payload):
         return None, None, self.user, False
 
 
+class HomeJob(Payload):
+    """Publish ``user``'s Home tab, with the results of ``search`` when they searched."""
+
+    user: str
+    search: str | None = None
+
+    def where(self) -> tuple[str | None, str | None, str | None, bool]:
+        return None, None, self.user, True
+
+
+class WelcomeJob(Payload):
+    channel: str
+    inviter: str | None = None
+
+    def where(self) -> tuple[str | None, str | None, str | None, bool]:
+        return None, self.channel, None, True
+
+
+class FollowUpJob(Payload):
+    """Record ``record`` was added for unknown error ``unknown``: tell the threads it was pasted in."""
+
+    unknown: int
+    record: str
+    by: str
+
+    def where(self) -> tuple[str | None, str | None, str | None, bool]:
+        return None, None, self.by, True
+
+
+class ShortcutJob(Payload):
+    """A message shortcut on a message: who used it where, and the message."""
+
+    callback_id: str
+    user: str
+    channel: str
+    text: str = ""
+    message_ts: str
+    thread_ts: str | None = None
+    trigger_id: str | None = None
+    response_url: str | None = None
+
+
 PAYLOADS: dict[JobKind, type[Payload]] = {
     JobKind.PASTE: PasteJob, JobKind.COMMAND: CommandJob, JobKind.ACTION: ActionJob,
-    JobKind.VIEW_DONE: ViewDoneJob,
+    JobKind.VIEW_DONE: ViewDoneJob, JobKind.HOME: HomeJob, JobKind.WELCOME: WelcomeJob,
+    JobKind.FOLLOW_UP: FollowUpJob, JobKind.SHORTCUT: ShortcutJob,
 }  # fmt: skip

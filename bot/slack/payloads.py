@@ -81,8 +81,17 @@ class _Team(_In):
 
 class Action(_In):
     action_id: str
-    value: str | None = None
+    value: str | None = None  # a button's, or what was typed into an input
+    selected_option: dict[str, Any] | None = None  # a select's choice
     action_ts: str | None = None
+
+    @property
+    def chosen(self) -> str | None:
+        """The button's value, the text typed or the option chosen."""
+        if self.value is not None:
+            return self.value
+        found = (self.selected_option or {}).get("value")
+        return str(found) if found is not None else None
 
 
 class BlockActions(_Team):
@@ -92,10 +101,16 @@ class BlockActions(_Team):
     trigger_id: str
     actions: list[Action] = Field(min_length=1)
     container: dict[str, Any] = Field(default_factory=dict)
+    view: dict[str, Any] | None = None  # the view clicked in (a modal, the Home tab)
 
     @property
     def value(self) -> str | None:
-        return self.actions[0].value
+        return self.actions[0].chosen
+
+    @property
+    def home(self) -> bool:
+        """Clicked in the App Home tab."""
+        return (self.view or {}).get("type") == "home"
 
     @property
     def message(self) -> tuple[str, str] | None:
@@ -105,6 +120,32 @@ class BlockActions(_Team):
             return None
         channel = c.get("channel_id") or (self.channel.id if self.channel else None)
         return (str(channel), str(c["message_ts"])) if channel else None
+
+
+class MemberJoined(_In):
+    type: str
+    user: str
+    channel: str
+    channel_type: str | None = None
+    inviter: str | None = None
+
+
+class MemberJoinedEnvelope(_In):
+    event_id: str
+    team_id: str | None = None
+    event: MemberJoined
+
+
+class HomeOpened(_In):
+    type: str
+    user: str
+    tab: str = "home"
+
+
+class HomeOpenedEnvelope(_In):
+    event_id: str
+    team_id: str | None = None
+    event: HomeOpened
 
 
 class MessageShortcut(_Team):

@@ -254,6 +254,10 @@ class SlackReplyRow(Base):
     """What errkb showed (kind + args), so buttons can re-render, share or vote on it."""
 
     __tablename__ = "slack_replies"
+    __table_args__ = (
+        Index("ix_slack_replies_user_id_created_at", "user_id", "created_at"),
+        Index("ix_slack_replies_channel_thread_ts", "channel", "thread_ts"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     kind: Mapped[str] = mapped_column(String(20))
@@ -295,6 +299,36 @@ class UnknownErrorRow(Base):
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     permalinks: Mapped[list[Any]]
 
+
+
+class UnknownSightingRow(Base):
+    """Where an unknown error was pasted: one row per thread, so that when a record for it
+    is added the thread is told once (``told_at``)."""
+
+    __tablename__ = "unknown_sightings"
+    __table_args__ = (UniqueConstraint("unknown_id", "channel", "thread_ts"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    unknown_id: Mapped[int] = mapped_column(ForeignKey("unknown_errors.id", ondelete="CASCADE"))
+    channel: Mapped[str] = mapped_column(String(50))
+    thread_ts: Mapped[str] = mapped_column(String(50))
+    user_id: Mapped[str] = mapped_column(String(50))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    told_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    told_record: Mapped[str | None] = mapped_column(String(RECORD_ID))
+
+
+class ChannelSettingsRow(Base):
+    """A channel's own errkb settings (``/errkb channel``); a channel without a row has the defaults."""
+
+    __tablename__ = "channel_settings"
+
+    channel: Mapped[str] = mapped_column(String(50), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(10))
+    threshold: Mapped[float | None] = mapped_column(Float)
+    locale: Mapped[str | None] = mapped_column(String(20))
+    updated_by: Mapped[str] = mapped_column(String(50))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 # -- staleness digest ------------------------------------------------------------
 

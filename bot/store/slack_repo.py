@@ -36,6 +36,7 @@ from bot.store.models import (
     table_of,
 )
 from bot.store.repository import add_audit, note_evidence
+from bot.store.sightings import note_sighting
 
 VERDICTS = ("fixed", "failed")
 KEEP_PERMALINKS = 5
@@ -261,9 +262,11 @@ def _unknown(row: UnknownErrorRow) -> UnknownError:
 
 
 def note_unknown(
-    session: Session, *, template: str, sample: str, permalink: str | None, at: datetime
+    session: Session, *, template: str, sample: str, permalink: str | None, at: datetime,
+    channel: str | None = None, thread_ts: str | None = None, user_id: str | None = None,
 ) -> int:
-    """Count one more sighting of an unknown error; keeps a few example permalinks."""
+    """Count one more sighting of an unknown error; keeps a few example permalinks, and the
+    thread it was pasted in (when it was, and by whom) to tell once a record answers it."""
     digest = hashlib.sha256(template.encode()).hexdigest()
     table = table_of(UnknownErrorRow)
     statement = insert(session, table).values(
@@ -285,6 +288,9 @@ def note_unknown(
         session.execute(
             update(table).where(table.c.id == found.id).values(permalinks=[*kept, permalink])
         )
+    if channel and thread_ts and user_id:
+        note_sighting(session, unknown_id=int(found.id), channel=channel, thread_ts=thread_ts, user_id=user_id,
+                      at=at)  # fmt: skip
     return int(found.id)
 
 
@@ -305,6 +311,12 @@ def get_unknown(session: Session, *, unknown_id: int) -> UnknownError | None:
     return None if row is None else _unknown(row)
 
 
+def find_unknown(session: Session, *, template: str) -> int | None:
+    """The unknown error noted with this template, if there is one."""
+    digest = hashlib.sha256(template.encode()).hexdigest()
+    return session.scalar(select(UnknownErrorRow.id).where(UnknownErrorRow.template_hash == digest))
+
+
 def record_exists(session: Session, *, record_id: str) -> bool:
     return session.scalar(select(RecordRow.id).where(RecordRow.id == record_id)) is not None
 
@@ -318,6 +330,7 @@ def set_reply_args(session: Session, *, reply_id: int, args: dict[str, Any]) -> 
 
 __all__ = [
     "Reply", "UnknownError", "VoteOutcome", "add_reply", "cast_vote", "choose_locale", "chosen_locale",
-    "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists", "set_reply_args",
+    "find_unknown", "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
+    "set_reply_args",
     "unknown_errors", "with_evidence", "workaround_counts",
 ]  # fmt: skip

@@ -35,11 +35,13 @@ from bot.slack.server import Server
 from bot.store import repository
 from bot.store.db import Store
 from bot.store.models import (
+    ChannelSettingsRow,
     CorrectionRow,
     JobRow,
     SlackReplyRow,
     SlackUserRow,
     UnknownErrorRow,
+    UnknownSightingRow,
     VoteRow,
     WorkaroundRow,
 )
@@ -54,7 +56,8 @@ TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
 CHANNEL = "C0ERRORS"
 EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
 OWNER = "UOWNER"  # owns the "python" domain of the test records
-SLACK_TABLES = (JobRow, CorrectionRow, SlackReplyRow, SlackUserRow, UnknownErrorRow, VoteRow)
+SLACK_TABLES = (JobRow, CorrectionRow, SlackReplyRow, SlackUserRow, UnknownSightingRow, UnknownErrorRow, VoteRow,
+                ChannelSettingsRow)
 
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker.py", line 88, in run
@@ -137,9 +140,10 @@ class SlackSender:
             event["thread_ts"] = thread_ts
         return self.event(event), ts
 
-    def command(self, text: str, *, user: str = EN_USER, team_id: str = "T1", **kwargs: Any) -> Response:
+    def command(self, text: str, *, user: str = EN_USER, team_id: str = "T1", channel: str = CHANNEL,
+                **kwargs: Any) -> Response:  # fmt: skip
         n = self.next_id()
-        form = {"token": "legacy", "team_id": team_id, "channel_id": CHANNEL, "channel_name": "errors",
+        form = {"token": "legacy", "team_id": team_id, "channel_id": channel, "channel_name": "errors",
                 "user_id": user, "user_name": user.lower(), "command": "/errkb", "text": text, "api_app_id": "A1",
                 "response_url": self.fake.response_url(f"cmd{n}"), "trigger_id": f"trig{n}-{self.prefix}"}  # fmt: skip
         return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)
@@ -234,3 +238,16 @@ def wait_for_unknown(bot: Bot, text: str, timeout: float = 10.0) -> None:
                 return
         time.sleep(0.02)
     raise AssertionError(f"no unknown error with {text!r} was recorded")
+
+
+def wait_done(bot: Bot, key: str, timeout: float = 10.0) -> None:
+    """Until the job with ``key`` has finished (done, failed or expired)."""
+    from sqlalchemy import select
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with bot.store.read() as session:
+            if session.scalar(select(JobRow.status).where(JobRow.key == key)) in ("done", "failed", "expired"):
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"job {key} did not finish")

@@ -57,6 +57,7 @@ class FakeSlack:
     calls: list[Call] = field(default_factory=list)
     failures: dict[str, list[tuple[int, str | None]]] = field(default_factory=dict)
     not_in: set[str] = field(default_factory=set)  # channels errkb is not a member of
+    creators: dict[str, str] = field(default_factory=dict)  # channel → who created it
     grants: dict[str, Grant] = field(default_factory=dict)  # OAuth code → what installing gives
     holds: dict[str, threading.Event] = field(default_factory=dict)
     messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → message
@@ -86,6 +87,7 @@ class FakeSlack:
             self.calls.clear()
             self.failures.clear()
             self.not_in.clear()
+            self.creators.clear()
             self.messages.clear()
             self.limited.clear()
             self.broken.clear()
@@ -223,7 +225,8 @@ class FakeSlack:
         if method == "conversations.open":
             return 200, {"ok": True, "channel": {"id": "D" + str(params.get("users", "")).lstrip("U")}}, {}
         if method == "conversations.info":
-            return 200, {"ok": True, "channel": {"id": channel, "name": "errors", "is_member": True}}, {}
+            info = {"id": channel, "name": "errors", "is_member": True, "creator": self.creators.get(channel, "UFOUNDER")}
+            return 200, {"ok": True, "channel": info}, {}
         if method == "files.getUploadURLExternal":
             file_id = f"F{next(self._ts)}"
             return 200, {"ok": True, "upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id}, {}

@@ -23,12 +23,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.channels import ChannelSettings, Mode
 from bot.digest.select import Importance, Reason, StaleItem
 from bot.records import Record
-from bot.render import answer, blocks, correct, digest, modal, panels
+from bot.render import answer, blocks, channel, correct, digest, followup, home, modal, panels
 from bot.render.answer import Shown
 from bot.render.escape import escape_mrkdwn, mention
 from bot.render.ids import ActionId, BlockId
+from bot.render.kit import button
 from bot.render.state import AddState, CorrectionModalState, DeprecateState
 from bot.report import GraphSections
 from bot.slack.commands import SUBCOMMANDS
@@ -39,6 +41,7 @@ TODAY = date(2025, 8, 1)
 DOCS = "https://docs.example.test/errors?id=1&lang=en"
 PERMALINK = "https://slack.example.test/archives/C1/p1"
 ACTOR = "U0ACTOR"
+HERE = "C0HOME"  # a channel errkb links to
 HOSTILE = ["<!channel>", "<!here>", "<!everyone>", "<https://evil.example|click>", "<@U123>", "<#C123>",
            "<!subteam^S1>", "&amp;", "&lt;b&gt;", "&", "<", ">", "*bold*", "_it_", "~gone~", "`code`",
            "> quote", "|", "\n", "错误"]  # fmt: skip
@@ -53,7 +56,7 @@ hostile = (
 )
 _CONTROL = re.compile(r"<[^<>]*>")
 _OURS = re.compile(
-    rf"^<(?:{re.escape(DOCS.replace('&', '&amp;'))}|{re.escape(PERMALINK)})\|[^<>|]*>$|^<@{ACTOR}>$"
+    rf"^<(?:{re.escape(DOCS.replace('&', '&amp;'))}|{re.escape(PERMALINK)})\|[^<>|]*>$|^<@{ACTOR}>$|^<#{HERE}>$"
 )
 _AMP = re.compile(r"&(?!amp;|lt;|gt;)")
 
@@ -147,7 +150,11 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
         "render_record": panels.render_record(record, reply, graph),
         "render_search": panels.render_search(words[0], [(record, 1.0)], reply),
         "render_search (nothing found)": panels.render_search(words[0], [], reply),
-        "render_help": panels.render_help(locale, list(SUBCOMMANDS)),
+        "render_help": panels.render_help(locale, list(SUBCOMMANDS),
+                                          status=channel.channel_status(locale, ChannelSettings("C1"))),
+        "render_channel": channel.render_channel(locale, ChannelSettings("C1", Mode.QUIET, 0.62, "zh"),
+                                                 note_key="channel.saved"),
+        "render_channel_usage": channel.render_channel_usage(locale, "threshold"),
         "render_unknown": panels.render_unknown(locale, [unknown], datetime(2025, 8, 1, tzinfo=UTC)),
         "render_refusal": panels.render_refusal(locale),
         "render_error": panels.render_error(locale, "error.not_found", id=words[0], incident=words[-1]),
@@ -157,6 +164,18 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
         "render_deprecate_modal": digest.render_deprecate_modal(
             locale, DeprecateState(record="x/hostile", domain=words[0][:100], locale=locale)),
         "render_add_modal": modal.render_add_modal(locale, AddState(unknown=1), values),
+        "render_welcome": channel.render_welcome(locale, ChannelSettings(HERE, Mode.QUIET)),
+        "render_known_now": followup.render_known_now(locale, record, asker=ACTOR, added_by=words[0]),
+        "render_home": home.render_home(home.HomeView(
+            locale=locale, today=TODAY, chosen="zh", search=words[0], results=[(record, 1.0)],
+            recent=[home.RecentAnswer(1, HERE, datetime(2025, 7, 30, tzinfo=UTC), record),
+                    home.RecentAnswer(2, "D0DIRECT", datetime(2025, 7, 29, tzinfo=UTC), record, closest=True)],
+            stats=home.KbStats(3, {"en": 100.0, "zh": 97.5}, stale=1, unknown=1), maintainer=True,
+            unknown=[unknown], stale=[item], stale_total=9,
+            corrections=[(escape_mrkdwn(words[1]), None), (escape_mrkdwn(words[2]), button(words[3], ActionId.UNDO_CORRECTION, value="{}"))],
+        ), datetime(2025, 8, 1, tzinfo=UTC)),
+        "render_home (nothing searched or found)": home.render_home(home.HomeView(
+            locale=locale, today=TODAY, search=words[1]), datetime(2025, 8, 1, tzinfo=UTC)),
     }  # fmt: skip
 
 
@@ -166,7 +185,7 @@ NOT_SLACK = {"render_stale_lines"}
 
 def test_the_property_covers_every_renderer() -> None:
     covered = set(renders(["a", "b", "c", "d", "e"], "en"))
-    for module in (answer, blocks, correct, panels, digest, modal):
+    for module in (answer, blocks, correct, panels, digest, modal, channel, home, followup):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__ and name.startswith("render_"):
                 assert name in covered | NOT_SLACK, (
@@ -179,7 +198,7 @@ def test_the_property_covers_every_renderer() -> None:
 def test_no_payload_carries_markup_from_people(words: list[str], locale: str) -> None:
     for name, payload in renders(words, locale).items():
         check: Callable[[Any], None] = (
-            assert_valid_view if payload.get("type") == "modal" else assert_valid_message
+            assert_valid_view if payload.get("type") in ("modal", "home") else assert_valid_message
         )
         if name == "mark_item":
             assert_valid_blocks(payload["blocks"])

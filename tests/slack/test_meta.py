@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,7 @@ def _payload(kind: str, ident: str) -> dict[str, object]:
                  }.get(ident, AddState().dump())  # fmt: skip
         return {"type": "block_actions", "user": {"id": EN_USER}, "trigger_id": "t", "channel": {"id": CHANNEL},
                 "actions": [{"type": "button", "action_id": ident, "value": value, "block_id": "b"}]}  # fmt: skip
-    if ident == CallbackId.LOOKUP_SHORTCUT:
+    if ident in (CallbackId.LOOKUP_SHORTCUT, CallbackId.ADD_SHORTCUT):
         return {"type": "message_action", "callback_id": ident, "trigger_id": "t", "user": {"id": EN_USER},
                 "channel": {"id": CHANNEL}, "message": {"text": "hello", "ts": "1.0"}}  # fmt: skip
     metadata = {CallbackId.DEPRECATE_VIEW: DeprecateState(record="x/y", domain="x").dump(),
@@ -83,12 +84,42 @@ def test_every_action_and_callback_id_has_a_listener(bot: Bot, kind: str, ident:
     assert response.status == 200, (ident, response.body)
 
 
+class _Registrar:
+    """Stands in for Bolt's App to see which events the listeners register."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def event(self, name: str) -> Callable[[object], object]:
+        self.events.append(name)
+        return lambda listener: listener
+
+
+def test_the_manifest_subscribes_only_to_events_errkb_listens_to_and_enables_app_home() -> None:
+    import yaml
+
+    from bot.slack.listeners import events
+
+    manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text())
+    registrar = _Registrar()
+    events.register(registrar)  # type: ignore[arg-type]
+    subscribed = manifest["settings"]["event_subscriptions"]["bot_events"]
+    assert {name.split(".")[0] for name in subscribed} <= set(registrar.events)
+    assert {"app_home_opened", "member_joined_channel", "message.im"} <= set(subscribed)
+    home = manifest["features"]["app_home"]
+    assert home["home_tab_enabled"] and home["messages_tab_enabled"] and not home["messages_tab_read_only_enabled"]
+    scopes = set(manifest["oauth_config"]["scopes"]["bot"])
+    assert {"channels:read", "groups:read", "im:history", "chat:write"} <= scopes  # joins; DMs; /errkb channel
+
+
 def test_manifest_names_the_shortcut_and_the_command() -> None:
     import yaml
 
     manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text())
     features = manifest["features"]
-    assert [s["callback_id"] for s in features["shortcuts"]] == [CallbackId.LOOKUP_SHORTCUT.value]
+    shortcuts = {s["callback_id"] for s in features["shortcuts"]}
+    assert shortcuts == {c.value for c in CallbackId if c.name.endswith("_SHORTCUT")}
+    assert all(s["type"] == "message" for s in features["shortcuts"])
     assert features["slash_commands"][0]["command"] == "/errkb"
     settings = manifest["settings"]
     assert settings["interactivity"]["request_url"].endswith("/slack/events")

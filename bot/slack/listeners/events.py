@@ -1,7 +1,8 @@
-"""Events: pastes in channels and DMs (``message``, snippets), mentions (``app_mention``).
+"""Events: pastes in channels and DMs (``message``, snippets), mentions (``app_mention``),
+the Home tab opened (``app_home_opened``), errkb invited to a channel (``member_joined_channel``).
 
-Each listener writes a paste job and returns; Slack is acknowledged once the
-job is in the database (or told 503 to deliver it again).
+Each listener writes a job and returns; Slack is acknowledged once the job is
+in the database (or told 503 to deliver it again).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from slack_bolt import Ack, App, BoltContext, BoltResponse
 
 from bot.match.extract import extract
 from bot.slack.intake import intake_of
-from bot.slack.jobs import JobKind, PasteJob
-from bot.slack.payloads import EventEnvelope
+from bot.slack.jobs import HomeJob, JobKind, PasteJob, WelcomeJob
+from bot.slack.payloads import EventEnvelope, HomeOpenedEnvelope, MemberJoinedEnvelope
 
 
 def submit_paste(context: BoltContext, envelope: EventEnvelope, *, mentioned: bool) -> BoltResponse | None:
@@ -46,7 +47,27 @@ def ack_event_file_shared(ack: Ack) -> None:
     ack()  # the message event with subtype file_share carries the snippet
 
 
+def ack_event_app_home_opened(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+    envelope = HomeOpenedEnvelope.model_validate(body)
+    if envelope.event.tab != "home":
+        return None  # the Messages tab: nothing to publish
+    return intake_of(context).submit(JobKind.HOME, HomeJob(user=envelope.event.user),
+                                     key=f"event:{envelope.event_id}", team_id=envelope.team_id, channel=None)  # fmt: skip
+
+
+def ack_event_member_joined_channel(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+    envelope = MemberJoinedEnvelope.model_validate(body)
+    event = envelope.event
+    if not context.bot_user_id or event.user != context.bot_user_id:
+        return None  # someone else joined a channel errkb is in
+    job = WelcomeJob(channel=event.channel, inviter=event.inviter)
+    return intake_of(context).submit(JobKind.WELCOME, job, key=f"event:{envelope.event_id}",
+                                     team_id=envelope.team_id, channel=event.channel)  # fmt: skip
+
+
 def register(app: App) -> None:
     app.event("message")(ack_event_message)
     app.event("app_mention")(ack_event_mention)
     app.event("file_shared")(ack_event_file_shared)
+    app.event("app_home_opened")(ack_event_app_home_opened)
+    app.event("member_joined_channel")(ack_event_member_joined_channel)

@@ -1,4 +1,5 @@
-"""The message shortcut "Look up in errkb": the chosen message is a paste, answered in its thread."""
+"""Message shortcuts. "Look up in errkb": the chosen message is a paste, answered in its
+thread. "Add to errkb": a maintainer makes a record from the message (a shortcut job)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from slack_bolt import Ack, App, BoltContext, BoltResponse
 
 from bot.render.ids import CallbackId
 from bot.slack.intake import intake_of
-from bot.slack.jobs import JobKind, PasteJob
+from bot.slack.jobs import JobKind, PasteJob, ShortcutJob
 from bot.slack.payloads import MessageShortcut
 
 
@@ -26,5 +27,19 @@ def ack_shortcut_lookup(ack: Ack, body: dict[str, Any], context: BoltContext) ->
     return refused
 
 
+def ack_shortcut_add(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+    shortcut = MessageShortcut.model_validate(body)
+    message = shortcut.message
+    job = ShortcutJob(callback_id=shortcut.callback_id, user=shortcut.user.id, channel=shortcut.channel.id,
+                      text=message.text, message_ts=message.ts, thread_ts=message.thread_ts,
+                      trigger_id=shortcut.trigger_id, response_url=shortcut.response_url)  # fmt: skip
+    refused = intake_of(context).submit(JobKind.SHORTCUT, job, key=f"shortcut:{shortcut.trigger_id}",
+                                        team_id=shortcut.team_id, channel=shortcut.channel.id)  # fmt: skip
+    if refused is None:
+        ack()
+    return refused
+
+
 def register(app: App) -> None:
     app.shortcut(CallbackId.LOOKUP_SHORTCUT)(ack_shortcut_lookup)
+    app.shortcut(CallbackId.ADD_SHORTCUT)(ack_shortcut_add)

@@ -1,5 +1,6 @@
 """Modal submissions, decided while Slack waits: problems go back into the modal, and
-what follows a successful one (thanks, the digest updated) is a job."""
+what follows a successful one (thanks, the digest updated, the people who pasted an
+error that now has a record told) is a job."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from bot.render.ids import BlockId, CallbackId
 from bot.render.state import AddState, CorrectionModalState, DeprecateState, load_state
 from bot.slack.digest import reason_of
 from bot.slack.intake import intake_of
-from bot.slack.jobs import JobKind, ViewDoneJob
+from bot.slack.jobs import FollowUpJob, JobKind, ViewDoneJob
 from bot.slack.payloads import ViewSubmission
 
 #: Where the middleware puts the :class:`Submissions` for these listeners.
@@ -56,6 +57,10 @@ def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) ->
         ack(response_action="errors", errors=added)
         return
     _done(context, submission, CallbackId.ADD_RECORD_VIEW, added)  # the record is in; thanks may wait
+    if state.unknown is not None:  # and the people who pasted that error are told
+        follow_up = FollowUpJob(unknown=state.unknown, record=added, by=submission.user.id)
+        intake_of(context).submit(JobKind.FOLLOW_UP, follow_up, key=f"follow_up:{state.unknown}:{added}",
+                                  team_id=submission.team_id, channel=None)  # fmt: skip
     ack()
 
 

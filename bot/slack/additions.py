@@ -1,0 +1,66 @@
+"""The "Add to errkb" message shortcut: a maintainer makes a record from a message's error.
+
+The add-record modal opens prefilled: the message's exception line as the
+signature, a regex that matches it with what varies generalised, a domain
+from the closest records (:mod:`bot.match.suggest`). When the error was noted
+as unknown before, the modal carries that, so the people who pasted it are
+told once the record is in (:mod:`bot.slack.followup`). Anyone else gets a
+private refusal.
+"""
+
+from __future__ import annotations
+
+from bot.knowledge import IndexSource
+from bot.match.index import MatchIndex
+from bot.match.normalise import template
+from bot.match.suggest import exception_line, suggest_domain
+from bot.render import blocks, panels
+from bot.render.kit import Message
+from bot.render.modal import prefill, render_add_modal
+from bot.render.state import AddState
+from bot.settings import Settings
+from bot.slack.answer import loaded
+from bot.slack.gateway import SlackGateway
+from bot.slack.jobs import ShortcutJob
+from bot.slack.locale import user_locale
+from bot.slack.metrics import Metrics
+from bot.slack.roles import maintainers
+from bot.store import slack_repo
+from bot.store.db import Store
+
+NEIGHBOURS = 5
+
+
+def neighbours(kb: MatchIndex, text: str, line: str) -> list[tuple[str, float]]:
+    """(domain, score) of the records closest to the message: its matches, else a search by its line."""
+    found = [(m.record_id, m.score) for m in kb.triage(text).matches[:NEIGHBOURS]]
+    found = found or kb.search(line, limit=NEIGHBOURS)
+    return [(record.domain, score) for rid, score in found if (record := kb.record(rid)) is not None]
+
+
+def _private(slack: SlackGateway, job: ShortcutJob, payload: Message) -> None:
+    if job.response_url:
+        slack.respond(job.response_url, blocks.ephemeral(payload))
+    else:
+        slack.post_ephemeral(channel=job.channel, user=job.user, text=payload["text"], blocks=payload["blocks"])
+
+
+def open_add_from_message(job: ShortcutJob, *, store: Store, slack: SlackGateway, settings: Settings,
+                          index: IndexSource, metrics: Metrics) -> None:  # fmt: skip
+    slack_locale = slack.user_locale(job.user)
+    allowed = job.user in maintainers(settings, slack)
+    line = exception_line(job.text) if allowed else ""
+    with store.read() as session:
+        locale = user_locale(session, settings, user=job.user, slack_locale=slack_locale, channel=job.channel)
+        unknown = slack_repo.find_unknown(session, template=template(line)) if line else None
+    if not allowed:
+        _private(slack, job, panels.render_refusal(locale))
+        metrics.decline("not_maintainer")
+        return
+    domain = suggest_domain(job.text, neighbours(loaded(index), job.text, line)) if line else None
+    state = AddState(unknown=unknown, channel=job.channel, thread=job.thread_ts or job.message_ts, locale=locale)
+    if job.trigger_id:
+        slack.open_view(trigger_id=job.trigger_id, view=render_add_modal(locale, state, prefill(line, line, domain=domain)))
+
+
+__all__ = ["open_add_from_message"]

@@ -1,0 +1,109 @@
+"""The App Home tab: gather what the user should see, render it, ``views.publish`` it.
+
+Published when the tab is opened, after a search or a language choice in it,
+and after any button clicked in it (:mod:`bot.slack.handlers`), so the tab
+always shows what is true now. Rights are looked up here as everywhere
+(:func:`bot.slack.roles.maintainers`); a button in the tab is checked again
+when clicked, as in the digest.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+from bot.digest.jobs import collect, local_today
+from bot.i18n import AUTO, available_locales
+from bot.i18n.coverage import coverage
+from bot.knowledge import GraphSource, IndexSource
+from bot.match.index import MatchIndex
+from bot.render.home import (
+    SHOWN_RECENT,
+    SHOWN_RESULTS,
+    SHOWN_UNKNOWN,
+    HomeView,
+    KbStats,
+    RecentAnswer,
+    render_home,
+)
+from bot.settings import Settings
+from bot.slack.answer import loaded
+from bot.slack.clock import Clock
+from bot.slack.gateway import SlackGateway
+from bot.slack.jobs import ActionJob, HomeJob
+from bot.slack.locale import user_locale
+from bot.slack.roles import maintainers
+from bot.store import home_repo, slack_repo
+from bot.store.db import Store
+
+log = logging.getLogger(__name__)
+
+SEARCH_CHARS = 500
+
+
+@functools.lru_cache(maxsize=1)
+def translated(kb: MatchIndex) -> dict[str, float]:
+    """Per locale, the share of the knowledge base's texts that read in it (once per build)."""
+    return {found.locale: found.percent for found in coverage(kb.records, available_locales())}
+
+
+def recent(kb: MatchIndex, seen: list[home_repo.AnswerSeen]) -> list[RecentAnswer]:
+    """Answers whose leading record is still in the knowledge base."""
+    out = []
+    for answer in seen:
+        record = next((r for r in map(kb.record, answer.records) if r is not None), None)
+        if record is not None:
+            out.append(RecentAnswer(answer.reply_id, answer.channel, answer.at, record,
+                                    closest=answer.kind == "candidates"))  # fmt: skip
+    return out[:SHOWN_RECENT]
+
+
+def publish_home(job: HomeJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
+                 graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+    kb = loaded(index)
+    slack_locale = slack.user_locale(job.user)
+    maintainer = job.user in maintainers(settings, slack)
+    owned = sorted(d for d, users in settings.domain_owners.items() if job.user in users)
+    now = clock.now()
+    with store.read() as session:
+        locale = user_locale(session, settings, user=job.user, slack_locale=slack_locale, channel=None)
+        chosen = slack_repo.chosen_locale(session, user_id=job.user)
+        seen = home_repo.recent_answers(session, user_id=job.user, limit=SHOWN_RECENT * 3)
+        stale = collect(session, settings=settings, graph=graph.current(), now=now,
+                        domains=None if maintainer else owned) if maintainer or owned else []  # fmt: skip
+        unknown = slack_repo.unknown_errors(session, limit=SHOWN_UNKNOWN) if maintainer else []
+        unknown_total = home_repo.unknown_count(session) if maintainer else None
+    results = []
+    if job.search:
+        hits = [(kb.record(rid), score) for rid, score in kb.search(job.search, limit=SHOWN_RESULTS)]
+        results = [(record, score) for record, score in hits if record is not None]
+    stats = KbStats(len(kb), translated(kb), stale=len(stale) if maintainer else None, unknown=unknown_total)
+    view = HomeView(locale=locale, today=local_today(settings, now), chosen=chosen, search=job.search,
+                    results=results, recent=recent(kb, seen), stats=stats, maintainer=maintainer,
+                    unknown=unknown, stale=stale, stale_total=len(stale))  # fmt: skip
+    sent = slack.publish_home(user=job.user, view=render_home(view, now))
+    if not sent.ok:
+        log.info("Home tab not published: %s", sent.error)
+
+
+def search_home(click: ActionJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
+                graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+    """Enter in the Home tab's search box: the tab again, with what was found."""
+    words = (click.value or "").strip()[:SEARCH_CHARS] or None
+    publish_home(HomeJob(user=click.user, search=words), store=store, slack=slack, settings=settings,
+                 index=index, graph=graph, clock=clock)  # fmt: skip
+
+
+def choose_home_language(click: ActionJob, *, store: Store, slack: SlackGateway, settings: Settings,
+                         index: IndexSource, graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+    """The Home tab's language select: stored like ``/errkb lang``, the tab again in it."""
+    choice = (click.value or "").strip().lower()
+    if choice in (*available_locales(), AUTO):
+        with store.transaction() as session:
+            slack_repo.choose_locale(session, user_id=click.user, locale=None if choice == AUTO else choice,
+                                     at=clock.now())  # fmt: skip
+    publish_home(HomeJob(user=click.user), store=store, slack=slack, settings=settings, index=index,
+                 graph=graph, clock=clock)  # fmt: skip
+
+
+__all__ = ["choose_home_language", "publish_home", "search_home"]

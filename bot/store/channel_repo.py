@@ -1,0 +1,58 @@
+"""Channel settings (``/errkb channel``). Keyword-only arguments; nothing commits.
+
+Each setter is one ``INSERT … ON CONFLICT DO UPDATE`` of the one setting it
+changes: two people changing two settings at once both win.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from bot.channels import ChannelSettings, Mode
+from bot.store.dialect import insert
+from bot.store.models import ChannelSettingsRow, table_of
+
+
+def channel_settings(session: Session, *, channel: str) -> ChannelSettings:
+    """The channel's settings; the defaults for a channel nobody configured."""
+    row = session.get(ChannelSettingsRow, channel)
+    if row is None:
+        return ChannelSettings(channel)
+    return ChannelSettings(channel, Mode(row.mode), row.threshold, row.locale, row.updated_by)
+
+
+def configured_channels(session: Session) -> list[ChannelSettings]:
+    """Every channel someone configured."""
+    rows = session.scalars(select(ChannelSettingsRow).order_by(ChannelSettingsRow.channel))
+    return [ChannelSettings(r.channel, Mode(r.mode), r.threshold, r.locale, r.updated_by) for r in rows]
+
+
+def _upsert(session: Session, channel: str, change: dict[str, Any], by: str, at: datetime) -> None:
+    table = table_of(ChannelSettingsRow)
+    values = {"mode": Mode.ON.value, "threshold": None, "locale": None, **change}
+    statement = insert(session, table).values(channel=channel, updated_by=by, updated_at=at, **values)
+    session.execute(statement.on_conflict_do_update(index_elements=[table.c.channel],
+                                                    set_={**change, "updated_by": by, "updated_at": at}))  # fmt: skip
+
+
+def set_channel_mode(session: Session, *, channel: str, mode: Mode, by: str, at: datetime) -> None:
+    _upsert(session, channel, {"mode": Mode(mode).value}, by, at)
+
+
+def set_channel_threshold(session: Session, *, channel: str, threshold: float | None, by: str,
+                          at: datetime) -> None:  # fmt: skip
+    """``None`` goes back to errkb's default threshold."""
+    _upsert(session, channel, {"threshold": threshold}, by, at)
+
+
+def set_channel_locale(session: Session, *, channel: str, locale: str | None, by: str, at: datetime) -> None:
+    """``None`` goes back to choosing automatically."""
+    _upsert(session, channel, {"locale": locale}, by, at)
+
+
+__all__ = ["channel_settings", "configured_channels", "set_channel_locale", "set_channel_mode",
+           "set_channel_threshold"]  # fmt: skip

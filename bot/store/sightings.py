@@ -1,0 +1,76 @@
+"""Where unknown errors were pasted, so those threads can be told once a record answers them.
+
+Keyword-only arguments; nothing commits. A thread is kept once per unknown
+error (the first person who pasted it there); :func:`claim` marks it told
+before errkb posts, in one ``UPDATE … WHERE told_at IS NULL``, so two workers
+never tell a thread twice, and :func:`release` undoes that when the post
+could not be made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import desc, select, update
+from sqlalchemy.orm import Session
+
+from bot.store.dialect import insert_ignoring_conflicts
+from bot.store.models import SlackReplyRow, UnknownSightingRow, table_of
+
+
+@dataclass(frozen=True)
+class Sighting:
+    id: int
+    unknown_id: int
+    channel: str
+    thread_ts: str
+    user_id: str
+    at: datetime
+
+
+def note_sighting(session: Session, *, unknown_id: int, channel: str, thread_ts: str, user_id: str,
+                  at: datetime) -> bool:  # fmt: skip
+    """Remember that ``unknown_id`` was pasted in this thread; False when it already was."""
+    values = {"unknown_id": unknown_id, "channel": channel, "thread_ts": thread_ts, "user_id": user_id, "at": at}
+    return insert_ignoring_conflicts(session, table_of(UnknownSightingRow), values)
+
+
+def untold(session: Session, *, unknown_id: int) -> list[Sighting]:
+    """The threads ``unknown_id`` was pasted in and not yet told about, oldest first."""
+    rows = session.scalars(
+        select(UnknownSightingRow)
+        .where(UnknownSightingRow.unknown_id == unknown_id, UnknownSightingRow.told_at.is_(None))
+        .order_by(UnknownSightingRow.at, UnknownSightingRow.id)
+    )
+    return [Sighting(r.id, r.unknown_id, r.channel, r.thread_ts, r.user_id, r.at) for r in rows]
+
+
+def claim(session: Session, *, sighting_id: int, record_id: str, at: datetime) -> bool:
+    """Mark the thread told about ``record_id``; False when it already was."""
+    done = session.execute(
+        update(UnknownSightingRow)
+        .where(UnknownSightingRow.id == sighting_id, UnknownSightingRow.told_at.is_(None))
+        .values(told_at=at, told_record=record_id)
+    )
+    return bool(done.rowcount)  # type: ignore[attr-defined]
+
+
+def release(session: Session, *, sighting_id: int) -> None:
+    """The thread was not told after all: it may be told later."""
+    session.execute(
+        update(UnknownSightingRow).where(UnknownSightingRow.id == sighting_id).values(told_at=None, told_record=None)
+    )
+
+
+def thread_answer_locale(session: Session, *, channel: str, thread_ts: str) -> str | None:
+    """The language errkb last answered in, in this thread; None when it never did."""
+    return session.scalar(
+        select(SlackReplyRow.locale)
+        .where(SlackReplyRow.channel == channel, SlackReplyRow.thread_ts == thread_ts)
+        .order_by(desc(SlackReplyRow.created_at), desc(SlackReplyRow.id))
+        .limit(1)
+    )
+
+
+__all__ = ["Sighting", "claim", "note_sighting", "release", "thread_answer_locale", "untold"]
