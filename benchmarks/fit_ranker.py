@@ -1,30 +1,36 @@
-"""Fit the ranker's weights on labelled pastes, and say how well they hold up.
+"""Fit the ranker's weights and operating points on the labelled sets, and say how well
+they hold up on pastes they were not fitted on.
 
-Usage: python benchmarks/fit_ranker.py CASES.jsonl [CASES.jsonl ...]
-           [--records FILE] [--fixed NAME,NAME] [--folds K] [--top3 W]
+Usage: python benchmarks/fit_ranker.py [SET.jsonl ...] [--folds K] [--write]
 
-Cases are in the format of ``../shared/eval/dev.jsonl`` (``text``, ``expected``,
-``acceptable``). Every case is triaged once against the records (default: the
-deadends corpus beside the checkout) and the features of every candidate kept;
-scores are then recomputed for any weights without triaging again.
+Sets default to every ``eval/*.jsonl``; a set named ``starter*`` is scored against the
+starter knowledge base (``data/``), any other against the deadends corpus beside the
+checkout (``../shared/corpora/deadends``). Each paste is triaged once and every
+candidate's feature values kept (``MatchIndex.feature_rows``); a candidate is right when
+its id is in the case's expected ∪ acceptable.
 
-The search is coordinate ascent from the current ``bot.match.rank.WEIGHTS`` (or
-``--start``) on the
-number of cases scored right (answered with a right record, or declined when
-none applies), plus ``--top3`` per positive case with a right record among the
-first three, plus a small margin term; every weight keeps the sign its feature
-means. It prints the current weights' figures, a k-fold cross-validation of the
-search (fit on k-1 folds, score the held-out fold: the figure to trust), and the
-weights fitted on all cases. ``--fixed`` keeps priors out of the search.
+The model is scikit-learn's L2 logistic regression over the candidates of all pastes:
+its output is the calibrated probability that a candidate answers the paste. A weight
+whose sign contradicts what its feature means (:attr:`Feature.sign`) drops that feature
+and the model is refitted without it. Two operating points are then chosen on scores of
+pastes the model did not see: ``VOLUNTEER``, the lowest threshold whose precision is at
+least ``--precision`` (few wrong unasked answers), and ``ASK``, the threshold that gets
+the most pastes right (a right top answer, or a decline when no record applies).
+
+Nested cross-validation gives the figures to trust: the pastes are split into K folds;
+for each, the regularisation strength and both thresholds are chosen by an inner
+cross-validation on the other K-1 folds alone, the model is fitted from scratch on those
+folds, and the held-out fold is scored. Then the same procedure on all pastes gives the
+shipped constants; ``--write`` writes them into ``bot/match/features.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import random
+import re
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,141 +40,329 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.ingest import load_records
+from bot.match import features as F
 from bot.match.index import MatchIndex
-from bot.match.rank import FEATURES, WEIGHTS
 
 DEADENDS = ROOT.parent / "shared" / "corpora" / "deadends" / "deadends-canons.jsonl.gz"
-#: The sign each feature's weight must keep (0: free).
-SIGNS = {"regex": 1, "cover": 1, "overlap": 1, "bm25": 1, "env": 1, "explained": 1, "version": 1,
-         "bare": -1, "foreign": -1, "offtopic": -1, "absent": -1, "lonely": -1}  # fmt: skip
-MOVES = [(0.5, 0), (0.7, 0), (0.85, 0), (1.15, 0), (1.4, 0), (2, 0),
-         (1, 0.5), (1, -0.5), (1, 1), (1, -1), (1, 2), (1, -2)]  # fmt: skip
+STARTER = ROOT / "data"
+C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
 
 
 @dataclass
 class Case:
     name: str
-    source: str
+    source: str  # the set it comes from
     positive: bool
-    features: np.ndarray  # candidates x FEATURES
+    ids: list[str]
+    groups: list[int]
+    values: np.ndarray  # candidates x features
     right: np.ndarray  # candidate is in expected or acceptable
 
 
-def load_cases(paths: list[Path], index: MatchIndex) -> list[Case]:
+def load(paths: list[Path]) -> list[Case]:
+    indexes: dict[str, MatchIndex] = {}
     out = []
     for path in paths:
+        kb = "starter" if path.name.startswith("starter") else "deadends"
+        if kb not in indexes:
+            source = sorted(STARTER.glob("*.json")) if kb == "starter" else [DEADENDS]
+            indexes[kb] = MatchIndex.build(load_records(source))
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue
             case = json.loads(line)
             good = set(case.get("expected", [])) | set(case.get("acceptable", []))
-            matches = index.triage(case["text"], limit=100).matches
-            features = np.array([[v for _, v in m.features] for m in matches]).reshape(
-                -1, len(FEATURES)
-            )
-            right = np.array([m.record_id in good for m in matches], dtype=bool)
-            out.append(Case(case["id"], path.stem, bool(case.get("expected")), features, right))
+            ids, groups, values = indexes[kb].feature_rows(case["text"])
+            right = np.array([i in good for i in ids], dtype=bool)
+            out.append(Case(case["id"], path.stem, bool(case.get("expected")), ids, groups,
+                            values, right))  # fmt: skip
     return out
 
 
-def top(case: Case, w: np.ndarray, b: float, n: int = 1) -> np.ndarray:
-    z = b + case.features @ w
-    return np.lexsort((np.arange(len(z)), -z))[:n], z
+# -- the model -------------------------------------------------------------------------
 
 
-def scored_right(case: Case, w: np.ndarray, b: float) -> bool:
-    if not len(case.features):
-        return not case.positive
-    order, z = top(case, w, b)
-    answered = z[order[0]] >= 0
-    return bool(answered and case.right[order[0]]) if case.positive else not answered
+@dataclass
+class Model:
+    weights: np.ndarray
+    calibration: tuple[float, float, float]  # (bias, ranking score, margin)
+    c: float
+
+    def ranking(self, case: Case) -> tuple[np.ndarray, np.ndarray]:
+        scores = case.values @ self.weights
+        return scores, F.margins(scores, np.array(case.groups))
+
+    def scores(self, case: Case) -> np.ndarray:
+        ranking, margins = self.ranking(case)
+        bias, slope, margin = self.calibration
+        z = bias + slope * ranking + margin * margins
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
 
 
-def objective(cases: list[Case], w: np.ndarray, b: float, top3: float) -> float:
-    total = 0.0
+def pairs(cases: list[Case], cap: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """Differences of a right and a wrong candidate of one paste (both ways round)."""
+    rows = []
     for case in cases:
-        total += scored_right(case, w, b)
-        if not len(case.features):
+        if not case.right.any() or case.right.all():
             continue
-        order, z = top(case, w, b, 3)
-        if case.positive:
-            total += top3 * bool(case.right[order].any())
-            best_right = z[case.right].max() if case.right.any() else -10.0
-            best_wrong = z[~case.right].max() if (~case.right).any() else -10.0
-            total += 0.05 * math.tanh(min(best_right - best_wrong, best_right))
-        else:
-            total += 0.05 * math.tanh(-z.max())
-    return total
+        right = case.values[case.right]
+        wrong = case.values[~case.right][:cap]
+        diff = (right[:, None, :] - wrong[None, :, :]).reshape(-1, right.shape[1])
+        rows.append(diff)
+    x = np.vstack(rows)
+    return np.vstack([x, -x]), np.concatenate([np.ones(len(x)), np.zeros(len(x))])
 
 
-def search(
-    cases: list[Case], w: np.ndarray, b: float, fixed: set[str], top3: float
-) -> tuple[np.ndarray, float]:
-    best = objective(cases, w, b, top3)
-    for _ in range(4):
-        improved = False
-        for k in range(len(w) + 1):
-            if k < len(w) and FEATURES[k] in fixed:
-                continue
-            for scale, shift in MOVES:
-                w2, b2 = w.copy(), b
-                if k < len(w):
-                    w2[k] = w2[k] * scale + shift
-                    if SIGNS.get(FEATURES[k], 0) * w2[k] < 0:
-                        continue
-                else:
-                    b2 = b * scale + shift
-                value = objective(cases, w2, b2, top3)
-                if value > best + 1e-9:
-                    best, w, b, improved = value, w2, b2, True
-        if not improved:
+def fit_weights(cases: list[Case], c: float) -> np.ndarray:
+    """Ranking weights: logistic regression on pairs, signs held by elimination."""
+    from sklearn.linear_model import LogisticRegression
+
+    x, y = pairs(cases)
+    signs = np.array([f.sign for f in F.REGISTRY])
+    active = x.std(axis=0) > 1e-9  # a feature that never tells two candidates apart
+    while True:
+        model = LogisticRegression(C=c, max_iter=5000, fit_intercept=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(x[:, active], y)
+        weights = np.zeros(len(signs))
+        weights[active] = model.coef_[0]
+        wrong = active & (weights * signs < 0)
+        if not wrong.any():
+            return weights
+        active &= ~wrong
+
+
+def fit_calibration(tops: list[tuple[float, float, bool]]) -> tuple[float, float, float]:
+    """Logistic calibration of the top candidate's (ranking score, margin) → right."""
+    from sklearn.linear_model import LogisticRegression
+
+    x = np.array([[s, m] for s, m, _ in tops])
+    y = np.array([r for _, _, r in tops])
+    if y.all() or not y.any():
+        return (0.0, 1.0, 1.0)
+    model = LogisticRegression(C=1.0, max_iter=5000)
+    model.fit(x, y)
+    return (float(model.intercept_[0]), float(model.coef_[0][0]), float(model.coef_[0][1]))
+
+
+def top_row(case: Case, weights: np.ndarray) -> tuple[float, float, bool] | None:
+    if not len(case.values):
+        return None
+    scores = case.values @ weights
+    margins = F.margins(scores, np.array(case.groups))
+    best = int(np.lexsort((np.arange(len(scores)), -scores))[0])
+    return float(scores[best]), float(margins[best]), bool(case.positive and case.right[best])
+
+
+def fit(cases: list[Case], c: float, k: int, seed: int) -> tuple[Model, list[Outcome]]:
+    """Weights on ``cases``; the calibration on their scores under weights fitted without
+    them (k-fold). Returns the model and those out-of-fold outcomes."""
+    tops: list[tuple[float, float, bool]] = []
+    held: list[tuple[int, np.ndarray]] = []
+    for fold in folds(cases, k, seed):
+        test = set(fold)
+        weights = fit_weights([cases[i] for i in range(len(cases)) if i not in test], c)
+        for i in fold:
+            row = top_row(cases[i], weights)
+            if row is not None:
+                tops.append(row)
+            held.append((i, weights))
+    calibration = fit_calibration(tops)
+    outcomes = [outcome(cases[i], Model(w, calibration, c)) for i, w in held]
+    return Model(fit_weights(cases, c), calibration, c), outcomes
+
+
+# -- scoring a model on pastes ----------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    case: Case
+    top_score: float
+    top_right: bool
+    rank: int  # first right candidate, variants folded, 1-based; 0 if not in the first 30
+
+
+def outcome(case: Case, model: Model) -> Outcome:
+    if not len(case.values):
+        return Outcome(case, 0.0, False, 0)
+    scores = model.scores(case)
+    order = np.lexsort((np.arange(len(scores)), -scores))
+    seen: set[int] = set()
+    shown = []
+    for i in order:  # variants of one error fold into the best of them
+        if case.groups[i] not in seen:
+            seen.add(case.groups[i])
+            shown.append(i)
+    rank = next((n + 1 for n, i in enumerate(shown[:30]) if case.right[i]), 0)
+    return Outcome(case, float(scores[order[0]]), bool(case.right[order[0]]), rank)
+
+
+def figures(outcomes: list[Outcome], volunteer: float, ask: float) -> dict[str, float]:
+    pos = [o for o in outcomes if o.case.positive]
+    neg = [o for o in outcomes if not o.case.positive]
+
+    def at(t: float) -> tuple[float, float, float, float]:
+        answered = [o for o in outcomes if o.top_score >= t and o.top_score > 0]
+        right = [o for o in answered if o.case.positive and o.top_right]
+        precision = len(right) / len(answered) if answered else 1.0
+        answered_pos = sum(1 for o in pos if o.top_score >= t and o.top_score > 0)
+        declines = sum(1 for o in neg if not (o.top_score >= t and o.top_score > 0))
+        return (precision, len(right) / max(len(pos), 1), answered_pos / max(len(pos), 1),
+                declines / max(len(neg), 1))  # fmt: skip
+
+    ask_p, ask_top1, _, ask_dec = at(ask)
+    vol_p, vol_cov, vol_ans, vol_dec = at(volunteer)
+    return {
+        "cases": len(outcomes), "positives": len(pos),
+        "top1": ask_top1, "top3": sum(0 < o.rank <= 3 for o in pos) / max(len(pos), 1),
+        "recall10": sum(0 < o.rank <= 10 for o in pos) / max(len(pos), 1),
+        "recall30": sum(0 < o.rank <= 30 for o in pos) / max(len(pos), 1),
+        "asked_precision": ask_p, "asked_declines": ask_dec,
+        "volunteer_precision": vol_p, "volunteer_coverage": vol_cov,
+        "volunteer_answered": vol_ans, "volunteer_declines": vol_dec,
+    }  # fmt: skip
+
+
+def thresholds(outcomes: list[Outcome], precision: float) -> tuple[float, float]:
+    """(volunteer, ask) chosen on out-of-sample outcomes."""
+    candidates = sorted({round(o.top_score, 4) for o in outcomes if o.top_score > 0})
+    volunteer, ask, best = 0.999, 0.5, -1.0
+    for t in candidates:  # the lowest threshold whose precision is high enough
+        answered = [o for o in outcomes if o.top_score >= t]
+        right = sum(1 for o in answered if o.case.positive and o.top_right)
+        if answered and right / len(answered) >= precision and len(answered) >= 5:
+            volunteer = t
             break
-    return w, b
+    for t in candidates:
+        good = sum(
+            (o.top_score >= t and o.case.positive and o.top_right)
+            or (not o.case.positive and o.top_score < t)
+            for o in outcomes
+        )
+        if good > best:
+            ask, best = t, good
+    return max(volunteer, ask), ask
 
 
-def figures(cases: list[Case], right: list[bool]) -> str:
-    parts = []
-    for source in sorted({c.source for c in cases}) + ["all"]:
-        picked = [(c, r) for c, r in zip(cases, right, strict=True) if source in ("all", c.source)]
-        pos = [r for c, r in picked if c.positive]
-        neg = [r for c, r in picked if not c.positive]
-        parts.append(f"{source}: top-1 {np.mean(pos) if pos else 0:.3f} ({len(pos)}), "
-                     f"declines {np.mean(neg) if neg else 0:.3f} ({len(neg)})")  # fmt: skip
-    return "\n  ".join(parts)
+def folds(cases: list[Case], k: int, seed: int) -> list[list[int]]:
+    """K folds, each set and positive/negative spread evenly over them."""
+    rng = np.random.default_rng(seed)
+    strata: dict[tuple[str, bool], list[int]] = {}
+    for i, case in enumerate(cases):
+        strata.setdefault((case.source, case.positive), []).append(i)
+    out: list[list[int]] = [[] for _ in range(k)]
+    offset = 0
+    for members in strata.values():
+        members = list(rng.permutation(members))
+        for n, i in enumerate(members):
+            out[(n + offset) % k].append(int(i))
+        offset += len(members)
+    return out
+
+
+def choose(cases: list[Case], k: int, precision: float, seed: int) -> tuple[Model, float, float]:
+    """The regularisation, calibration and thresholds by cross-validation on ``cases``
+    alone, and the weights fitted on all of them."""
+    best: tuple[float, Model, float, float] | None = None
+    for c in C_GRID:
+        model, held = fit(cases, c, k, seed)
+        volunteer, ask = thresholds(held, precision)
+        f = figures(held, volunteer, ask)
+        score = f["top1"] + f["top3"] + 0.5 * f["volunteer_coverage"] + 0.25 * f["asked_declines"]
+        if best is None or score > best[0]:
+            best = (score, model, volunteer, ask)
+    assert best is not None
+    return best[1], best[2], best[3]
+
+
+def report(title: str, outcomes: list[Outcome], volunteer: float, ask: float) -> None:
+    print(title)
+    for source in sorted({o.case.source for o in outcomes}) + ["all"]:
+        picked = [o for o in outcomes if source in ("all", o.case.source)]
+        f = figures(picked, volunteer, ask)
+        print(f"  {source:20} n={f['cases']:<4} top-1 {f['top1']:.3f}  top-3 {f['top3']:.3f}  "
+              f"recall@10 {f['recall10']:.3f}  recall@30 {f['recall30']:.3f}  "
+              f"asked declines {f['asked_declines']:.3f} | volunteer precision "
+              f"{f['volunteer_precision']:.3f} coverage {f['volunteer_coverage']:.3f} "
+              f"answered {f['volunteer_answered']:.3f} declines {f['volunteer_declines']:.3f}")  # fmt: skip
+
+
+def write(model: Model, volunteer: float, ask: float) -> None:
+    path = ROOT / "bot" / "match" / "features.py"
+    text = path.read_text(encoding="utf-8")
+    bias, slope, margin = model.calibration
+    text = re.sub(
+        r"^CALIBRATION = .*$",
+        f"CALIBRATION = ({bias:.3f}, {slope:.3f}, {margin:.3f})",
+        text,
+        flags=re.M,
+    )
+    text = re.sub(r"^VOLUNTEER = .*$", f"VOLUNTEER = {volunteer:.4f}", text, flags=re.M)
+    text = re.sub(r"^ASK = .*$", f"ASK = {ask:.4f}", text, flags=re.M)
+    for f, w in zip(F.REGISTRY, model.weights, strict=True):
+        text = re.sub(rf'(@feature\("{f.name}", weight=)[-0-9.e]+', rf"\g<1>{w:.3f}", text)
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path.relative_to(ROOT)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("cases", nargs="+", type=Path)
-    parser.add_argument("--records", type=Path, default=DEADENDS)
-    parser.add_argument("--fixed", default="foreign,offtopic,confidence,reviewed,version")
+    parser.add_argument("sets", nargs="*", type=Path)
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--top3", type=float, default=1.0)
-    parser.add_argument("--start", default="{}", help='weights to start from, JSON: {"regex": 4.5}')
+    parser.add_argument("--precision", type=float, default=0.96, help="volunteer precision")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--write", action="store_true", help="write the fitted constants")
     args = parser.parse_args()
-    fixed = {f for f in args.fixed.split(",") if f}
-    index = MatchIndex.build(load_records([args.records]))
-    cases = load_cases(args.cases, index)
-    start = {**WEIGHTS, **json.loads(args.start)}
-    w0 = np.array([start[f] for f in FEATURES], dtype=float)
-    b0 = start["bias"]
-    print("starting weights\n  " + figures(cases, [scored_right(c, w0, b0) for c in cases]))
-    order = list(range(len(cases)))
-    random.Random(0).shuffle(order)
-    held_out: dict[int, bool] = {}
-    for k in range(args.folds):
-        test = set(order[k :: args.folds])
-        w, b = search([cases[i] for i in order if i not in test], w0, b0, fixed, args.top3)
-        held_out.update({i: scored_right(cases[i], w, b) for i in test})
-    print(f"{args.folds}-fold cross-validation of the search\n  "
-          + figures(cases, [held_out[i] for i in range(len(cases))]))  # fmt: skip
-    w, b = search(cases, w0, b0, fixed, args.top3)
-    print("fitted on all cases\n  " + figures(cases, [scored_right(c, w, b) for c in cases]))
-    fitted = {
-        "bias": round(b, 2),
-        **{f: round(float(v), 2) for f, v in zip(FEATURES, w, strict=True)},
-    }
-    print("weights", json.dumps(fitted))
+    paths = args.sets or sorted((ROOT / "eval").glob("*.jsonl"))
+    cases = load(paths)
+    current = Model(np.array(F.WEIGHTS), F.CALIBRATION, 0.0)
+    report("shipped weights, in sample", [outcome(c, current) for c in cases],
+           F.VOLUNTEER, F.ASK)  # fmt: skip
+    rows: list[tuple[Outcome, float, float]] = []
+    for n, fold in enumerate(folds(cases, args.folds, args.seed)):
+        test = set(fold)
+        train = [cases[i] for i in range(len(cases)) if i not in test]
+        # everything is chosen on the training folds alone: C, weights, both thresholds
+        model, volunteer, ask = choose(train, args.folds - 1, args.precision, args.seed + n + 1)
+        print(f"fold {n}: C={model.c} volunteer ≥ {volunteer:.3f} ask ≥ {ask:.3f}")
+        rows += [(outcome(cases[i], model), volunteer, ask) for i in fold]
+    report_nested(rows)
+    model, volunteer, ask = choose(cases, args.folds, args.precision, args.seed)
+    print(f"fitted on all: C={model.c} volunteer ≥ {volunteer:.3f} ask ≥ {ask:.3f}")
+    names = [f.name for f in F.REGISTRY]
+    print("weights", json.dumps({"calibration": [round(v, 3) for v in model.calibration],
+                                 **{n: round(float(w), 3) for n, w in zip(names, model.weights,
+                                                                          strict=True)}}))  # fmt: skip
+    report("fitted on all, in sample", [outcome(c, model) for c in cases], volunteer, ask)
+    if args.write:
+        write(model, volunteer, ask)
+
+
+def report_nested(rows: list[tuple[Outcome, float, float]]) -> None:
+    """Figures of the held-out folds, each paste judged at its own fold's thresholds."""
+    print("nested cross-validation (held-out folds)")
+    for source in sorted({o.case.source for o, _, _ in rows}) + ["all"]:
+        picked = [(o, v, a) for o, v, a in rows if source in ("all", o.case.source)]
+        pos = [(o, v, a) for o, v, a in picked if o.case.positive]
+        neg = [(o, v, a) for o, v, a in picked if not o.case.positive]
+        n_pos, n_neg = max(len(pos), 1), max(len(neg), 1)
+        top1 = sum(o.top_score >= a and o.top_right for o, v, a in pos) / n_pos
+        top3 = sum(0 < o.rank <= 3 for o, _, _ in pos) / n_pos
+        r10 = sum(0 < o.rank <= 10 for o, _, _ in pos) / n_pos
+        r30 = sum(0 < o.rank <= 30 for o, _, _ in pos) / n_pos
+        asked_dec = sum(o.top_score < a for o, v, a in neg) / n_neg
+        vol = [(o, v) for o, v, _ in picked if o.top_score >= v and o.top_score > 0]
+        vol_right = sum(o.case.positive and o.top_right for o, _ in vol)
+        precision = vol_right / len(vol) if vol else 1.0
+        coverage = vol_right / n_pos
+        answered = sum(o.top_score >= v for o, v, _ in pos) / n_pos
+        vol_dec = sum(o.top_score < v for o, v, _ in neg) / n_neg
+        print(f"  {source:20} n={len(picked):<4} top-1 {top1:.3f}  top-3 {top3:.3f}  "
+              f"recall@10 {r10:.3f}  recall@30 {r30:.3f}  asked declines {asked_dec:.3f} | "
+              f"volunteer precision {precision:.3f} coverage {coverage:.3f} "
+              f"answered {answered:.3f} declines {vol_dec:.3f}")  # fmt: skip
 
 
 if __name__ == "__main__":

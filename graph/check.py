@@ -6,7 +6,10 @@
 - self-loops: a record linking to itself;
 - cycles: groups of records that lead back to themselves (strongly connected
   components), each with one example cycle;
-- orphans: records with no link either way; components; hubs.
+- orphans: records with no link either way; components; hubs;
+- variant groups: records of one error that differ only by version or
+  environment (the same id slug, or the same domain and error template), so
+  maintainers can merge them or tell them apart (:mod:`bot.match.variants`).
 
 ``--strict`` fails on dangling references and self-loops only
 (:attr:`GraphReport.strict_ok`); the rest is advice.
@@ -80,6 +83,7 @@ class GraphReport:
     components: int  # connected groups of linked nodes (orphans not counted)
     largest_components: tuple[int, ...]
     hubs: tuple[Hub, ...]
+    variants: tuple[tuple[str, ...], ...] = ()  # groups of records that are variants of one error
 
     @property
     def strict_ok(self) -> bool:
@@ -143,6 +147,15 @@ def _hubs(kg: KnowledgeGraph) -> list[Hub]:
     return sorted(hubs, key=lambda h: (-h.degree, h.id))[:HUB_LIMIT]
 
 
+def _variants(kg: KnowledgeGraph) -> list[tuple[str, ...]]:
+    from bot.match.info import variant_key
+    from bot.match.variants import members, variant_groups
+
+    records = [r for r in (kg.record(rid) for rid in kg.record_ids) if r is not None]
+    groups = members(variant_groups([variant_key(r) for r in records]))
+    return sorted(tuple(sorted(records[i].id for i in group)) for group in groups.values())
+
+
 def check_graph(kg: KnowledgeGraph) -> GraphReport:
     """Everything ``errkb graph check`` reports about ``kg``."""
     dangling = [
@@ -172,4 +185,5 @@ def check_graph(kg: KnowledgeGraph) -> GraphReport:
         components=components,
         largest_components=largest,
         hubs=tuple(_hubs(kg)),
+        variants=tuple(_variants(kg)),
     )

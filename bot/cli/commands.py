@@ -98,14 +98,14 @@ COMMANDS: tuple[Command, ...] = (
         "errkb triage crash.log --lang zh",
     ),
     Command(
-        "eval", "bot.cli.triage:evaluate",
-        "Score the matcher on labelled pastes (top-1, top-3, MRR, declines, latency).",
-        "errkb eval ../shared/eval/dev.jsonl"
-        " --records ../shared/corpora/deadends/deadends-canons.jsonl.gz --json",
+        "eval", "bot.cli.eval:evaluate",
+        "Score the matcher on labelled pastes at both operating points (asked and volunteered).",
+        "errkb eval eval/deadends-software.jsonl"
+        " --records ../shared/corpora/deadends/deadends-canons.jsonl.gz --plot curve.png",
     ),
     Command(
         "graph check", "bot.cli.graph:check",
-        "Report dangling references, one-sided links, self-loops, cycles, orphans and hubs.",
+        "Report dangling references, one-sided links, self-loops, cycles, orphans, hubs and variant groups.",
         "errkb graph check --strict --records data/",
     ),
     Command(

@@ -1,9 +1,8 @@
-"""Commands: triage, eval."""
+"""Command: triage."""
 
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -191,42 +190,3 @@ def _counts(store: Store, ids: list[str]) -> Counts:
         return workaround_counts(session, record_ids=ids)
 
 
-def evaluate(
-    cases: Annotated[
-        Path, typer.Argument(help="Labelled pastes, JSONL (shared/eval/dev.jsonl format).")
-    ],
-    records: RecordsOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", help="Include per-case results.")] = False,
-) -> None:
-    from pydantic import ValidationError
-
-    from bot.match.eval import evaluate as run_eval
-    from bot.match.eval import read_cases
-
-    if not cases.is_file():
-        fail(f"no such file: {cases}")
-    try:
-        labelled = read_cases(cases)
-    except (ValueError, ValidationError) as exc:
-        fail(f"{cases}: not a JSONL file of labelled cases ({str(exc).splitlines()[0]})")
-    knowledge = _knowledge(records)
-    if knowledge.store is not None:
-        knowledge.store.dispose()
-    report = run_eval(_index(knowledge.records), labelled, time.perf_counter)
-    if as_json:
-        emit_json(report.summary(verbose=verbose))
-        return
-    table = Table("cases", "top-1", "top-3", "MRR", "declines", "median ms", "p99 ms")
-    table.add_row(
-        str(report.cases), f"{report.top1:.3f}", f"{report.top3:.3f}", f"{report.mrr:.3f}",
-        f"{report.decline:.3f}", f"{report.median_ms:.2f}", f"{report.p99_ms:.2f}",
-    )  # fmt: skip
-    console.print(table)
-    if verbose:
-        detail = Table("case", "ok", "top", "band", "ms")
-        for r in report.results:
-            ok = r.top1 if r.positive else r.correct_decline
-            top = r.top[0] if r.top else ("-", 0.0, "-")
-            detail.add_row(r.id, "yes" if ok else "[red]no[/]", top[0], top[2], f"{r.ms:.2f}")
-        console.print(detail)

@@ -1,26 +1,37 @@
 """Scoring the matcher on labelled pastes, exactly as ``shared/eval/README.md`` says.
 
-- answered = the top match is confident (band high or medium);
+- answered = the top match is confident: band high or medium for someone who
+  asked (:attr:`Triage.answered`), band high for volunteering unasked
+  (:attr:`Triage.volunteer`); each operating point is reported on its own;
 - positive case: top-1 hit when answered and the top id is in expected ∪
   acceptable; top-3 hit when any of the first three candidates (any band) is;
-  reciprocal rank over the first ten candidates;
+  reciprocal rank over the first ten candidates; recall@k: a right id among the
+  first k candidates;
 - negative case (``expected`` empty): correct when not answered;
+- precision: of the cases answered, the share whose top id is right; coverage:
+  the share of positive cases answered right;
 - latency: in-process triage time per paste (median, p99). The timer comes in
   as a parameter (``time.perf_counter`` from the edge).
+
+:func:`curve` gives precision against coverage for every threshold on the top
+score, the data of ``errkb eval --plot``.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.match import features
 from bot.match.index import MatchIndex
+
+RECALL_DEPTH = 30
 
 
 class Case(BaseModel):
@@ -32,19 +43,37 @@ class Case(BaseModel):
     acceptable: list[str] = Field(default_factory=list)
     kind: str = ""
     lang: str = "en"
+    source: str = ""
 
 
 @dataclass(frozen=True)
 class CaseResult:
     id: str
     positive: bool
-    answered: bool
+    answered: bool  # asked operating point
+    volunteered: bool  # volunteer operating point
+    top_right: bool  # the top candidate is in expected ∪ acceptable
+    top_score: float
     top1: bool
     top3: bool
     reciprocal_rank: float
+    rank: int  # 1-based rank of the first right candidate among the first 30, 0 if none
     correct_decline: bool
     ms: float
     top: list[tuple[str, float, str]]  # (id, score, band) of the first three
+
+
+@dataclass(frozen=True)
+class Point:
+    """Figures at one operating point."""
+
+    threshold: float
+    precision: float
+    coverage: float
+    answered: float  # share of positive cases answered (right or not)
+    top1: float
+    top3: float
+    decline: float
 
 
 @dataclass(frozen=True)
@@ -56,6 +85,10 @@ class Report:
     top3: float
     mrr: float
     decline: float
+    recall10: float
+    recall30: float
+    asked: Point
+    volunteer: Point
     median_ms: float
     p99_ms: float
     results: list[CaseResult]
@@ -84,45 +117,83 @@ def percentile(values: list[float], q: float) -> float:
 
 def score_case(index: MatchIndex, case: Case, timer: Callable[[], float]) -> CaseResult:
     start = timer()
-    triage = index.triage(case.text, limit=10)
+    triage = index.triage(case.text, limit=RECALL_DEPTH)
     ms = (timer() - start) * 1000
     good = set(case.expected) | set(case.acceptable)
     ids = [m.record_id for m in triage.matches]
     positive = bool(case.expected)
     answered = triage.answered
-    rr = next((1.0 / (i + 1) for i, rid in enumerate(ids[:10]) if rid in good), 0.0)
+    rank = next((i + 1 for i, rid in enumerate(ids[:RECALL_DEPTH]) if rid in good), 0)
+    top_right = bool(ids) and ids[0] in good
     return CaseResult(
         id=case.id,
         positive=positive,
         answered=answered,
-        top1=positive and answered and bool(ids) and ids[0] in good,
-        top3=positive and any(rid in good for rid in ids[:3]),
-        reciprocal_rank=rr if positive else 0.0,
+        volunteered=triage.volunteer,
+        top_right=positive and top_right,
+        top_score=triage.matches[0].score if triage.matches else 0.0,
+        top1=positive and answered and top_right,
+        top3=positive and 0 < rank <= 3,
+        reciprocal_rank=1.0 / rank if positive and 0 < rank <= 10 else 0.0,
+        rank=rank if positive else 0,
         correct_decline=not positive and not answered,
         ms=round(ms, 3),
         top=[(m.record_id, m.score, m.band) for m in triage.matches[:3]],
     )
 
 
-def evaluate(index: MatchIndex, cases: Iterable[Case], timer: Callable[[], float]) -> Report:
-    """Score every case; figures are shares of positive (or negative) cases."""
-    results = [score_case(index, case, timer) for case in cases]
+def _share(items: Sequence[bool]) -> float:
+    return round(sum(items) / len(items), 4) if items else 0.0
+
+
+def point(results: Sequence[CaseResult], threshold: float) -> Point:
+    """The figures had errkb answered exactly the cases whose top score is ≥ ``threshold``."""
     positives = [r for r in results if r.positive]
     negatives = [r for r in results if not r.positive]
+    answered = [r for r in results if r.top_score >= threshold and r.top_score > 0]
+    right = [r for r in answered if r.top_right]
+    return Point(
+        threshold=round(threshold, 4),
+        precision=round(len(right) / len(answered), 4) if answered else 1.0,
+        coverage=round(len(right) / len(positives), 4) if positives else 0.0,
+        answered=_share([r.top_score >= threshold and r.top_score > 0 for r in positives]),
+        top1=round(len(right) / len(positives), 4) if positives else 0.0,
+        top3=_share([r.top3 for r in positives]),
+        decline=_share([not (r.top_score >= threshold and r.top_score > 0) for r in negatives]),
+    )
 
-    def share(items: list[CaseResult], attr: str) -> float:
-        return round(sum(float(getattr(r, attr)) for r in items) / len(items), 4) if items else 0.0
 
+def curve(results: Sequence[CaseResult]) -> list[Point]:
+    """Precision and coverage at every distinct top score, from strictest to most lenient."""
+    thresholds = sorted({r.top_score for r in results if r.top_score > 0}, reverse=True)
+    return [point(results, t) for t in thresholds]
+
+
+def report(results: list[CaseResult]) -> Report:
+    """Figures over scored cases: shares of positive (or negative) cases."""
+    positives = [r for r in results if r.positive]
+    negatives = [r for r in results if not r.positive]
     times = [r.ms for r in results]
     return Report(
         cases=len(results),
         positives=len(positives),
         negatives=len(negatives),
-        top1=share(positives, "top1"),
-        top3=share(positives, "top3"),
-        mrr=share(positives, "reciprocal_rank"),
-        decline=share(negatives, "correct_decline"),
+        top1=_share([r.top1 for r in positives]),
+        top3=_share([r.top3 for r in positives]),
+        mrr=round(sum(r.reciprocal_rank for r in positives) / len(positives), 4)
+        if positives
+        else 0.0,
+        decline=_share([r.correct_decline for r in negatives]),
+        recall10=_share([0 < r.rank <= 10 for r in positives]),
+        recall30=_share([0 < r.rank <= 30 for r in positives]),
+        asked=point(results, features.ASK),
+        volunteer=point(results, features.VOLUNTEER),
         median_ms=round(percentile(times, 50), 3),
         p99_ms=round(percentile(times, 99), 3),
         results=results,
     )
+
+
+def evaluate(index: MatchIndex, cases: Iterable[Case], timer: Callable[[], float]) -> Report:
+    """Score every case against ``index``."""
+    return report([score_case(index, case, timer) for case in cases])

@@ -41,6 +41,7 @@ class Line:
     text: str  # cleaned, prefix-stripped, stripped
     role: str
     error_index: int  # index into Extraction.errors, or -1
+    root: bool = False  # the root cause of a chained error ("Caused by:", the first of a chain)
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,9 @@ _KINDS = (
         re2.compile(
             r"(?i)Traceback \(most|File \"[^\"\n]*\.py\", line|site-packages|\bpython\d?\b"
             r"|\.py:\d+: [A-Z]\w*(?:Warning|Error)\b"
+            # exceptions only Python raises, at a line's start: "ImportError: libcudart.so..."
+            r"|(?:^|\n)\s*(?:ImportError|ModuleNotFoundError|AttributeError|KeyError|IndexError"
+            r"|ValueError|FileNotFoundError|UnboundLocalError|NotImplementedError|OSError): "
         ),
     ),
     ("java", re2.compile(r"\bat [\w$.]+\([\w$]+\.(?:java|kt):\d+\)|Exception in thread|\bjava\.")),
@@ -315,6 +319,7 @@ def extract(paste: str) -> Extraction:
             line, role = quoted.group(1), "exception"
         previous = "pyframe" if role == "frame" and line.startswith('File "') else role
         kept.append((no, line, role))
+    roots = _chain_roots(kept)
     errors: list[ExtractedError] = []
     by_template: dict[str, int] = {}
     lines: list[Line] = []
@@ -328,5 +333,29 @@ def extract(paste: str) -> Extraction:
                 by_template[key] = len(errors)
                 errors.append(ExtractedError(len(errors), no, line, kind, role, key))
             index = by_template[key]
-        lines.append(Line(no, line, role, index))
+        lines.append(Line(no, line, role, index, row in roots))
     return Extraction(tuple(lines), tuple(errors), truncated or cut)
+
+
+_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+
+
+def _chain_roots(kept: list[tuple[int, str, str]]) -> set[int]:
+    """Rows holding the root error of a chain: in Python the exception before the first
+    "During handling of the above exception" / "The above exception was the direct
+    cause" (the rest were raised because of it), in Java the last "Caused by:"."""
+    roots: set[int] = set()
+    last_exception = -1
+    chained = False
+    for row, (_, line, role) in enumerate(kept):
+        if role == "marker" and line.startswith(_CHAIN):
+            if not chained and last_exception >= 0:
+                roots.add(last_exception)
+            chained = True
+        elif role == "exception":
+            last_exception = row
+            if not line.startswith("Caused by:"):
+                continue
+            roots -= {r for r in roots if kept[r][1].startswith("Caused by:")}
+            roots.add(row)
+    return roots

@@ -24,20 +24,30 @@ Every regex runs under RE2 only. A record whose regex RE2 refuses
 (lookarounds, backreferences: refused at import since, but an older errkb
 may have stored one) keeps its place for search and show, its regex is
 skipped, and the build says so in one WARNING naming the records.
+
+Everything computed from one record alone (its regex branches and their keys,
+its :class:`~bot.match.info.RecordInfo`, its text-index terms, its variant key)
+comes from functions of that record (:func:`record_branches`,
+:meth:`RecordInfo.of`, :func:`~bot.match.similarity.record_terms`,
+:func:`~bot.match.info.variant_key`), so an update can reuse them for the
+records it does not change. The index does not touch the garbage collector:
+freezing the long-lived index objects (``gc.freeze``) is the process's call.
 """
 
 from __future__ import annotations
 
-import gc
 import logging
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import ahocorasick
+import numpy as np
 import re2
 
 from bot.match.extract import Extraction, extract
+from bot.match.info import RecordInfo, variant_key
 from bot.match.normalise import terms
 from bot.match.patterns import (
     Alternative,
@@ -46,10 +56,11 @@ from bot.match.patterns import (
     required_literals,
     split_alternatives,
 )
-from bot.match.rank import Hit, Match, RecordInfo, Triage, rank
+from bot.match.rank import Hit, Knowledge, Match, Triage, feature_rows, rank
 from bot.match.re2util import Matcher, matcher
 from bot.match.regexcheck import re2_options as _options
-from bot.match.similarity import Similarity
+from bot.match.similarity import Similarity, record_terms
+from bot.match.variants import members, variant_groups
 from bot.records import Record
 
 log = logging.getLogger(__name__)
@@ -59,6 +70,30 @@ CONTEXT_ONLY = 120
 MAX_CONFIRMATIONS = 500  # branch checks per paste; 280 real pastes needed at most 74
 _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One top-level alternative of a record's regex and what the prefilter keys it on."""
+
+    text: str
+    alternative: Alternative
+    keys: tuple[str, ...] | None  # required literals, lower-cased; None: always check
+    all_needed: bool  # every key must occur (an AND filter), or any one (OR)
+
+
+def record_branches(record: Record) -> list[Branch] | None:
+    """The branches of one record's regex, or None when RE2 refuses the regex."""
+    try:
+        re2.compile(record.regex, _options())
+    except Exception:  # noqa: BLE001 - RE2 refuses lookarounds/backrefs
+        return None
+    out = []
+    for branch in split_alternatives(record.regex):
+        required = required_literals(branch)
+        keys = None if required is None else tuple(sorted({k.lower() for k in required[0]}))
+        out.append(Branch(branch, analyse(branch), keys, required is not None and required[1] > 1))
+    return out
 
 
 def _anchor(
@@ -116,8 +151,14 @@ class MatchIndex:
     def __init__(self, records: Sequence[Record]) -> None:
         self.records: tuple[Record, ...] = tuple(records)
         self._by_id = {r.id: i for i, r in enumerate(self.records)}
-        self.similarity = Similarity.build(self.records)
+        terms = [record_terms(r) for r in self.records]
+        self.similarity = Similarity.from_docs([identity for identity, _ in terms])
+        self.context = Similarity.from_docs([context for _, context in terms])
         self.info = [RecordInfo.of(r) for r in self.records]
+        self.groups = variant_groups([variant_key(r) for r in self.records])
+        self.knowledge = Knowledge(
+            self.similarity, self.context, self.info, self.groups, self._by_id
+        )
         self._owners: list[list[int]] = []  # alternative → the records whose regex has it
         # branch text → its alternative: identical branches are confirmed once
         seen: dict[str, int] = {}
@@ -127,26 +168,23 @@ class MatchIndex:
         self.skipped: list[str] = []  # ids of records whose regex RE2 refuses
         required_by: list[tuple[int, list[str], bool]] = []  # (alternative, keys, all needed)
         for i, record in enumerate(self.records):
-            try:
-                re2.compile(record.regex, _options())
-            except Exception:  # noqa: BLE001 - RE2 refuses lookarounds/backrefs
+            branches = record_branches(record)
+            if branches is None:
                 self.skipped.append(record.id)
                 continue
-            for branch in split_alternatives(record.regex):
-                if branch in seen:
-                    owners = self._owners[seen[branch]]
+            for branch in branches:
+                if branch.text in seen:
+                    owners = self._owners[seen[branch.text]]
                     if owners[-1] != i:
                         owners.append(i)
                     continue
-                alt = seen[branch] = len(self._alts)
-                self._alts.append(analyse(branch))
+                alt = seen[branch.text] = len(self._alts)
+                self._alts.append(branch.alternative)
                 self._owners.append([i])
-                required = required_literals(branch)
-                if required is None:
+                if branch.keys is None:
                     self._always.append(alt)
                 else:
-                    keys = sorted({key.lower() for key in required[0]})
-                    required_by.append((alt, keys, required[1] > 1))
+                    required_by.append((alt, list(branch.keys), branch.all_needed))
         if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
                 # a first match builds the regex's first DFA states: done here, not in a paste
@@ -166,14 +204,7 @@ class MatchIndex:
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> MatchIndex:
-        index = cls(records)
-        # The index is millions of long-lived objects. Left to the cyclic garbage
-        # collector, a full collection walks all of them in the middle of some paste
-        # (100 ms on the corpus); frozen, collections skip them. They are still freed
-        # by reference counting when a rebuilt index replaces this one.
-        gc.collect()
-        gc.freeze()
-        return index
+        return cls(records)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -217,6 +248,9 @@ class MatchIndex:
                 found.extend((owner, alt) for owner in self._owners[alt])
         return found, len(candidates)
 
+    def _alternative(self, record: int, alt: int) -> Alternative:
+        return self._alts[alt]
+
     def regex_hits(self, line: str) -> list[int]:
         """Indices of every record whose regex matches ``line``."""
         return sorted({record for record, _ in self._line_hits(line)[0]})
@@ -239,7 +273,7 @@ class MatchIndex:
             found, checked = self._line_hits(lines[position].text)
             budget -= checked
             for record, alt in found:
-                branch = self._alts[alt]
+                branch = self._alternative(record, alt)
                 known = best.get((record, position))
                 if known is None or branch.literal_chars > known.literal_chars:
                     best[(record, position)] = branch
@@ -248,15 +282,50 @@ class MatchIndex:
             for (record, position), alt in sorted(best.items())
         ]
 
-    def triage(self, text: str, *, limit: int = 10) -> Triage:
-        """Extract the errors of ``text`` and rank the records that answer them."""
+    def triage(
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        learned: Mapping[str, str | None] | None = None,
+    ) -> Triage:
+        """Extract the errors of ``text`` and rank the records that answer them.
+
+        ``learned`` maps normalised error templates (:attr:`ExtractedError.template`) to
+        the record people chose for that error, or to None for "none of these records":
+        a learned record wins over weaker lexical matches (its match carries the feature
+        ``learned``), a None declines that error; ids not in the index are ignored.
+        """
         extraction = extract(text)
-        return rank(extraction, self._hits(extraction), self.similarity, self.info, limit=limit)
+        return rank(
+            extraction, self._hits(extraction), self.knowledge, limit=limit, learned=learned
+        )
+
+    def feature_rows(self, text: str) -> tuple[list[str], list[int], np.ndarray]:
+        """Every candidate record of a paste (ids, variant groups) and its feature values,
+        unscored: what the ranker's weights are fitted on."""
+        extraction = extract(text)
+        records, values = feature_rows(extraction, self._hits(extraction), self.knowledge)
+        return [self.records[r].id for r in records], [self.groups[r] for r in records], values
 
     def search(self, words: str, *, limit: int = 10) -> list[tuple[str, float]]:
-        """Records whose signature, aliases or translations best match ``words``."""
-        top = self.similarity.top(terms(words), limit)
-        return [(self.records[i].id, round(score, 4)) for i, score in top]
+        """Records best matching ``words`` in any text that names or describes them: the
+        signature, aliases, error code and regex words first, the root cause and tags too,
+        in every locale (Chinese by character bigrams). Scores are relative to the best
+        match (1.0)."""
+        query = terms(words)
+        if not query or not self.records:
+            return []
+        scores = self.similarity.scores(query, normalised=False) + 0.5 * self.context.scores(
+            query, normalised=False
+        )
+        top = self.similarity.best(scores, limit)
+        best = top[0][1] if top else 1.0
+        return [(self.records[i].id, round(score / best, 4)) for i, score in top]
+
+    def variant_groups(self) -> list[list[str]]:
+        """Records that are variants of one error (same template or id slug), by group."""
+        return [[self.records[i].id for i in m] for m in members(self.groups).values()]
 
 
 __all__ = ["Match", "MatchIndex", "Triage"]

@@ -191,6 +191,28 @@ _GLOSSARY: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Short forms and error codes, and the words a record is more likely to be written
+#: in: a paste says ``x509`` or ``ECONNREFUSED``, the record "certificate" or
+#: "connection refused". Both sides get the words, so either spelling meets the other.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "x509": ("certificate", "ssl"),
+    "econnrefused": ("connection", "refused"),
+    "econnreset": ("connection", "reset"),
+    "etimedout": ("timed", "out", "timeout"),
+    "enoent": ("such", "file", "directory"),
+    "eacces": ("permission", "denied"),
+    "eperm": ("operation", "permitted"),
+    "eaddrinuse": ("address", "already", "use"),
+    "enospc": ("space", "left", "device"),
+    "enomem": ("out", "memory"),
+    "sigsegv": ("segmentation", "fault"),
+    "segfault": ("segmentation", "fault"),
+    "sigkill": ("killed",),
+    "oom": ("out", "memory"),
+    "k8s": ("kubernetes",),
+}
+
+
 def _is_cjk(ch: str) -> bool:
     code = ord(ch)
     return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF
@@ -230,6 +252,8 @@ def _scan(text: str, *, phrases: bool) -> list[str]:
         if lower in _STOP or len(lower) < 2 or lower.isdigit():
             continue
         out.append(lower)
+        if lower in _SYNONYMS:
+            out.extend(_SYNONYMS[lower])
         parts = _CAMEL.findall(word) if _compound(word) else ()
         if len(parts) > 1:
             kept = [p.lower() for p in parts if len(p) > 2 and not p.isdigit()]

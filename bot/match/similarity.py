@@ -1,32 +1,72 @@
-"""BM25 over record signatures, aliases and their translations (all locales).
+"""BM25 over what each record is known by, in two indexes of weighted fields.
 
-Built once per index; a query is a handful of numpy ``bincount`` calls over
-posting arrays, never a Python loop over records. Scores are normalised by
-each document's self-score, so ``1.0`` means the query contains every term of
-the record's text.
+- *identity*: the texts an error is recognised by: the signature, aliases, error
+  code and the translated signatures (every locale);
+- *context*: the texts that describe it: the id's words, the regex's literal
+  words, tags, the root cause and its translations.
+
+Chinese runs are indexed as character bigrams (:func:`bot.match.normalise.terms`),
+so a Chinese query finds records whose Chinese text contains it; identifiers
+are split into their parts. The terms of each record come from
+:func:`record_terms`, a function of that record alone. Built once per index; a
+query is a handful of numpy ``bincount`` calls over posting arrays, never a
+Python loop over records. Scores are normalised by each document's self-score,
+so ``1.0`` means the query contains every term of the record's text.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from bot.match.normalise import terms as text_terms
+from bot.match.patterns import analyse, split_alternatives
 from bot.records import Record
 
 K1 = 1.2
 B = 0.75
+#: How much each field counts in a record's context document.
+CONTEXT_FIELDS = {"slug": 1.0, "regex": 1.0, "error_code": 1.0, "tags": 0.6, "root_cause": 0.5}
 
 
 def record_text(record: Record) -> list[str]:
-    """The texts a record is known by: signature, aliases, translated signatures."""
+    """The texts a record is known by: signature, aliases, translated signatures, error code."""
     texts = [record.signature, *record.aliases]
     texts += [t.signature for _, t in sorted(record.translations.items()) if t.signature]
+    if record.error_code:
+        texts.append(str(record.error_code))
     return texts
+
+
+def context_text(record: Record) -> dict[str, list[str]]:
+    """The texts that describe a record, by field of :data:`CONTEXT_FIELDS`."""
+    parts = record.id.split("/")
+    slug = parts[1] if len(parts) > 2 else parts[-1]
+    causes = [record.root_cause or ""]
+    causes += [t.root_cause for _, t in sorted(record.translations.items()) if t.root_cause]
+    return {
+        "slug": [slug.replace("-", " ").replace("_", " ")],
+        "regex": [analyse(branch).literal for branch in split_alternatives(record.regex)[:12]],
+        "error_code": [str(record.error_code)] if record.error_code else [],
+        "tags": [str(tag) for tag in record.tags],
+        "root_cause": [c for c in causes if c],
+    }
+
+
+def record_terms(record: Record) -> tuple[Counter[str], dict[str, float]]:
+    """The identity and the context terms of one record, with their (weighted) counts."""
+    identity = Counter(t for text in record_text(record) for t in text_terms(text))
+    context: dict[str, float] = {}
+    for name, texts in context_text(record).items():
+        weight = CONTEXT_FIELDS[name]
+        for text in texts:
+            for term in text_terms(text):
+                context[term] = context.get(term, 0.0) + weight
+    return identity, context
 
 
 @dataclass(frozen=True)
@@ -40,7 +80,12 @@ class Similarity:
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> Similarity:
-        docs = [Counter(t for text in record_text(r) for t in text_terms(text)) for r in records]
+        """The identity index of ``records``."""
+        return cls.from_docs([record_terms(r)[0] for r in records])
+
+    @classmethod
+    def from_docs(cls, docs: Sequence[Mapping[str, float]]) -> Similarity:
+        """BM25 over documents given as term → (weighted) count."""
         size = max(len(docs), 1)
         lengths = np.array([sum(d.values()) for d in docs] or [0], dtype=np.float64)
         average = float(lengths.mean()) or 1.0
@@ -67,14 +112,19 @@ class Similarity:
         doc_weight = tuple(sum(idf[t] for t in d) or 1.0 for d in terms)
         return cls(len(docs), idf, postings, self_score, terms, doc_weight)
 
-    def scores(self, query_terms: Sequence[str]) -> np.ndarray:
-        """Normalised BM25 of every record against the query terms (0..1-ish)."""
-        found = [self.postings[t] for t in set(query_terms) if t in self.postings]
+    def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
+        """BM25 of every record against the query terms; normalised by each record's
+        self-score (0..1-ish: how much of the record the query holds), or plain (how
+        much of the query the record holds, for searching by a few words)."""
+        postings = self.postings
+        terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
+        found = [postings[t] for t in terms if t in postings]
         if not found:
             return np.zeros(self.size, dtype=np.float64)
         ids = np.concatenate([p[0] for p in found])
         weights = np.concatenate([p[1] for p in found])
-        return np.bincount(ids, weights=weights, minlength=self.size) / self.self_score
+        found_scores = np.bincount(ids, weights=weights, minlength=self.size)
+        return found_scores / self.self_score if normalised else found_scores
 
     def top(self, query_terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         return self.best(self.scores(query_terms), limit) if self.size else []
@@ -82,16 +132,21 @@ class Similarity:
     def best(self, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """The ``limit`` highest of already computed ``scores`` (ties by record)."""
         limit = min(limit, self.size)
+        if limit <= 0:
+            return []
         best = np.argpartition(-scores, limit - 1)[:limit]
         ranked = sorted(((int(i), float(scores[i])) for i in best), key=lambda p: (-p[1], p[0]))
         return [(i, s) for i, s in ranked if s > 0]
 
     def top_ids(self, scores: np.ndarray, limit: int) -> list[int]:
         """The records of the ``limit`` highest positive ``scores``, in no particular order."""
-        found = np.flatnonzero(scores > 0)
-        if len(found) > limit > 0:
-            found = found[np.argpartition(scores[found], len(found) - limit)[len(found) - limit :]]
-        return found.tolist() if limit > 0 else []  # type: ignore[no-any-return]
+        if limit <= 0:
+            return []
+        if limit < len(scores):  # one linear selection over all records, no sort
+            top = np.argpartition(scores, len(scores) - limit)[len(scores) - limit :]
+        else:
+            top = np.arange(len(scores))
+        return top[scores[top] > 0].tolist()  # type: ignore[no-any-return]
 
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""

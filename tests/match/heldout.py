@@ -18,7 +18,16 @@ from bot.records import Record
 
 _NUMBER = re.compile(r"\b\d+\b")
 _QUOTED = re.compile(r"'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|`[^`\n]{1,60}`")
-_NAMES = ("alpha", "my_table", "worker-7", "svc.internal", "payments", "img_0042", "Foo", "data.csv")
+_NAMES = (
+    "alpha",
+    "my_table",
+    "worker-7",
+    "svc.internal",
+    "payments",
+    "img_0042",
+    "Foo",
+    "data.csv",
+)
 
 
 def vary(signature: str, rng: random.Random) -> str:
@@ -60,7 +69,9 @@ def _log(line: str, rng: random.Random) -> str:
         f"{stamp} DEBUG connection pool size={rng.randint(2, 64)}",
     ]
     rng.shuffle(noise)
-    return "\n".join([*noise[: rng.randint(1, 3)], f"{stamp} ERROR {line}", f"{stamp} INFO shutting down"])
+    return "\n".join(
+        [*noise[: rng.randint(1, 3)], f"{stamp} ERROR {line}", f"{stamp} INFO shutting down"]
+    )
 
 
 def _question(line: str, rng: random.Random) -> str:
@@ -104,7 +115,7 @@ def same_signature(records: list[Record]) -> dict[str, set[str]]:
 NEGATIVES = [
     # Erlang/OTP
     "** exception error: no match of right hand side value {error,enoent}\n     in function  app_config:load/1 (src/app_config.erl, line 42)",
-    "=CRASH REPORT==== 3-Mar-2024::10:12:01.123456 ===\n  crasher:\n    initial call: gen_server:init_it/6\n    exit_reason: {badarg,[{ets,lookup,[sessions,<<\"abc\">>],[]}]}",
+    '=CRASH REPORT==== 3-Mar-2024::10:12:01.123456 ===\n  crasher:\n    initial call: gen_server:init_it/6\n    exit_reason: {badarg,[{ets,lookup,[sessions,<<"abc">>],[]}]}',
     # Haskell GHC
     "src/Main.hs:12:15: error:\n    • Couldn't match expected type ‘Int’ with actual type ‘[Char]’\n    • In the first argument of ‘succ’, namely ‘name’",
     "Main.hs:7:1: error:\n    Ambiguous occurrence ‘lookup’\n    It could refer to either ‘Prelude.lookup’ or ‘Data.Map.lookup’",
@@ -119,9 +130,9 @@ NEGATIVES = [
     "! LaTeX Error: File `tikz-cd.sty' not found.\n\nType X to quit or <RETURN> to proceed,\nor enter new name. (Default extension: sty)",
     # Perl
     "Can't locate JSON/XS.pm in @INC (you may need to install the JSON::XS module) (@INC contains: /etc/perl /usr/local/lib/x86_64-linux-gnu/perl/5.34.0) at report.pl line 6.\nBEGIN failed--compilation aborted at report.pl line 6.",
-    "Global symbol \"$cofnig\" requires explicit package name (did you forget to declare \"my $cofnig\"?) at deploy.pl line 31.\nExecution of deploy.pl aborted due to compilation errors.",
+    'Global symbol "$cofnig" requires explicit package name (did you forget to declare "my $cofnig"?) at deploy.pl line 31.\nExecution of deploy.pl aborted due to compilation errors.',
     # OCaml
-    "File \"bin/main.ml\", line 9, characters 18-23:\nError: This expression has type string but an expression was expected of type int",
+    'File "bin/main.ml", line 9, characters 18-23:\nError: This expression has type string but an expression was expected of type int',
     # R
-    "Error in UseMethod(\"filter\") : \n  no applicable method for 'filter' applied to an object of class \"character\"\nCalls: main -> %>% -> filter",
+    'Error in UseMethod("filter") : \n  no applicable method for \'filter\' applied to an object of class "character"\nCalls: main -> %>% -> filter',
 ]

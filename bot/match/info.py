@@ -1,0 +1,105 @@
+"""What the ranker knows about one record, computed from that record alone.
+
+Everything here is a function of a single record, so an index update can keep
+the results of unchanged records: :class:`RecordInfo` (domain, tool words,
+services, OS, versions) and :func:`variant_key` (the error
+template records share when they are variants of one error).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from bot.match.evidence import DOMAIN_HINTS, record_os, services
+from bot.match.normalise import template
+from bot.records import Record
+
+FAMILIES = {
+    "python": {"python", "pip", "pytorch", "tensorflow", "huggingface", "conda", "opencv", "django"},
+    "java": {"java", "android", "kafka", "elasticsearch", "gradle", "maven", "kotlin", "spring"},
+    "go": {"go", "golang"},
+    "rust": {"rust", "cargo"},
+    "node": {"node", "npm", "react", "nextjs", "typescript"},
+    "typescript": {"node", "npm", "react", "nextjs", "typescript"},
+    "dotnet": {"dotnet", "csharp"},
+    "php": {"php", "laravel"},
+}  # fmt: skip
+ALL_LANGUAGE_DOMAINS = frozenset().union(*FAMILIES.values())
+#: Words that only name a language or runtime (``py`` from ``py311``, ``jdk17``): every
+#: paste in that language has them, so they say nothing about which library failed.
+LANGUAGE_WORDS = frozenset(
+    "python py pip conda java jdk jre jvm kotlin go golang rust cargo node npm js ts typescript"
+    " dotnet csharp cs php rb ruby".split()
+)
+#: Domains a paste need not name: kinds of problem rather than tools, and the
+#: languages (whose absence ``foreign`` weighs).
+NEED_NO_NAME = (
+    frozenset("networking api security policy data cloud communication database embedded".split())
+    | ALL_LANGUAGE_DOMAINS
+)
+_GENERIC_ENV = frozenset(
+    "linux macos windows wsl2 any all api cli os x64 arm64 amd64 none generic".split()
+)
+
+
+@dataclass(frozen=True)
+class RecordInfo:
+    """What the ranker needs to know about a record, precomputed at build."""
+
+    id: str
+    domain: str
+    env_words: frozenset[str]
+    versions: tuple[tuple[str, SpecifierSet], ...] = ()
+    services: frozenset[str] = frozenset()
+    os: str = ""  # the OS the record is written for ("" = any)
+
+    @classmethod
+    def of(cls, record: Record) -> RecordInfo:
+        parts = record.id.lower().split("/")
+        env = parts[-1] if len(parts) > 2 else ""
+        words = {record.domain.lower(), parts[0]}
+        for text in [env, *(v.version for v in record.versions)]:
+            words.update(w.rstrip("0123456789.") for w in re.split(r"[^a-z0-9.]+", text.lower()))
+        words = {w for w in words if len(w) > 1 and w not in _GENERIC_ENV}
+        words |= DOMAIN_HINTS.get(record.domain.lower(), frozenset())
+        named = " ".join([record.id, record.signature, record.regex]).lower()
+        environment = record.extra.get("environment")
+        os_name = environment.get("os", "") if isinstance(environment, dict) else ""
+        return cls(
+            id=record.id,
+            domain=record.domain.lower(),
+            env_words=frozenset(words),
+            versions=tuple(spec for v in record.versions if (spec := _specifier(v.version))),
+            services=services(named),
+            os=record_os(env) or (os_name.lower() if os_name in ("windows", "macos") else ""),
+        )
+
+
+def _specifier(text: str) -> tuple[str, SpecifierSet] | None:
+    """``"vllm >=0.4,<0.5"`` → ``("vllm", SpecifierSet(">=0.4,<0.5"))``; None if it is not one."""
+    name, _, spec = text.strip().partition(" ")
+    try:
+        return (name.lower(), SpecifierSet(spec.replace(" ", ""))) if spec.strip() else None
+    except InvalidSpecifier:
+        return None
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def variant_key(record: Record) -> tuple[str, str]:
+    """What a record's variants share: its id slug, and its domain with its error template.
+
+    ``docker/port-already-allocated/docker24-linux`` and
+    ``docker/bind-address-already-in-use/docker27-linux`` carry the same signature;
+    ``git/refusing-to-merge-unrelated/git2-linux`` and ``.../git2.40-macos`` the same
+    slug. Records sharing either are variants of one error (see :mod:`bot.match.variants`).
+    """
+    parts = record.id.lower().split("/")
+    slug = f"{parts[0]}/{parts[1]}" if len(parts) > 2 else ""
+    first = record.signature.strip().splitlines()[0] if record.signature.strip() else ""
+    words = " ".join(_WORDS.findall(template(first).lower()))
+    return slug, f"{record.domain.lower()}|{words}" if len(words) >= 8 else ""
