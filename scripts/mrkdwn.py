@@ -40,13 +40,16 @@ class Node:
 
 _FENCE = re.compile(r"```(.*?)```", re.DOTALL)
 _QUOTE = re.compile(r"^(?:&gt;|>) ?")
-_OPEN = r"(?<![\w{m}])"  # a marker opens only after a non-word character (or the start)
+# A marker opens only after a non-word character (or the start) and closes only before one;
+# between them, links and code may hold the marker's character.
+_OPEN = r"(?<![\w{m}])"
 _CLOSE = r"(?![\w{m}])"
 _INLINE = re.compile(
     r"`(?P<code>[^`\n]+)`"
     r"|<(?P<angle>[^<>\n]+)>"
     + "".join(
-        rf"|{_OPEN.format(m=re.escape(m))}{re.escape(m)}(?P<{name}>(?=\S)[^{re.escape(m)}\n]*?\S|\S)"
+        rf"|{_OPEN.format(m=re.escape(m))}{re.escape(m)}"
+        rf"(?P<{name}>(?=\S)(?:<[^<>\n]*>|`[^`\n]*`|[^{re.escape(m)}\n])+?(?<=\S))"
         rf"{re.escape(m)}{_CLOSE.format(m=re.escape(m))}"
         for m, name in (("*", "bold"), ("_", "italic"), ("~", "strike"))
     )

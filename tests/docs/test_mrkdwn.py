@@ -59,3 +59,8 @@ def test_any_text_becomes_only_our_tags(text: str) -> None:
         assert re.fullmatch(r'(?: (?:href|class)="[^"<>]*")*', attributes), html
     stripped = _TAG.sub("", html)
     assert "<" not in stripped and ">" not in stripped
+
+
+def test_links_and_code_inside_formatting_keep_their_markers() -> None:
+    assert mrkdwn_html("_see <https://e.org/a_b|the_docs>_") == '<i>see <a href="https://e.org/a_b">the_docs</a></i>'
+    assert mrkdwn_html("*run `a*b` now*") == "<b>run <code>a*b</code> now</b>"
