@@ -16,7 +16,7 @@ the renderers or the data do.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -24,6 +24,8 @@ from typing import Any
 
 from bot.ingest import load_records
 from bot.match.index import MatchIndex
+from bot.records import Record
+from bot.render.blocks import Counts
 from bot.render.state import AddState
 from bot.slack import answer
 from bot.starter import starter_dir
@@ -68,11 +70,13 @@ def example_pastes(data: Path | None = None) -> list[Path]:
 
 
 def thread_reply(kb: Knowledge, paste: str, *, locale: str, today: date = DAY, reply_id: int = 1,
-                 unknown: int = 1, channel: str = CHANNEL, thread: str = THREAD,
-                 limit: int = PASTE_LIMIT) -> tuple[str, list[str], dict[str, Any]]:  # fmt: skip
+                 unknown: int = 1, channel: str = CHANNEL, thread: str = THREAD, limit: int = PASTE_LIMIT,
+                 counts: Counts | None = None, fresh: Mapping[str, Record] | None = None,
+                 ) -> tuple[str, list[str], dict[str, Any]]:  # fmt: skip
     """What the bot posts in ``thread`` for ``paste`` when asked (a mention): the outcome, the
     records answering, and the payload. ``reply_id`` and ``unknown`` stand for the rows the bot
-    would have written (the reply, and the unknown error an uncertain reply offers to add)."""
+    would have written (the reply, and the unknown error an uncertain reply offers to add);
+    ``counts`` and ``fresh`` for the votes and evidence it reads (none in a new knowledge base)."""
     text, cut_at = answer.clean_paste(paste, limit)
     triage = kb.index.triage(text)
     outcome = answer.decide(triage, asked=True)
@@ -84,9 +88,8 @@ def thread_reply(kb: Knowledge, paste: str, *, locale: str, today: date = DAY, r
     args = answer.reply_args(outcome, triage, cut_at, add)
     reply = Reply(id=reply_id, kind=outcome, locale=locale, user_id=USER, channel=channel,
                   thread_ts=thread, args=args)  # fmt: skip
-    payload = answer.stored_view(
-        reply, kb=kb.index, kg=kb.graph, counts={}, today=today, ephemeral=False
-    )
+    payload = answer.stored_view(reply, kb=kb.index, kg=kb.graph, counts=counts or {}, today=today,
+                                 ephemeral=False, fresh=fresh)  # fmt: skip
     return outcome, list(args.get("records", [])), payload
 
 

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.match.index import MatchIndex
+from bot.store import slack_repo
 from bot.store.models import SlackReplyRow, UnknownErrorRow
 from graph.build import build_graph
 from scripts.starter_answers import Knowledge, thread_reply
@@ -33,14 +34,17 @@ def _posted(bot: Bot) -> dict[str, Any]:
     }
 
 
-def _row_ids(bot: Bot, ts: str) -> tuple[int, int]:
-    """The reply row the bot wrote for the thread ``ts``, and its newest unknown error (or 1)."""
+def _stored(bot: Bot, ts: str, kb: Knowledge) -> dict[str, Any]:
+    """What the bot read and wrote for the thread ``ts``: its reply row, the newest unknown
+    error, and the votes and evidence earlier tests may have left on the records."""
     with bot.store.transaction() as session:
-        reply = session.scalars(select(SlackReplyRow.id).where(SlackReplyRow.thread_ts == ts)).one()
-        unknown = session.scalars(
-            select(UnknownErrorRow.id).order_by(UnknownErrorRow.id.desc())
-        ).first()
-    return reply, unknown or 1
+        reply = session.scalars(select(SlackReplyRow).where(SlackReplyRow.thread_ts == ts)).one()
+        unknown = session.scalars(select(UnknownErrorRow.id).order_by(UnknownErrorRow.id.desc())).first()
+        ids = reply.args.get("records", [])
+        shown = [r for r in map(kb.index.record, ids) if r is not None]
+        return {"reply_id": reply.id, "unknown": unknown or 1,
+                "counts": slack_repo.workaround_counts(session, record_ids=ids),
+                "fresh": {r.id: r for r in slack_repo.with_evidence(session, records=shown)}}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -57,9 +61,8 @@ def test_the_tools_reply_is_the_payload_the_bot_posts(bot: Bot, paste: str, user
     else:
         bot.send.message(paste, user=user, ts=ts)
     posted = _posted(bot)
-    reply_id, unknown = _row_ids(bot, ts)
     kb = Knowledge(MatchIndex.build(bot.records), build_graph(bot.records))
-    made, records, payload = thread_reply(kb, paste, locale=locale, today=TODAY.date(), reply_id=reply_id,
-                                          unknown=unknown, channel=CHANNEL, thread=ts)  # fmt: skip
+    made, records, payload = thread_reply(kb, paste, locale=locale, today=TODAY.date(), channel=CHANNEL,
+                                          thread=ts, **_stored(bot, ts, kb))  # fmt: skip
     assert made == outcome and (records or outcome != "answer")
     assert payload == posted
