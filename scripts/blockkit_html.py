@@ -78,6 +78,14 @@ class Kind:
     text: Callable[[Json], str]
 
 
+def kind_of(table: Mapping[str, Kind], node: Json, what: str) -> Kind:
+    """``node``'s entry in ``table``, or :class:`UnknownBlock` naming what it is."""
+    kind = table.get(str(node.get("type")))
+    if kind is None:
+        raise UnknownBlock(f"{what} of type {node.get('type')!r}")
+    return kind
+
+
 def _button(el: Json) -> str:
     style = {"primary": " primary", "danger": " danger"}.get(str(el.get("style")), "")
     label = _e(el.get("accessibility_label", "")) if el.get("accessibility_label") else ""
@@ -147,19 +155,12 @@ ELEMENTS: dict[str, Kind] = {
 }  # fmt: skip
 
 
-def _element(el: Json) -> Kind:
-    kind = ELEMENTS.get(str(el.get("type")))
-    if kind is None:
-        raise UnknownBlock(f"element of type {el.get('type')!r}")
-    return kind
-
-
 def element_html(el: Json) -> str:
-    return _element(el).html(el)
+    return kind_of(ELEMENTS, el, "element").html(el)
 
 
 def element_text(el: Json) -> str:
-    return _element(el).text(el)
+    return kind_of(ELEMENTS, el, "element").text(el)
 
 
 # -- rich text ------------------------------------------------------------------------
@@ -210,10 +211,7 @@ RICH_ELEMENTS: dict[str, Kind] = {
 
 
 def _rich_part(el: Json) -> Kind:
-    kind = RICH_ELEMENTS.get(str(el.get("type")))
-    if kind is None:
-        raise UnknownBlock(f"rich text element of type {el.get('type')!r}")
-    return kind
+    return kind_of(RICH_ELEMENTS, el, "rich text element")
 
 
 def _inline_html(elements: Iterable[Json]) -> str:
@@ -244,10 +242,7 @@ RICH_BLOCKS: dict[str, Kind] = {
 
 
 def _rich_kind(block: Json) -> Kind:
-    kind = RICH_BLOCKS.get(str(block.get("type")))
-    if kind is None:
-        raise UnknownBlock(f"rich text block of type {block.get('type')!r}")
-    return kind
+    return kind_of(RICH_BLOCKS, block, "rich text block")
 
 
 def _rich_block(block: Json) -> str:
@@ -346,10 +341,7 @@ BLOCKS: dict[str, Kind] = {
 
 
 def _block(block: Json) -> Kind:
-    kind = BLOCKS.get(str(block.get("type")))
-    if kind is None:
-        raise UnknownBlock(f"block of type {block.get('type')!r}")
-    return kind
+    return kind_of(BLOCKS, block, "block")
 
 
 def block_html(block: Json) -> str:
