@@ -9,13 +9,17 @@ checkout (``../shared/corpora/deadends``). Each paste is triaged once and every
 candidate's feature values kept (``MatchIndex.feature_rows``); a candidate is right when
 its id is in the case's expected ∪ acceptable.
 
-The model is scikit-learn's L2 logistic regression over the candidates of all pastes:
-its output is the calibrated probability that a candidate answers the paste. A weight
-whose sign contradicts what its feature means (:attr:`Feature.sign`) drops that feature
-and the model is refitted without it. Two operating points are then chosen on scores of
-pastes the model did not see: ``VOLUNTEER``, the lowest threshold whose precision is at
-least ``--precision`` (few wrong unasked answers), and ``ASK``, the threshold that gets
-the most pastes right (a right top answer, or a decline when no record applies).
+The weights are scikit-learn's L2 logistic regression on pairs of candidates of one
+paste, a right one against a wrong one (the difference of their feature values), so
+they rank; no intercept, no starting point but the regularisation's prior of zero. A
+weight whose sign contradicts what its feature means (:attr:`Feature.sign`) drops that
+feature and the model is refitted without it. The calibration, a second logistic
+regression of "the top candidate is right" on its ranking score and its margin over the
+next rival, is fitted on the scores of pastes the weights were not fitted on (inner
+folds). Two operating points are then chosen on those scores: ``VOLUNTEER``, the lowest
+threshold whose precision is at least ``--precision`` (few wrong unasked answers), and
+``ASK``, the threshold that gets the most pastes right (a right top answer, or a
+decline when no record applies).
 
 Nested cross-validation gives the figures to trust: the pastes are split into K folds;
 for each, the regularisation strength and both thresholds are chosen by an inner

@@ -21,8 +21,7 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from bot.match.rank import Triage
-from bot.records import Record
-from bot.render.blocks import ranked_workarounds
+from bot.records import Record, ranked_workarounds
 from graph.build import KnowledgeGraph
 from graph.triage import triage_sections
 
@@ -193,6 +192,15 @@ class GraphSections(BaseModel):
     next: list[ErrorNext] = Field(default_factory=list)
     confused_with: list[ErrorLookAlikes] = Field(default_factory=list)
     order: Ordering | None = None
+
+    def causes_of(self, record_id: str) -> list[Cause]:
+        return next((e.items for e in self.causes if e.error == record_id), [])
+
+    def next_of(self, record_id: str) -> list[NextError]:
+        return next((e.items for e in self.next if e.error == record_id), [])
+
+    def lookalikes_of(self, record_id: str) -> list[LookAlike]:
+        return next((e.items for e in self.confused_with if e.error == record_id), [])
 
     def cause_first(self, ids: Sequence[str]) -> list[str]:
         """``ids`` with the graph's cause-first order applied (unordered ones after, as given)."""

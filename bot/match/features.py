@@ -33,9 +33,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-3.453, 0.512, 0.357)
-VOLUNTEER = 0.7508
-ASK = 0.3005
+CALIBRATION = (-3.453, 0.513, 0.357)
+VOLUNTEER = 0.7641
+ASK = 0.2887
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The paste naming a record's tool only adds to text evidence: full weight once the
@@ -129,13 +129,13 @@ def bare(c: Candidates, p: Paste) -> np.ndarray:
     return c.bare
 
 
-@feature("explained", weight=5.035, sign=1)
+@feature("explained", weight=5.034, sign=1)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("context", weight=6.380, sign=1)
+@feature("context", weight=6.377, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id. Finds a record named
@@ -161,7 +161,7 @@ def env(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(named) * np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
 
-@feature("absent", weight=-1.264, sign=-1)
+@feature("absent", weight=-1.265, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
     """A record about a tool the paste never names, not even by its port or client library
     (kinds of problem and languages aside)."""
@@ -188,7 +188,7 @@ def foreign(c: Candidates, p: Paste) -> np.ndarray:
     return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
-@feature("service", weight=0.919, sign=1)
+@feature("service", weight=0.917, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""

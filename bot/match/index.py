@@ -153,7 +153,7 @@ class MatchIndex:
         self._by_id = {r.id: i for i, r in enumerate(self.records)}
         terms = [record_terms(r) for r in self.records]
         self.similarity = Similarity.from_docs([identity for identity, _ in terms])
-        self.context = Similarity.from_docs([context for _, context in terms])
+        self.context = Similarity.from_docs([c for _, c in terms], keep_terms=False)
         self.info = [RecordInfo.of(r) for r in self.records]
         self.groups = variant_groups([variant_key(r) for r in self.records])
         self.knowledge = Knowledge(

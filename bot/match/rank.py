@@ -380,11 +380,13 @@ def assemble(
     """Fold variants, apply learned choices, band and group the scored candidates.
 
     ``learned`` maps an error's index to the record people chose for it, or to None
-    when they said no record answers it (that error is then declined).
+    when they said no record answers it (that error is then declined). Either way
+    the people's word wins: no other record answers that error.
     """
     lines = extraction.lines
     declined = {e for e, r in learned.items() if r is None}
     chosen = {r: e for e, r in learned.items() if r is not None}
+    taught = set(chosen.values())
     adjusted = []
     for p, record, values in rows:
         cand = found[record]
@@ -393,7 +395,9 @@ def assemble(
         if record in chosen:
             p, error = max(p, LEARNED_SCORE), chosen[record]
             marks = (*values, 1.0)
-        elif error in declined or (error < 0 and declined and len(extraction.errors) == 1):
+        elif error in declined or error in taught or (error < 0 and declined and len(extraction.errors) == 1):
+            # people said which record answers this error (or that none does): any other
+            # record stays a candidate, never the answer, however well its words match
             p = min(p, F.ASK * 0.5)
         adjusted.append((p, record, marks, error))
     adjusted.sort(key=lambda row: (-row[0], -found[row[1]].regex, row[1]))

@@ -73,9 +73,14 @@ def record_terms(record: Record) -> tuple[Counter[str], dict[str, float]]:
 class Similarity:
     size: int
     idf: dict[str, float]
-    postings: dict[str, tuple[np.ndarray, np.ndarray]]
-    self_score: np.ndarray
-    doc_terms: tuple[frozenset[str], ...] = field(repr=False)
+    #: term → its row; a row's postings are ``ids[starts[row]:starts[row + 1]]`` and the
+    #: same slice of ``weights`` (one pair of flat arrays, not two arrays per term)
+    rows: dict[str, int] = field(repr=False)
+    starts: np.ndarray = field(repr=False)
+    ids: np.ndarray = field(repr=False)
+    weights: np.ndarray = field(repr=False)
+    self_score: np.ndarray = field(repr=False)
+    doc_terms: tuple[frozenset[str], ...] = field(repr=False, default=())
     doc_weight: tuple[float, ...] = field(repr=False, default=())
 
     @classmethod
@@ -84,8 +89,11 @@ class Similarity:
         return cls.from_docs([record_terms(r)[0] for r in records])
 
     @classmethod
-    def from_docs(cls, docs: Sequence[Mapping[str, float]]) -> Similarity:
-        """BM25 over documents given as term → (weighted) count."""
+    def from_docs(
+        cls, docs: Sequence[Mapping[str, float]], *, keep_terms: bool = True
+    ) -> Similarity:
+        """BM25 over documents given as term → (weighted) count; ``keep_terms``: keep each
+        document's terms (:attr:`doc_terms`) for comparing a line with it."""
         size = max(len(docs), 1)
         lengths = np.array([sum(d.values()) for d in docs] or [0], dtype=np.float64)
         average = float(lengths.mean()) or 1.0
@@ -93,36 +101,48 @@ class Similarity:
         for doc in docs:
             frequency.update(doc.keys())
         idf = {t: math.log(1 + (size - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
-        rows: dict[str, tuple[list[int], list[float]]] = {}
+        postings: dict[str, tuple[list[int], list[float]]] = {}
         self_score = np.zeros(len(docs), dtype=np.float64)
         for i, doc in enumerate(docs):
             norm = K1 * (1 - B + B * lengths[i] / average)
             for term, tf in doc.items():
                 weight = idf[term] * tf * (K1 + 1) / (tf + norm)
-                ids, weights = rows.setdefault(term, ([], []))
+                ids, weights = postings.setdefault(term, ([], []))
                 ids.append(i)
                 weights.append(weight)
                 self_score[i] += weight
-        postings = {
-            t: (np.array(ids, dtype=np.int32), np.array(ws, dtype=np.float32))
-            for t, (ids, ws) in rows.items()
-        }
+        rows = {t: row for row, t in enumerate(postings)}
+        counts = [len(ids) for ids, _ in postings.values()]
+        starts = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        flat_ids = np.fromiter(
+            (i for ids, _ in postings.values() for i in ids), dtype=np.int32, count=int(starts[-1])
+        )
+        flat_weights = np.fromiter(
+            (w for _, ws in postings.values() for w in ws), dtype=np.float32, count=int(starts[-1])
+        )
         self_score[self_score == 0] = 1.0
         terms = tuple(frozenset(d) for d in docs)
         doc_weight = tuple(sum(idf[t] for t in d) or 1.0 for d in terms)
-        return cls(len(docs), idf, postings, self_score, terms, doc_weight)
+        return cls(
+            len(docs), idf, rows, starts, flat_ids, flat_weights, self_score,
+            terms if keep_terms else (), doc_weight,
+        )  # fmt: skip
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
         """BM25 of every record against the query terms; normalised by each record's
         self-score (0..1-ish: how much of the record the query holds), or plain (how
         much of the query the record holds, for searching by a few words)."""
-        postings = self.postings
+        rows = self.rows
         terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
-        found = [postings[t] for t in terms if t in postings]
-        if not found:
+        found = np.fromiter((rows[t] for t in terms if t in rows), dtype=np.int64)
+        if not len(found):
             return np.zeros(self.size, dtype=np.float64)
-        ids = np.concatenate([p[0] for p in found])
-        weights = np.concatenate([p[1] for p in found])
+        first, lengths = self.starts[found], self.starts[found + 1] - self.starts[found]
+        # the positions of all the found rows' postings in the flat arrays, without a loop
+        ends = np.cumsum(lengths)
+        positions = np.arange(int(ends[-1])) + np.repeat(first - (ends - lengths), lengths)
+        ids, weights = self.ids[positions], self.weights[positions]
         found_scores = np.bincount(ids, weights=weights, minlength=self.size)
         return found_scores / self.self_score if normalised else found_scores
 

@@ -85,7 +85,7 @@ class Tools:
     # -- the tools -------------------------------------------------------------------
 
     def triage(self, paste: str, lang: str) -> TriageReport:
-        from bot.slack.answer import clean_paste
+        from bot.answer import clean_paste
 
         index = self._index()
         text, cut_at = clean_paste(paste, self.settings.paste_limit)

@@ -47,6 +47,7 @@ from bot.records.model import (
     link_condition,
     link_probability,
     link_target,
+    ranked_workarounds,
     record_problems,
     validation_problems,
 )
@@ -74,7 +75,7 @@ __all__ = [
     "GraphText", "Link", "LinkItem", "LinkText", "LocalDeadEnd", "LocalLink", "LocalRecord",
     "LocalVersion", "LocalWorkaround", "Problem", "Rate", "Record", "Resolvable", "Text",
     "TransitionGraph", "Translation", "VersionInfo", "VersionText", "Workaround",
-    "WorkaroundText", "link_condition", "link_probability", "link_target", "locale_chain",
+    "WorkaroundText", "link_condition", "link_probability", "link_target", "ranked_workarounds", "locale_chain",
     "localize", "normalise_locale", "record_problems", "source_texts", "translated_texts",
     "translation_key", "validation_problems",
 ]  # fmt: skip

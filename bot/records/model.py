@@ -123,6 +123,15 @@ class Link(_Item):
 LinkItem = str | Link
 
 
+def ranked_workarounds(record: Record) -> list[int]:
+    """Workaround positions, best curated success rate first (record order breaks ties):
+    the one order every front end shows them in."""
+    return sorted(
+        range(len(record.workarounds)),
+        key=lambda i: (-(record.workarounds[i].success_rate or 0.0), i),
+    )
+
+
 def link_target(item: LinkItem) -> str:
     return item if isinstance(item, str) else item.error_id
 

@@ -1,25 +1,25 @@
-"""Block Kit renderers for answers to pasted errors. Pure: data in, message dicts out.
+"""Block Kit pieces of replies to pasted errors. Pure: data in, message dicts out.
 
-:func:`render_answer` shows matched records cause first: the error and its
-id, root cause, workarounds ranked by success rate (how to apply them, the
-curated rate and what votes observed "7 of 9 here", and vote buttons), dead
-ends and why, versions, what usually precedes and follows it and its
-look-alikes (from the graph's ``triage_sections``), freshness computed from
-``today``, and the docs link. :func:`render_candidates` is the uncertain
-reply; :func:`render_nothing` says nothing is known. Every fixed string comes
-from the catalogs; record text comes in the locale asked for, with English
-fallback marked. Other views live in :mod:`bot.render.panels`.
+:func:`record_details` is everything errkb knows about a record: workarounds
+ranked by success rate (copyable commands, the curated rate and what votes
+observed "7 of 9 here", vote buttons), dead ends and why, what usually comes
+before and after and its look-alikes (the graph's typed sections), variants,
+versions and docs; "More" on an answer shows it (:mod:`bot.render.answer`),
+``/errkb show`` shows it whole (:func:`record_blocks`).
+:func:`render_candidates` is the uncertain reply; :func:`render_nothing` says
+nothing is known. Every fixed string comes from the catalogs; record texts
+come in the reader's locale, what is not translated yet said so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from bot.i18n import t
-from bot.records import Record
+from bot.i18n.coverage import fallback_note
+from bot.records import LocalRecord, Record, ranked_workarounds
 from bot.render.ids import ActionId
 from bot.render.kit import (
     Block,
@@ -33,9 +33,11 @@ from bot.render.kit import (
     esc,
     link,
     message,
+    preformatted,
     section,
 )
 from bot.render.state import AddState, RecordState, ReplyState, VoteState
+from bot.report import GraphSections
 
 SHOWN_WORKAROUNDS = 5
 SHOWN_DEAD_ENDS = 5
@@ -58,25 +60,6 @@ class Reply:
     add: AddState | None = None  # "Add to knowledge base" button state
 
 
-@dataclass(frozen=True)
-class Graph:
-    """The graph's triage sections, as ``graph.triage.triage_sections`` returns them."""
-
-    sections: Mapping[str, Any] = field(default_factory=dict)
-
-    def items(self, name: str, record_id: str) -> list[dict[str, Any]]:
-        for entry in self.sections.get(name, []):
-            if entry.get("error") == record_id:
-                return list(entry.get("items", []))
-        return []
-
-    def order(self, ids: Sequence[str]) -> list[str]:
-        ordered = [
-            e["id"] for e in self.sections.get("order", {}).get("errors", []) if e["id"] in ids
-        ]
-        return ordered + [i for i in ids if i not in ordered]
-
-
 # -- small pieces -----------------------------------------------------------------
 
 
@@ -94,27 +77,6 @@ def freshness(locale: str, last_confirmed: date | None, today: date) -> str:
     else:
         when = t(locale, "fresh.years", n=days // 365)
     return t(locale, "fresh.label", when=when)
-
-
-def ranked_workarounds(record: Record) -> list[int]:
-    """Workaround positions, best curated success rate first (record order breaks ties)."""
-    return sorted(
-        range(len(record.workarounds)),
-        key=lambda i: (-(record.workarounds[i].success_rate or 0.0), i),
-    )
-
-
-def _fell_back(wanted: str, used: str) -> bool:
-    return used.split("_")[0] != wanted.split("_")[0]
-
-
-def _untranslated(record: Record, locale: str) -> bool:
-    if record.locale.split("_")[0] == locale.split("_")[0]:
-        return False
-    return any(
-        _fell_back(locale, record.text(f, locale)[1])
-        for f in ("signature", "root_cause", "workarounds")
-    )
 
 
 def _share_tail(reply: Reply) -> list[Block]:
@@ -141,133 +103,114 @@ def _intro(reply: Reply) -> list[Block]:
     return out
 
 
-# -- one record -------------------------------------------------------------------
+# -- one record in full ------------------------------------------------------------
 
 
-def _workaround_blocks(record: Record, reply: Reply, counts: Counts) -> list[Block]:
-    loc = reply.locale
-    texts, _ = record.text("workarounds", loc)
+def _workaround_blocks(local: LocalRecord, reply: Reply, counts: Counts) -> list[Block]:
+    loc, record = reply.locale, local.record
     order = ranked_workarounds(record)
     if not order:
         return []
     out = [section(t(loc, "answer.workarounds"))]
     for rank, pos in enumerate(order[:SHOWN_WORKAROUNDS], start=1):
-        w = record.workarounds[pos]
+        w = local.workarounds[pos]
         facts = []
-        if w.success_rate is not None:
-            facts.append(t(loc, "answer.rate", rate=round(w.success_rate * 100)))
+        if w.item.success_rate is not None:
+            facts.append(t(loc, "answer.rate", rate=round(w.item.success_rate * 100)))
         fixed, failed = counts.get((record.id, pos), (0, 0))
         if fixed + failed:
             facts.append(t(loc, "answer.observed", fixed=fixed, total=fixed + failed))
-        lines = [f"*{rank}.* {esc(texts[pos])}" + (f"  _({' · '.join(facts)})_" if facts else "")]
-        if w.how.strip():
-            lines.append(t(loc, "answer.how", how=esc(w.how.strip())))
-        if w.condition.strip():
-            lines.append(t(loc, "answer.when", condition=esc(w.condition.strip())))
+        lines = [f"*{rank}.* {esc(str(w.action))}" + (f"  _({' · '.join(facts)})_" if facts else "")]
+        if str(w.condition).strip():
+            lines.append(t(loc, "answer.when", condition=esc(str(w.condition).strip())))
         out.append(section("\n".join(lines)))
+        if str(w.how).strip():
+            out.append(preformatted(str(w.how)))
         if reply.votes and reply.reply_id:
             state = VoteState(reply=reply.reply_id, record=record.id, pos=pos).dump()
             out.append(actions([
-                button(t(loc, "button.fixed"), ActionId.VOTE_FIXED, value=state, style="primary"),
-                button(t(loc, "button.failed"), ActionId.VOTE_FAILED, value=state),
+                button(t(loc, "button.fixed"), ActionId.VOTE_FIXED, value=state,
+                       label=t(loc, "label.fixed_n", n=rank)),
+                button(t(loc, "button.failed"), ActionId.VOTE_FAILED, value=state,
+                       label=t(loc, "label.failed_n", n=rank)),
             ]))  # fmt: skip
     if len(order) > SHOWN_WORKAROUNDS:
-        out.append(
-            context(
-                t(
-                    loc,
-                    "answer.more_workarounds",
-                    count=len(order) - SHOWN_WORKAROUNDS,
-                    id=esc(record.id),
-                )
-            )
-        )
+        more = t(loc, "answer.more_workarounds", count=len(order) - SHOWN_WORKAROUNDS, id=esc(record.id))
+        out.append(context(more))
     return out
 
 
-def _dead_end_blocks(record: Record, loc: str) -> list[Block]:
-    if not record.dead_ends:
+def _dead_end_blocks(local: LocalRecord, loc: str) -> list[Block]:
+    if not local.record.dead_ends:
         return []
-    texts, _ = record.text("dead_ends", loc)
     lines = [t(loc, "answer.dead_ends")]
-    for i, dead in enumerate(record.dead_ends[:SHOWN_DEAD_ENDS]):
-        why = dead.why_fails.strip() if dead.action.strip() else ""
-        lines.append(f"✗ {esc(texts[i])}" + (f" — _{esc(why)}_" if why else ""))
+    for dead in local.dead_ends[:SHOWN_DEAD_ENDS]:
+        why = dead.why
+        lines.append(f"✗ {esc(str(dead.text))}" + (f" — _{esc(str(why))}_" if why else ""))
     return [section("\n".join(lines))]
 
 
-def _graph_blocks(record: Record, graph: Graph, loc: str) -> list[Block]:
+def _graph_blocks(record_id: str, graph: GraphSections, loc: str, variants: Sequence[str]) -> list[Block]:
+    def item(rid: str, label: str, why: Sequence[str] = ()) -> str:
+        text = f"{code(rid)} {esc(cut(label, 100))}".rstrip()
+        return text + (f" — _{esc(cut(why[0], 160))}_" if why else "")
+
     lines = []
-    for name, key in (
-        ("causes", "answer.causes"),
-        ("next", "answer.next"),
-        ("confused_with", "answer.lookalikes"),
-    ):
-        items = graph.items(name, record.id)[:SHOWN_GRAPH_ITEMS]
-        if items:
-            shown = ", ".join(
-                f"{code(i['id'])} {esc(cut(str(i.get('label') or ''), 120))}".rstrip()
-                for i in items
-            )
-            lines.append(f"{t(loc, key)} {shown}")
+    causes = graph.causes_of(record_id)[:SHOWN_GRAPH_ITEMS]
+    if causes:
+        lines.append(t(loc, "answer.causes") + "\n" + "\n".join("• " + item(c.id, c.label) for c in causes))
+    following = graph.next_of(record_id)[:SHOWN_GRAPH_ITEMS]
+    if following:
+        lines.append(t(loc, "answer.next") + "\n"
+                     + "\n".join("• " + item(n.id, n.label, n.conditions) for n in following))  # fmt: skip
+    alike = graph.lookalikes_of(record_id)[:SHOWN_GRAPH_ITEMS]
+    if alike:
+        lines.append(t(loc, "answer.lookalikes") + "\n"
+                     + "\n".join("• " + item(a.id, a.label, a.distinctions) for a in alike))  # fmt: skip
+    if variants:
+        lines.append(t(loc, "answer.variants", ids=", ".join(code(v) for v in variants[:5])))
     return [section("\n".join(lines))] if lines else []
 
 
-def record_blocks(record: Record, reply: Reply, graph: Graph, counts: Counts) -> list[Block]:
-    """Everything errkb knows about one record, in ``reply.locale``."""
-    loc = reply.locale
-    signature, _ = record.text("signature", loc)
-    root_cause, _ = record.text("root_cause", loc)
-    blocks = [
-        section(
-            f"*{esc(cut(str(signature), 1_500))}*\n{t(loc, 'answer.record', id=code(record.id))}"
-        )
-    ]
-    if str(root_cause).strip():
-        blocks.append(section(f"{t(loc, 'answer.root_cause')}\n{esc(str(root_cause))}"))
-    blocks += _workaround_blocks(record, reply, counts)
-    blocks += _dead_end_blocks(record, loc)
-    blocks += _graph_blocks(record, graph, loc)
-    footer = [freshness(loc, record.last_confirmed, reply.today)]
+def record_details(local: LocalRecord, reply: Reply, graph: GraphSections, counts: Counts,
+                   variants: Sequence[str] = ()) -> list[Block]:  # fmt: skip
+    """What "More" shows: every workaround, dead ends, what comes before and after, look-alikes,
+    variants, versions and docs."""
+    loc, record = reply.locale, local.record
+    blocks = [divider()]
+    blocks += _workaround_blocks(local, reply, counts)
+    blocks += _dead_end_blocks(local, loc)
+    blocks += _graph_blocks(record.id, graph, loc, variants)
+    footer = []
     if record.versions:
-        footer.append(
-            t(
-                loc,
-                "answer.versions",
-                versions=esc(", ".join(v.version for v in record.versions[:8])),
-            )
-        )
+        versions = ", ".join(v.item.version + (f" ({v.behavior_change})" if str(v.behavior_change).strip() else "")
+                             for v in local.versions[:8])  # fmt: skip
+        footer.append(t(loc, "answer.versions", versions=esc(cut(versions, 600))))
     if record.official_doc_url:
         footer.append(link(record.official_doc_url, t(loc, "answer.docs")))
-    if _untranslated(record, loc):
-        footer.append(t(loc, "answer.untranslated"))
-    blocks.append(context(*footer))
+    note = fallback_note(local)
+    if note:
+        footer.append(note)
+    if footer:
+        blocks.append(context(*footer))
+    return blocks
+
+
+def record_blocks(record: Record, reply: Reply, graph: GraphSections, counts: Counts) -> list[Block]:
+    """Everything errkb knows about one record, in ``reply.locale`` (``/errkb show``)."""
+    loc = reply.locale
+    local = record.localized(loc)
+    blocks = [
+        section(f"*{esc(cut(str(local.signature), 1_500))}*\n{t(loc, 'answer.record', id=code(record.id))}"),
+    ]
+    if str(local.root_cause).strip():
+        blocks.append(section(f"{t(loc, 'answer.root_cause')}\n{esc(str(local.root_cause))}"))
+    blocks += record_details(local, reply, graph, counts)[1:]
+    blocks.append(context(freshness(loc, record.last_confirmed, reply.today)))
     return blocks
 
 
 # -- whole replies ----------------------------------------------------------------
-
-
-def render_answer(records: Sequence[Record], reply: Reply, graph: Graph, counts: Counts) -> Message:
-    """The answer to a paste: each matched record, the likely cause first."""
-    loc = reply.locale
-    by_id = {r.id: r for r in records}
-    ordered = [by_id[i] for i in graph.order(list(by_id))]
-    blocks = _intro(reply)
-    if len(ordered) > 1:
-        blocks.append(section(t(loc, "answer.cause_first", count=len(ordered))))
-    for n, record in enumerate(ordered, start=1):
-        if len(ordered) > 1:
-            blocks += [divider(), context(t(loc, "answer.error_n", n=n, count=len(ordered)))]
-        blocks += record_blocks(record, reply, graph, counts)
-    first = ordered[0]
-    fallback = t(
-        loc,
-        "answer.fallback",
-        signature=esc(str(first.text("signature", loc)[0])),
-        id=esc(first.id),
-    )
-    return message(fallback, blocks, tail=_share_tail(reply), overflow=t(loc, "answer.overflow"))
 
 
 def render_candidates(candidates: Sequence[tuple[Record, float]], reply: Reply) -> Message:
@@ -315,5 +258,5 @@ def ephemeral(payload: Message) -> Message:
     return {**payload, "response_type": "ephemeral", "replace_original": False}
 
 
-__all__ = ["Graph", "Reply", "ephemeral", "freshness", "ranked_workarounds", "record_blocks",
-           "render_answer", "render_candidates", "render_nothing"]  # fmt: skip
+__all__ = ["Counts", "Reply", "ephemeral", "freshness", "record_blocks", "record_details",
+           "render_candidates", "render_nothing"]  # fmt: skip

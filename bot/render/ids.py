@@ -24,12 +24,18 @@ class ActionId(StrEnum):
     DIGEST_SNOOZE = "errkb.digest.snooze"
     DIGEST_DEPRECATE = "errkb.digest.deprecate"
     DIGEST_OPEN = "errkb.digest.open"
+    MORE = "errkb.more"
+    PAGE = "errkb.page"
+    NOT_THIS = "errkb.not_this"
+    REMOVE = "errkb.remove"
+    UNDO_CORRECTION = "errkb.correction.undo"
 
 
 class CallbackId(StrEnum):
     LOOKUP_SHORTCUT = "errkb_lookup"
     ADD_RECORD_VIEW = "errkb_add_record"
     DEPRECATE_VIEW = "errkb_deprecate"
+    CORRECT_VIEW = "errkb_correct"
 
 
 class BlockId(StrEnum):
@@ -47,6 +53,8 @@ class BlockId(StrEnum):
     HOW = "errkb.field.how"
     DOCS = "errkb.field.docs"
     DEPRECATE_REASON = "errkb.field.deprecate_reason"
+    CORRECT_CHOICE = "errkb.field.correct_choice"
+    ANSWER_ACTIONS = "errkb.answer_actions"
     DIGEST_ITEM = "errkb.digest.item"  # + ":" + record id, one per stale record
 
 

@@ -32,6 +32,9 @@ MODAL_TITLE = 24
 MODAL_BUTTON = 24
 INPUT_LABEL = 2_000
 INITIAL_VALUE = 3_000
+LABEL_CHARS = 75
+CONFIRM_TEXT = 300
+PREFORMATTED_TEXT = 3_000
 ELLIPSIS = "…"
 _CUT_ENTITY = re.compile(r"&[a-z]{0,3}$")
 
@@ -89,13 +92,24 @@ def divider() -> Block:
 
 
 def button(
-    text: str, action_id: str, *, value: str | None = None, style: str | None = None
+    text: str,
+    action_id: str,
+    *,
+    value: str | None = None,
+    style: str | None = None,
+    label: str | None = None,
+    confirm: Block | None = None,
 ) -> Block:
+    """A button; ``label`` is what a screen reader says (Slack's ``accessibility_label``)."""
     element: Block = {
         "type": "button",
         "text": plain(text, BUTTON_TEXT),
         "action_id": cut(action_id, ID_CHARS),
     }
+    if label:
+        element["accessibility_label"] = cut(label, LABEL_CHARS)
+    if confirm is not None:
+        element["confirm"] = confirm
     if value is not None:
         if len(value) > VALUE_CHARS:
             raise ValueError(
@@ -105,6 +119,21 @@ def button(
     if style in ("primary", "danger"):
         element["style"] = style
     return element
+
+
+def confirmation(title: str, text: str, yes: str, no: str) -> Block:
+    """The "are you sure?" dialog of a button (plain text throughout)."""
+    return {"title": plain(title, MODAL_TITLE), "text": plain(text, CONFIRM_TEXT),
+            "confirm": plain(yes, MODAL_BUTTON), "deny": plain(no, MODAL_BUTTON), "style": "danger"}  # fmt: skip
+
+
+def preformatted(text: str, limit: int = PREFORMATTED_TEXT) -> Block:
+    """A copyable code block (``rich_text_preformatted``): commands and config, as written.
+    Rich text is never read as markup, so nothing in it needs escaping."""
+    body = cut(text.strip("\n"), limit) or " "
+    return {"type": "rich_text", "elements": [
+        {"type": "rich_text_preformatted", "elements": [{"type": "text", "text": body}]}
+    ]}  # fmt: skip
 
 
 def actions(elements: Sequence[Block], *, block_id: str | None = None) -> Block:

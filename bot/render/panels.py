@@ -8,11 +8,12 @@ from typing import Protocol
 
 from bot.i18n import t
 from bot.records import Record
-from bot.render.blocks import Graph, Reply, _share_tail, record_blocks
-from bot.render.escape import escape_params
+from bot.render.blocks import Reply, _share_tail, record_blocks
+from bot.render.escape import escape_params, mention
 from bot.render.ids import COMMAND, ActionId
 from bot.render.kit import Message, button, code, context, cut, esc, link, message, section
 from bot.render.state import AddState, RecordState
+from bot.report import GraphSections
 
 SHOWN_RESULTS = 10
 SHOWN_UNKNOWN = 15
@@ -37,7 +38,13 @@ def render_text(locale: str, key: str, **params: object) -> Message:
     return message(text, [section(text)])
 
 
-def render_record(record: Record, reply: Reply, graph: Graph) -> Message:
+def render_note(locale: str, key: str, *, user: str, **params: object) -> Message:
+    """A one-line note naming a person (a Slack mention) who did something."""
+    text = t(locale, key, user=mention(user), **escape_params(params))
+    return message(text, [context(text)])
+
+
+def render_record(record: Record, reply: Reply, graph: GraphSections) -> Message:
     """``/errkb show ID``: the record as an answer shows it, without vote buttons."""
     blocks = record_blocks(record, Reply(**{**reply.__dict__, "votes": False}), graph, {})
     fallback = t(

@@ -46,6 +46,37 @@ class ReplyState(State):
     reply: int = Field(ge=1)
 
 
+class PageState(State):
+    """ "More"/"Less" and "Next error": which error of the reply, folded or expanded."""
+
+    reply: int = Field(ge=1)
+    page: int = Field(ge=0, le=50)
+    expanded: bool = False
+
+
+class CorrectState(State):
+    """ "Not this error": the reply and which of its errors."""
+
+    reply: int = Field(ge=1)
+    page: int = Field(ge=0, le=50)
+
+
+class CorrectionModalState(State):
+    """The "Not this error" modal: the reply, the record it wrongly showed, the message to update."""
+
+    reply: int = Field(ge=1)
+    wrong: str = Field(min_length=1, max_length=300)
+    channel: str | None = None
+    ts: str | None = None
+    locale: str = "en"
+
+
+class CorrectionState(State):
+    """A learned choice a maintainer may undo."""
+
+    correction: int = Field(ge=1)
+
+
 class RecordState(State):
     """A button naming a record (show it)."""
 

@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from bot.records import Record
+from bot.records import Record, ranked_workarounds
 
 
 def _fallback_note(used: str, wanted: str) -> str:
@@ -25,10 +25,7 @@ def record_panel(record: Record, locale: str, *, title: str | None = None) -> Pa
             f"\n[bold]Root cause[/]{_fallback_note(rc_loc, locale)}: {escape(root_cause)}"
         ),
     ]
-    ranked = sorted(
-        range(len(record.workarounds)),
-        key=lambda i: (-(record.workarounds[i].success_rate or 0.0), i),
-    )
+    ranked = ranked_workarounds(record)
     if ranked:
         parts.append(Text.from_markup("\n[bold green]Workarounds[/]"))
     for rank, i in enumerate(ranked, start=1):

@@ -19,7 +19,7 @@ from slack_bolt import App
 from bot.errors import TRANSIENT
 from bot.knowledge import GraphSource, IndexSource
 from bot.settings import Settings
-from bot.slack import digest, feedback
+from bot.slack import corrections, digest, feedback
 from bot.slack.app import create_app
 from bot.slack.clock import Clock
 from bot.slack.failures import report_failure
@@ -108,7 +108,8 @@ def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, gra
                        authorize=_authorizer(settings, store))  # fmt: skip
     intake = Intake(store=store, clock=queue_clock, metrics=metrics, limit=settings.queue_limit,
                     deadline=timedelta(seconds=settings.answer_deadline_seconds), notify=runner.notify)  # fmt: skip
-    submissions = Submissions(add_record=inject(feedback.submit_record, deps), deprecate=inject(digest.deprecate, deps))
+    submissions = Submissions(add_record=inject(feedback.submit_record, deps), deprecate=inject(digest.deprecate, deps),
+                              correct=inject(corrections.correct, deps))  # fmt: skip
     team = None if settings.multi_workspace else InstalledTeam(gateway)
     middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions, team=team)
     app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth_settings(settings, store))

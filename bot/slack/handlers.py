@@ -18,8 +18,12 @@ from bot.knowledge import GraphSource, IndexSource
 from bot.render.ids import ActionId, CallbackId
 from bot.render.state import (
     AddState,
+    CorrectionModalState,
+    CorrectionState,
+    CorrectState,
     DeprecateState,
     DigestItemState,
+    PageState,
     RecordState,
     ReplyState,
     State,
@@ -27,7 +31,7 @@ from bot.render.state import (
     load_state,
 )
 from bot.settings import Settings
-from bot.slack import commands, digest, feedback
+from bot.slack import commands, corrections, digest, feedback
 from bot.slack.answer import answer_paste
 from bot.slack.clock import Clock
 from bot.slack.gateway import SlackGateway
@@ -76,12 +80,18 @@ BUTTONS: dict[ActionId, Button] = {
     ActionId.DIGEST_SNOOZE: Button(DigestItemState, digest.act, {"action": "snooze"}),
     ActionId.DIGEST_DEPRECATE: Button(DigestItemState, digest.open_deprecate),
     ActionId.DIGEST_OPEN: Button(DigestItemState, show_clicked),
+    ActionId.MORE: Button(PageState, corrections.page),
+    ActionId.PAGE: Button(PageState, corrections.page),
+    ActionId.NOT_THIS: Button(CorrectState, corrections.not_this),
+    ActionId.REMOVE: Button(ReplyState, corrections.remove),
+    ActionId.UNDO_CORRECTION: Button(CorrectionState, corrections.undo),
 }
 
 #: What follows a modal's submission (the submission itself is decided while Slack waits).
 AFTER_MODAL: dict[CallbackId, tuple[type[State], Callable[..., None]]] = {
     CallbackId.ADD_RECORD_VIEW: (AddState, feedback.thank_for_record),
     CallbackId.DEPRECATE_VIEW: (DeprecateState, digest.after_deprecate),
+    CallbackId.CORRECT_VIEW: (CorrectionModalState, corrections.after_correct),
 }
 
 

@@ -41,7 +41,8 @@ class PasteJob(Payload):
 
     text: str = ""
     files: list[SlackFile] = Field(default_factory=list)
-    user: str
+    user: str  # who asked (the person pasting, mentioning or using the shortcut)
+    author: str | None = None  # who wrote the pasted message, when someone else asks about it
     channel: str
     thread_ts: str | None = None  # the thread to answer in; None: answer privately
     message_ts: str | None = None  # the pasted message (permalinks, corrections)

@@ -40,7 +40,7 @@ from bot.errors import SchemaOutOfDate, StorageUnavailable
 log = logging.getLogger(__name__)
 
 #: The newest migration in ``migrations/versions`` (a test holds the two together).
-SCHEMA_REVISION = "0006"
+SCHEMA_REVISION = "0007"
 #: How long a SQLite writer waits for the write lock before giving up.
 BUSY_TIMEOUT_MS = 30_000
 #: The PostgreSQL advisory lock key migrations hold ("errk" in ASCII).

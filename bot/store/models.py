@@ -383,3 +383,21 @@ class JobRow(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class CorrectionRow(Base):
+    """What people taught errkb about one error (by normalised template): the record that
+    answers it, or none. The latest choice holds; a maintainer may undo it (inactive)."""
+
+    __tablename__ = "corrections"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    template_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    template: Mapped[str] = mapped_column(Text)
+    sample: Mapped[str] = mapped_column(Text)
+    record_id: Mapped[str | None] = mapped_column(String(RECORD_ID))  # None: no record answers it
+    wrong_id: Mapped[str | None] = mapped_column(String(RECORD_ID), index=True)  # what errkb had said
+    user_id: Mapped[str] = mapped_column(String(50))
+    channel: Mapped[str | None] = mapped_column(String(50))
+    active: Mapped[bool] = mapped_column(default=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

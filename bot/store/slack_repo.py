@@ -303,8 +303,15 @@ def record_exists(session: Session, *, record_id: str) -> bool:
     return session.scalar(select(RecordRow.id).where(RecordRow.id == record_id)) is not None
 
 
+
+
+def set_reply_args(session: Session, *, reply_id: int, args: dict[str, Any]) -> None:
+    """Change what a stored reply shows (which error, folded or expanded, corrected)."""
+    session.execute(update(SlackReplyRow).where(SlackReplyRow.id == reply_id).values(args=args))
+
+
 __all__ = [
     "Reply", "UnknownError", "VoteOutcome", "add_reply", "cast_vote", "choose_locale", "chosen_locale",
-    "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
+    "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists", "set_reply_args",
     "unknown_errors", "with_evidence", "workaround_counts",
 ]  # fmt: skip

@@ -60,3 +60,21 @@ def assert_valid_view(view: dict[str, Any]) -> None:
     View(**view).validate_json()
     assert_valid_blocks(view["blocks"], MODAL_BLOCKS)
     assert len(view.get("private_metadata", "")) <= 3000
+
+
+def read_text(blocks: list[dict[str, Any]]) -> str:
+    """What a reader reads in ``blocks``: section, context, header and rich text, not buttons."""
+    parts: list[str] = []
+    for block in blocks:
+        if block["type"] in ("section", "header") and "text" in block:
+            parts.append(block["text"]["text"])
+        elif block["type"] == "context":
+            parts += [e.get("text", "") for e in block["elements"]]
+        elif block["type"] == "rich_text":
+            parts += [n["text"] for n in _walk(block["elements"]) if n.get("type") == "text"]
+    return "\n".join(parts)
+
+
+def buttons(blocks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The message's buttons by action id."""
+    return {n["action_id"]: n for n in _walk(blocks) if n.get("type") == "button"}

@@ -35,6 +35,7 @@ from bot.slack.server import Server
 from bot.store import repository
 from bot.store.db import Store
 from bot.store.models import (
+    CorrectionRow,
     JobRow,
     SlackReplyRow,
     SlackUserRow,
@@ -53,7 +54,7 @@ TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
 CHANNEL = "C0ERRORS"
 EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
 OWNER = "UOWNER"  # owns the "python" domain of the test records
-SLACK_TABLES = (JobRow, SlackReplyRow, SlackUserRow, UnknownErrorRow, VoteRow)
+SLACK_TABLES = (JobRow, CorrectionRow, SlackReplyRow, SlackUserRow, UnknownErrorRow, VoteRow)
 
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker.py", line 88, in run

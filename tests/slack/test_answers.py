@@ -5,20 +5,30 @@ from __future__ import annotations
 import time
 
 from bot.store import slack_repo
-from tests.slack.blockkit import assert_valid_message
+from tests.slack.blockkit import assert_valid_message, buttons, read_text
 from tests.slack.conftest import CHANNEL, PASTE, ZH_USER, Bot
 
 
-def test_a_paste_is_answered_in_its_thread(bot: Bot) -> None:
+def test_a_paste_is_answered_in_its_thread_with_the_fix_on_the_first_screen(bot: Bot) -> None:
     response, ts = bot.send.message(PASTE)
     assert response.status == 200
     posts = bot.fake.wait_for("chat.postMessage")
     assert len(posts) == 1
     post = posts[0].params
     assert post["channel"] == CHANNEL and post["thread_ts"] == ts
-    assert "errkbtest/frobnicator-overheat" in post["text"]
-    text = str(post["blocks"])
-    assert "Prime the coolant loop" in text and "14 month(s) ago" in text
+    # the notification says the cause and the fix in one line
+    assert post["text"].startswith("The frobnicator runs without its coolant loop primed")
+    assert "Fix: Prime the coolant loop" in post["text"]
+    blocks = post["blocks"]
+    text = read_text(blocks)
+    assert len(blocks) <= 5 and len(text) <= 700, "the first screen is the answer, nothing more"
+    assert "temperature 512 exceeded limit 300" in blocks[0]["text"]["text"], "the header quotes the paste"
+    assert "451" not in text, "not the record's own example numbers"
+    assert "*Fix:* Prime the coolant loop before starting" in text and "14 month(s) ago" in text
+    assert any(b["type"] == "rich_text" and "frobctl coolant prime --wait" in str(b) for b in blocks)
+    controls = buttons(blocks)
+    assert {"errkb.vote.fixed", "errkb.vote.failed", "errkb.not_this", "errkb.more", "errkb.remove"} <= set(controls)
+    assert all(b.get("accessibility_label") for b in controls.values())
     assert posts[0].headers["Authorization"] == "Bearer xoxb-1111-2222-secretbottoken"
     assert_valid_message(post)
 
@@ -43,14 +53,22 @@ def test_retries_and_duplicate_event_ids_answer_exactly_once(bot: Bot) -> None:
     assert len(bot.fake.of("chat.postMessage")) == 1
 
 
-def test_two_errors_in_one_paste_are_answered_cause_first(bot: Bot) -> None:
+def test_two_errors_in_one_paste_are_answered_cause_first_and_both_reachable(bot: Bot) -> None:
     paste = PASTE + "\nCoolantPumpStalledError: coolant pump 3 reports zero flow for 30 seconds"
-    bot.send.message(paste)
+    _, ts = bot.send.message(paste)
     post = bot.fake.wait_for("chat.postMessage")[0].params
-    text = str(post["blocks"])
-    assert text.index("errkbtest/coolant-pump-stalled") < text.index("errkbtest/frobnicator-overheat")
-    assert "2 errors in this paste" in text
+    text = read_text(post["blocks"])
+    assert "errkbtest/coolant-pump-stalled" in text and "errkbtest/frobnicator-overheat" not in text
+    assert "Error 1 of 2 · likely the cause: fix it first" in text
     assert_valid_message(post)
+    following = buttons(post["blocks"])["errkb.page"]
+    [(channel, message_ts)] = [k for k, m in bot.fake.messages.items() if m.get("thread_ts") == ts]
+    bot.send.click("errkb.page", following["value"], message_ts=message_ts)
+    [update] = bot.fake.wait_for("chat.update")
+    assert update.params["ts"] == message_ts
+    shown = read_text(update.params["blocks"])
+    assert "errkbtest/frobnicator-overheat" in shown and "Error 2 of 2" in shown
+    assert_valid_message(update.params)
 
 
 def test_html_escaped_code_fenced_paste_is_matched(bot: Bot) -> None:
@@ -116,7 +134,7 @@ def test_a_snippet_file_is_read(bot: Bot) -> None:
         "id": "F1", "name": "crash.log", "mimetype": "text/plain", "filetype": "text", "size": len(PASTE),
         "url_private_download": bot.fake.url + "/files/crash.log"}])  # fmt: skip
     posts = bot.fake.wait_for("chat.postMessage")
-    assert len(posts) == 1 and "frobnicator-overheat" in posts[0].params["text"]
+    assert len(posts) == 1 and "frobnicator-overheat" in read_text(posts[0].params["blocks"])
     download = bot.fake.of("files.download")[0]
     assert download.headers["Authorization"].startswith("Bearer xoxb-")
 

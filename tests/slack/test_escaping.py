@@ -25,10 +25,12 @@ from hypothesis import strategies as st
 
 from bot.digest.select import Importance, Reason, StaleItem
 from bot.records import Record
-from bot.render import blocks, digest, modal, panels
+from bot.render import answer, blocks, correct, digest, modal, panels
+from bot.render.answer import Shown
 from bot.render.escape import escape_mrkdwn, mention
 from bot.render.ids import ActionId, BlockId
-from bot.render.state import AddState, DeprecateState
+from bot.render.state import AddState, CorrectionModalState, DeprecateState
+from bot.report import GraphSections
 from bot.slack.commands import SUBCOMMANDS
 from tests.slack.blockkit import assert_valid_blocks, assert_valid_message, assert_valid_view
 from tests.slack.conftest import Bot
@@ -105,9 +107,14 @@ def stale_item(words: list[str]) -> StaleItem:
 def renders(words: list[str], locale: str) -> dict[str, Any]:
     """Every Slack renderer, fed ``words`` wherever a person's text can reach it."""
     record = hostile_record(words)
-    graph = blocks.Graph({
-        name: [{"error": record.id, "items": [{"id": "x/other", "label": words[-1]}]}]
-        for name in ("causes", "next", "confused_with")
+    graph = GraphSections.model_validate({
+        "causes": [{"error": record.id, "items": [{"id": "x/other", "label": words[-1], "score": 0.5, "hops": 1,
+                                                    "path": [], "placeholder": False}]}],
+        "next": [{"error": record.id, "items": [{"id": "x/next", "label": words[-2], "probability": 0.5,
+                                                  "weight": 0.5, "conditions": [words[0]], "placeholder": False,
+                                                  "asserted_by": []}]}],
+        "confused_with": [{"error": record.id, "items": [{"id": "x/alike", "label": words[1], "placeholder": False,
+                                                           "distinctions": [words[2]], "difference": None}]}],
     })  # fmt: skip
     reply = blocks.Reply(locale=locale, today=TODAY, reply_id=9, ephemeral=True, cut_at=100_000,
                          add=AddState(unknown=1, locale=locale))  # fmt: skip
@@ -118,7 +125,13 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
     unknown = Unknown(1, words[4], 3, datetime(2025, 7, 1, tzinfo=UTC), (PERMALINK,))
     values = {block: words[i % len(words)] for i, (block, *_rest) in enumerate(modal.FIELDS)}
     return {
-        "render_answer": blocks.render_answer([record], reply, graph, {(record.id, 0): (2, 3)}),
+        "render_answer": answer.render_answer([record], reply, Shown(lines={record.id: words[0]}), graph,
+                                              {(record.id, 0): (2, 3)}),
+        "render_answer (more)": answer.render_answer([record], reply, Shown(expanded=True), graph, {},
+                                                     {record.id: [words[1]]}),
+        "render_correct_modal": correct.render_correct_modal(
+            locale, CorrectionModalState(reply=9, wrong=record.id, locale=locale), record, words[2], [record]),
+        "render_note": panels.render_note(locale, "correct.done.none", user=words[3]),
         "render_candidates": blocks.render_candidates([(record, 0.4)], reply),
         "render_nothing": blocks.render_nothing(reply, errors=words),
         "render_record": panels.render_record(record, reply, graph),
@@ -143,7 +156,7 @@ NOT_SLACK = {"render_stale_lines"}
 
 def test_the_property_covers_every_renderer() -> None:
     covered = set(renders(["a", "b", "c", "d", "e"], "en"))
-    for module in (blocks, panels, digest, modal):
+    for module in (answer, blocks, correct, panels, digest, modal):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__ and name.startswith("render_"):
                 assert name in covered | NOT_SLACK, (

@@ -10,7 +10,14 @@ import pytest
 
 from bot.i18n import available_locales, catalog, placeholders
 from bot.render.ids import ActionId, CallbackId
-from bot.render.state import AddState, DeprecateState, DigestItemState, ReplyState, VoteState
+from bot.render.state import (
+    AddState,
+    CorrectionModalState,
+    DeprecateState,
+    DigestItemState,
+    ReplyState,
+    VoteState,
+)
 from tests.slack.conftest import CHANNEL, EN_USER, Bot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +70,8 @@ def _payload(kind: str, ident: str) -> dict[str, object]:
     if ident == CallbackId.LOOKUP_SHORTCUT:
         return {"type": "message_action", "callback_id": ident, "trigger_id": "t", "user": {"id": EN_USER},
                 "channel": {"id": CHANNEL}, "message": {"text": "hello", "ts": "1.0"}}  # fmt: skip
-    metadata = DeprecateState(record="x/y", domain="x").dump() if ident == CallbackId.DEPRECATE_VIEW else AddState().dump()
+    metadata = {CallbackId.DEPRECATE_VIEW: DeprecateState(record="x/y", domain="x").dump(),
+                CallbackId.CORRECT_VIEW: CorrectionModalState(reply=999999, wrong="x/y").dump()}.get(ident, AddState().dump())  # fmt: skip
     return {"type": "view_submission", "user": {"id": EN_USER},
             "view": {"type": "modal", "callback_id": ident, "private_metadata": metadata, "state": {"values": {}}}}  # fmt: skip
 

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 import pytest
 
 from bot.digest.select import Candidate, StalePolicy, select_stale
 from bot.records import Record
 from bot.render import blocks, panels
+from bot.render.answer import Shown, render_answer
 from bot.render.digest import render_digest
 from bot.render.ids import BlockId
 from bot.render.modal import modal_errors, prefill, render_add_modal
 from bot.render.state import AddState, BadState, VoteState, load_state
+from bot.report import GraphSections, graph_sections
 from bot.slack.commands import SUBCOMMANDS
 from graph.build import build_graph
-from graph.triage import triage_sections
-from tests.slack.blockkit import assert_valid_message, assert_valid_view
+from tests.slack.blockkit import assert_valid_message, assert_valid_view, read_text
 from tests.slack.conftest import kb_records
 
 TODAY = date(2025, 8, 1)
@@ -33,38 +35,48 @@ def _huge() -> Record:
     })  # fmt: skip
 
 
+def _answer(records: list[Record], reply: blocks.Reply, *, expanded: bool = False, page: int = 0,
+            counts: blocks.Counts | None = None, graph: GraphSections | None = None) -> dict[str, Any]:
+    return render_answer(records, reply, Shown(page=page, expanded=expanded), graph or GraphSections(), counts or {})
+
+
 @pytest.mark.parametrize("locale", ["en", "zh"])
 def test_every_answer_in_the_knowledge_base_renders_valid_block_kit(locale: str) -> None:
     records = kb_records()
     kg = build_graph(records)
     for record in records:
-        graph = blocks.Graph(triage_sections(kg, [record.id], locale=locale))
-        reply = blocks.Reply(locale=locale, today=TODAY, reply_id=7, ephemeral=True)
-        assert_valid_message(blocks.render_answer([record], reply, graph, {(record.id, 0): (7, 2)}))
+        graph = graph_sections(kg, [record.id], locale=locale)
+        for ephemeral in (True, False):
+            reply = blocks.Reply(locale=locale, today=TODAY, reply_id=7, ephemeral=ephemeral)
+            folded = _answer([record], reply, counts={(record.id, 0): (7, 2)}, graph=graph)
+            assert_valid_message(folded)
+            assert len(folded["blocks"]) <= 5
+            assert_valid_message(_answer([record], reply, expanded=True, counts={(record.id, 0): (7, 2)}, graph=graph))
 
 
 def test_an_oversized_record_is_cut_to_slacks_limits() -> None:
     record = _huge()
     reply = blocks.Reply(locale="en", today=TODAY, reply_id=1, ephemeral=True, cut_at=100_000, note="n" * 9_000)
-    message = blocks.render_answer([record, _huge().model_copy(update={"id": "big/b"})], reply, blocks.Graph(), {})
+    two = [record, _huge().model_copy(update={"id": "big/b"})]
+    message = _answer(two, reply, expanded=True)
     assert_valid_message(message)
-    assert message["blocks"][-1]["elements"][0]["action_id"] == "errkb.share"  # the share button survives
-    assert_valid_message(panels.render_record(record, reply, blocks.Graph()))
+    assert len(read_text(_answer(two, reply)["blocks"][2:])) < 1_000, "the first screen stays short"
+    assert_valid_message(panels.render_record(record, reply, GraphSections()))
     assert_valid_message(blocks.render_candidates([(record, 0.3)] * 5, reply))
     assert_valid_message(panels.render_search("w" * 5_000, [(record, 1.0)] * 30, reply))
 
 
-def test_observed_counts_and_freshness_read_well() -> None:
+def test_more_shows_every_workaround_with_its_votes_dead_ends_and_observed_counts() -> None:
     record = next(r for r in kb_records() if r.id == "errkbtest/frobnicator-overheat")
     reply = blocks.Reply(locale="en", today=TODAY, reply_id=3)
-    text = str(blocks.render_answer([record], reply, blocks.Graph(), {(record.id, 1): (7, 2)})["blocks"])
+    text = read_text(_answer([record], reply, expanded=True, counts={(record.id, 1): (7, 2)})["blocks"])
     assert "7 of 9 here" in text and "Last confirmed 14 month(s) ago" in text
     assert text.index("Prime the coolant loop") < text.index("Lower the batch size") < text.index("cooler rack")
     assert "Raise the temperature limit" in text and "Restarting the worker" in text
-    zh = str(blocks.render_answer([record], blocks.Reply(locale="zh", today=TODAY), blocks.Graph(), {})["blocks"])
+    zh = read_text(_answer([record], blocks.Reply(locale="zh", today=TODAY), expanded=True)["blocks"])
     assert "启动前先充注冷却回路" in zh and "14 个月前" in zh
     fallback = next(r for r in kb_records() if r.id == "errkbtest/widget-meltdown")
-    zh = str(blocks.render_answer([fallback], blocks.Reply(locale="zh", today=TODAY), blocks.Graph(), {})["blocks"])
+    zh = read_text(_answer([fallback], blocks.Reply(locale="zh", today=TODAY))["blocks"])
     assert "尚未翻译" in zh  # English text, marked as such
 
 

@@ -74,5 +74,5 @@ def test_failing_locale_and_permalink_lookups_do_not_stop_the_answer(bot: Bot) -
     counts = wait_for_answers(bot.fake, [answered, ts], timeout=10)
     assert counts[answered] == 1 and counts[ts] == 1
     posts = {c.params["thread_ts"]: c for c in bot.fake.of("chat.postMessage")}
-    assert "Root cause" in str(posts[answered].params["blocks"]), "English: Slack would not say the locale"
+    assert "Cause:" in str(posts[answered].params["blocks"]), "English: Slack would not say the locale"
     assert "archives" not in str(posts[ts].params["blocks"])

@@ -15,7 +15,8 @@ from bot.slack.payloads import MessageShortcut
 def ack_shortcut_lookup(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
     shortcut = MessageShortcut.model_validate(body)
     message = shortcut.message
-    paste = PasteJob(text=message.text, files=message.files, user=shortcut.user.id, channel=shortcut.channel.id,
+    paste = PasteJob(text=message.text, files=message.files, user=shortcut.user.id, author=message.user,
+                     channel=shortcut.channel.id,
                      thread_ts=message.thread_ts or message.ts, message_ts=message.ts, asked=True,
                      response_url=shortcut.response_url)  # fmt: skip
     refused = intake_of(context).submit(JobKind.PASTE, paste, key=f"shortcut:{shortcut.trigger_id}",

@@ -12,7 +12,7 @@ from slack_bolt import Ack, App, BoltContext, BoltResponse
 from bot.errors import StorageUnavailable
 from bot.i18n import t
 from bot.render.ids import BlockId, CallbackId
-from bot.render.state import AddState, DeprecateState, load_state
+from bot.render.state import AddState, CorrectionModalState, DeprecateState, load_state
 from bot.slack.digest import reason_of
 from bot.slack.intake import intake_of
 from bot.slack.jobs import JobKind, ViewDoneJob
@@ -28,6 +28,7 @@ class Submissions:
 
     add_record: Callable[[AddState, str, dict[str, Any]], dict[str, str] | str]
     deprecate: Callable[[DeprecateState, str, str], dict[str, str] | None]
+    correct: Callable[[CorrectionModalState, str, dict[str, Any]], dict[str, str] | str]
 
 
 def submissions_of(context: BoltContext) -> Submissions:
@@ -73,6 +74,22 @@ def ack_view_deprecate(ack: Ack, body: dict[str, Any], context: BoltContext) -> 
     ack()
 
 
+def ack_view_correct(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    submission = ViewSubmission.model_validate(body)
+    state = load_state(CorrectionModalState, submission.view.private_metadata)
+    try:
+        done = submissions_of(context).correct(state, submission.user.id, submission.values)
+    except StorageUnavailable:
+        ack(response_action="errors", errors={BlockId.CORRECT_CHOICE: t(state.locale, "error.storage")})
+        return
+    if isinstance(done, dict):
+        ack(response_action="errors", errors=done)
+        return
+    _done(context, submission, CallbackId.CORRECT_VIEW, done)  # the choice is stored; the answer follows
+    ack()
+
+
 def register(app: App) -> None:
     app.view(CallbackId.ADD_RECORD_VIEW)(ack_view_add_record)
     app.view(CallbackId.DEPRECATE_VIEW)(ack_view_deprecate)
+    app.view(CallbackId.CORRECT_VIEW)(ack_view_correct)

@@ -1,0 +1,91 @@
+"""What to do with a paste, once triaged. Pure: the same for Slack, the command line and agents.
+
+:func:`clean_paste` bounds what is read; :func:`decide` chooses between
+answering, showing plausible candidates, saying nothing is known or staying
+silent (volunteering unasked needs the matcher's stricter operating point);
+:func:`reply_args` is what a stored reply keeps so it can be rendered again,
+voted on, paged through, expanded and corrected later.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from bot.match.rank import Match, Triage
+
+Outcome = Literal["answer", "candidates", "nothing", "no_error", "silent"]
+CANDIDATES = 3
+#: A candidate below this score is no candidate: "closest" is shown only when one is plausible.
+CANDIDATE_FLOOR = 0.005
+#: Other records offered when someone says "Not this error".
+ALTERNATIVES = 5
+SAMPLE_CHARS = 1_000
+_MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+
+
+def clean_paste(text: str, limit: int) -> tuple[str, int | None]:
+    """Mentions removed, cut to ``limit`` characters; returns the cut size when cut."""
+    text = _MENTION.sub(" ", text)
+    return (text, None) if len(text) <= limit else (text[:limit], limit)
+
+
+def volunteers(triage: Triage) -> bool:
+    """Sure enough to answer a paste nobody asked errkb about (the stricter operating point)."""
+    found = getattr(triage, "volunteer", None)
+    return bool(found) if found is not None else triage.answered
+
+
+def decide(triage: Triage, *, asked: bool) -> Outcome:
+    """Answer when confident enough for the occasion; when asked anyway, show plausible
+    candidates or say nothing is known."""
+    if triage.answered if asked else volunteers(triage):
+        return "answer"
+    if not asked:
+        return "silent"
+    if not triage.errors and not triage.matches:
+        return "no_error"
+    plausible = [m for m in triage.matches if m.score >= CANDIDATE_FLOOR]
+    return "candidates" if plausible else "nothing"
+
+
+def _answering(triage: Triage, record_id: str) -> Match | None:
+    return next((m for m in triage.matches if m.record_id == record_id), None) or next(
+        (m for _, ms in triage.per_error for m in ms if m.record_id == record_id), None
+    )
+
+
+def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[str, Any] | None) -> dict[str, Any]:
+    """What a reply keeps: the records, and per record the person's line it answers, the
+    error's template and text (for corrections) and the other records that error could be."""
+    args: dict[str, Any] = {"cut_at": cut_at, "errors": [e.text[:300] for e in triage.errors[:5]]}
+    if outcome == "answer":
+        ids = triage.answer_ids()
+        args["records"] = ids
+        errors = {e.index: e for e in triage.errors}
+        per_error = dict(triage.per_error)
+        lines, templates, samples, others, variants = {}, {}, {}, {}, {}
+        for rid in ids:
+            match = _answering(triage, rid)
+            if match is None:
+                continue
+            lines[rid] = match.line[:SAMPLE_CHARS]
+            error = errors.get(match.error_index)
+            if error is not None:
+                templates[rid], samples[rid] = error.template, error.text[:SAMPLE_CHARS]
+            pool = per_error.get(match.error_index) or triage.matches
+            others[rid] = [m.record_id for m in pool if m.record_id != rid][:ALTERNATIVES]
+            found = tuple(getattr(match, "variants", ()) or ())
+            if found:
+                variants[rid] = list(found)
+        args.update(lines=lines, templates=templates, samples=samples, alternatives=others,
+                    variants=variants, view={"page": 0, "expanded": False})  # fmt: skip
+    elif outcome == "candidates":
+        args["candidates"] = [[m.record_id, m.score] for m in triage.matches[:CANDIDATES]
+                              if m.score >= CANDIDATE_FLOOR]  # fmt: skip
+    if add is not None:
+        args["add"] = add
+    return args
+
+
+__all__ = ["CANDIDATE_FLOOR", "Outcome", "clean_paste", "decide", "reply_args", "volunteers"]
