@@ -22,12 +22,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from bot import answer
 from bot.ingest import load_records
 from bot.match.index import MatchIndex
 from bot.records import Record
 from bot.render.blocks import Counts
 from bot.render.state import AddState
-from bot.slack import answer
+from bot.render.stored import stored_view
 from bot.starter import starter_dir
 from bot.store.slack_repo import Reply
 from graph.build import KnowledgeGraph, build_graph
@@ -85,11 +86,11 @@ def thread_reply(kb: Knowledge, paste: str, *, locale: str, today: date = DAY, r
     add = None
     if outcome != "answer" and triage.errors:
         add = AddState(unknown=unknown, channel=channel, thread=thread)
-    args = answer.reply_args(outcome, triage, cut_at, add)
+    args = answer.reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None)
     reply = Reply(id=reply_id, kind=outcome, locale=locale, user_id=USER, channel=channel,
                   thread_ts=thread, args=args)  # fmt: skip
-    payload = answer.stored_view(reply, kb=kb.index, kg=kb.graph, counts=counts or {}, today=today,
-                                 ephemeral=False, fresh=fresh)  # fmt: skip
+    payload = stored_view(reply, kb=kb.index, kg=kb.graph, counts=counts or {}, today=today, ephemeral=False,
+                          fresh=fresh)  # fmt: skip
     return outcome, list(args.get("records", [])), payload
 
 
