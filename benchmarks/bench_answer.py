@@ -14,7 +14,8 @@ renderers (``scripts/starter_answers.py``) and measured:
 - chars: the characters a reader sees on it (``scripts/blockkit_html.py``'s
   ``visible_chars``): text as shown, links by their label, button and field
   labels; no line breaks, mrkdwn markers or link addresses;
-- mrkdwn: the characters of its text fields as sent, markup included (for reference);
+- mrkdwn: the characters of its texts as sent (mrkdwn, plain text, rich text), markup
+  included (for reference);
 - notif: the characters of the message's ``text``, what a notification shows;
 - result: pass when the first screen has at most 5 blocks and 700 chars.
 
@@ -103,9 +104,13 @@ def first_screen(
     return list(blocks), False
 
 
+#: Objects whose ``text`` is text as sent: text objects, and rich text's text and links.
+_TEXTS = ("mrkdwn", "plain_text", "text", "link")
+
+
 def _mrkdwn_chars(node: Any) -> int:
     if isinstance(node, Mapping):
-        own = len(node["text"]) if node.get("type") in ("mrkdwn", "plain_text") else 0
+        own = len(node["text"]) if node.get("type") in _TEXTS and isinstance(node.get("text"), str) else 0
         return own + sum(_mrkdwn_chars(v) for k, v in node.items() if k != "text" or not own)
     if isinstance(node, list):
         return sum(_mrkdwn_chars(v) for v in node)
