@@ -9,7 +9,8 @@ browser named by ``$CHROMIUM``), then reduced to a 256-colour optimised PNG:
 
 - ``docs/answer-en.png``, ``docs/answer-zh.png``: the reply to one starter
   example paste (``--example``, default vllm-oom) in English and in Chinese;
-- ``docs/app-home.png``: App Home, once errkb renders one (:func:`home_view`).
+- ``docs/app-home.png``: App Home of a maintainer who asked about the example
+  pastes (``scripts/starter_home.py``), once errkb renders App Home.
 
 ``--html DIR`` also keeps the HTML pages (no Chromium is needed for those with
 ``--html-only``). ``docs/pictures.json`` notes what each picture was drawn from;
@@ -41,13 +42,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from scripts.blockkit_html import font_face, message_page, view_page  # noqa: E402
-from scripts.starter_answers import Knowledge, knowledge, thread_reply  # noqa: E402
+from scripts.starter_answers import Knowledge, knowledge, starter_replies, thread_reply  # noqa: E402
 
 APP = "errkb"
 WIDTH = 800
 DEFAULT_EXAMPLE = "vllm-oom"
 #: Beside the pictures: what each was drawn from (``--check`` compares it with today's page).
 MANIFEST = "pictures.json"
+HOME_SKIPPED = "App Home skipped: errkb has no App Home renderer yet (bot/render/home.py)"
 DOCS = ROOT / "docs"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -92,12 +94,13 @@ def answer_page(kb: Knowledge, example: Path, locale: str, width: int) -> str:
 
 
 def home_view(kb: Knowledge, locale: str) -> dict[str, Any] | None:
-    """App Home as errkb publishes it (``views.publish``), or None while errkb has none.
+    """App Home as errkb publishes it for a maintainer (``scripts/starter_home.py``), or None
+    while errkb has no App Home renderer."""
+    if importlib.util.find_spec("bot.render.home") is None:
+        return None
+    from scripts.starter_home import home_view as maintainer_home
 
-    errkb has no App Home renderer yet; when ``bot/render/home.py`` has one, return
-    its view here (``return home.render_home(...)``, from the starter knowledge base).
-    """
-    return None
+    return maintainer_home(kb, starter_replies(kb, locales=(locale,)), locale)
 
 
 def home_page(kb: Knowledge, locale: str, width: int) -> str | None:
@@ -109,17 +112,11 @@ def home_page(kb: Knowledge, locale: str, width: int) -> str | None:
     )
 
 
-def home_skipped() -> str:
-    if importlib.util.find_spec("bot.render.home") is None:
-        return "App Home skipped: errkb has no App Home renderer yet (bot/render/home.py)"
-    return "App Home skipped: bot/render/home.py exists; call its render_home in scripts/pictures.py home_view"
-
-
 def pictures(kb: Knowledge, example: Path, width: int) -> list[Picture]:
     return [
         Picture("answer-en.png", lambda: answer_page(kb, example, "en", width)),
         Picture("answer-zh.png", lambda: answer_page(kb, example, "zh", width)),
-        Picture("app-home.png", lambda: home_page(kb, "en", width), skipped=home_skipped()),
+        Picture("app-home.png", lambda: home_page(kb, "en", width), skipped=HOME_SKIPPED),
     ]
 
 
