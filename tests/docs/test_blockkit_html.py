@@ -9,6 +9,7 @@ No browser is needed here.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date
 from typing import Any
@@ -27,7 +28,7 @@ from scripts.blockkit_html import (
     view_page,
     visible_chars,
 )
-from scripts.starter_answers import knowledge
+from scripts.starter_answers import example_pastes, knowledge, starter_replies
 from tests.slack.test_escaping import renders, texts
 
 DAY = date(2026, 12, 1)
@@ -97,6 +98,16 @@ def test_every_reply_to_the_starter_knowledge_base_is_drawn(locale: str) -> None
                                   ephemeral=True)  # fmt: skip
             assert_safe(draw(payload, locale))
             assert visible_chars(payload["blocks"]) > 0
+
+
+def test_the_starter_replies_are_drawn_and_counted() -> None:
+    replies = starter_replies()
+    examples = {p.stem for p in example_pastes()}
+    assert {r.example for r in replies} == examples and {r.locale for r in replies} == {"en", "zh"}
+    for reply in replies:
+        assert reply.payload, f"{reply.example}: nothing posted"
+        assert_safe(draw(reply.payload, reply.locale))
+        assert 0 < visible_chars(reply.payload["blocks"]) < len(json.dumps(reply.payload["blocks"]))
 
 
 BLOCKS = [
