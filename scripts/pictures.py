@@ -1,6 +1,7 @@
 """Pictures of errkb's real payloads for the README, drawn by headless Chromium.
 
-Usage: ./scripts/pictures [--example NAME] [--out DIR] [--html DIR] [--width PX]
+Usage: ./scripts/pictures [--example NAME] [--out DIR] [--html DIR [--html-only]] [--width PX]
+       ./scripts/pictures --check
 
 Each picture is a payload errkb's own code makes (``scripts/starter_answers.py``
 for thread replies), drawn as HTML by ``scripts/blockkit_html.py`` and
@@ -16,7 +17,8 @@ browser named by ``$CHROMIUM``), then reduced to a 256-colour optimised PNG:
 ``--html-only``). ``docs/pictures.json`` notes what each picture was drawn from;
 ``--check`` (no Chromium) exits 1 when a payload has changed since.
 Chinese text uses the Noto Sans SC face shipped by ``pylopdf-fonts-zh-cn`` (a
-dependency of errkb), loaded from its file: nothing is fetched.
+dependency of errkb), handed to Chromium's fontconfig from its file: nothing is
+fetched, and no CJK font need be installed.
 """
 
 from __future__ import annotations
