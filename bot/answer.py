@@ -2,7 +2,8 @@
 
 :func:`clean_paste` bounds what is read; :func:`decide` chooses between
 answering, showing plausible candidates, saying nothing is known or staying
-silent (volunteering unasked needs the matcher's stricter operating point);
+silent (volunteering unasked needs the matcher's stricter operating point, or
+the channel's own threshold, and a channel that is on);
 :func:`reply_args` is what a stored reply keeps so it can be rendered again,
 voted on, paged through, expanded and corrected later.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from bot.channels import ChannelSettings
 from bot.match.rank import Match, Triage
 
 Outcome = Literal["answer", "candidates", "nothing", "no_error", "silent"]
@@ -30,16 +32,12 @@ def clean_paste(text: str, limit: int) -> tuple[str, int | None]:
     return (text, None) if len(text) <= limit else (text[:limit], limit)
 
 
-def volunteers(triage: Triage) -> bool:
-    """Sure enough to answer a paste nobody asked errkb about (the stricter operating point)."""
-    found = getattr(triage, "volunteer", None)
-    return bool(found) if found is not None else triage.answered
-
-
-def decide(triage: Triage, *, asked: bool) -> Outcome:
-    """Answer when confident enough for the occasion; when asked anyway, show plausible
-    candidates or say nothing is known."""
-    if triage.answered if asked else volunteers(triage):
+def decide(triage: Triage, *, asked: bool, channel: ChannelSettings | None = None) -> Outcome:
+    """Answer when confident enough for the occasion and the channel (someone asked, or
+    errkb volunteers: the stricter point, never in a quiet or off channel); when asked
+    anyway, show plausible candidates or say nothing is known."""
+    here = channel or ChannelSettings("")
+    if (asked or here.volunteers()) and here.answered(triage, asked=asked):
         return "answer"
     if not asked:
         return "silent"
@@ -55,12 +53,13 @@ def _answering(triage: Triage, record_id: str) -> Match | None:
     )
 
 
-def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[str, Any] | None) -> dict[str, Any]:
+def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[str, Any] | None, *,
+               asked: bool = True, channel: ChannelSettings | None = None) -> dict[str, Any]:  # fmt: skip
     """What a reply keeps: the records, and per record the person's line it answers, the
     error's template and text (for corrections) and the other records that error could be."""
     args: dict[str, Any] = {"cut_at": cut_at, "errors": [e.text[:300] for e in triage.errors[:5]]}
     if outcome == "answer":
-        ids = triage.answer_ids()
+        ids = [m.record_id for m in (channel or ChannelSettings("")).answer_matches(triage, asked=asked)]
         args["records"] = ids
         errors = {e.index: e for e in triage.errors}
         per_error = dict(triage.per_error)
@@ -88,4 +87,4 @@ def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[s
     return args
 
 
-__all__ = ["CANDIDATE_FLOOR", "Outcome", "clean_paste", "decide", "reply_args", "volunteers"]
+__all__ = ["CANDIDATE_FLOOR", "Outcome", "clean_paste", "decide", "reply_args"]

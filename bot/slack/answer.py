@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from bot.answer import Outcome, clean_paste, decide, reply_args
+from bot.channels import ChannelSettings
 from bot.errors import NotReady
 from bot.knowledge import GraphSource, IndexSource
 from bot.match.extract import extract
@@ -33,7 +34,7 @@ from bot.slack.gateway import Sent, SlackGateway
 from bot.slack.jobs import PasteJob
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
-from bot.store import corrections_repo, digest_repo, jobs_repo, slack_repo
+from bot.store import channel_repo, corrections_repo, digest_repo, jobs_repo, slack_repo
 from bot.store.db import Store
 from bot.store.jobs_repo import Job
 from bot.store.observed import observe_error
@@ -106,13 +107,13 @@ def triage_timed(kb: MatchIndex, text: str, metrics: Metrics,
     return found
 
 
-def learned_choices(store: Store, text: str) -> dict[str, str | None]:
-    """What people taught errkb about the errors of ``text`` (template → record, or None)."""
+def read_context(store: Store, text: str, channel: str) -> tuple[dict[str, str | None], ChannelSettings]:
+    """What people taught errkb about the errors of ``text`` (template → record, or None),
+    and the channel's settings: one read."""
     templates = [e.template for e in extract(text).errors]
-    if not templates:
-        return {}
     with store.read() as session:
-        return corrections_repo.learned(session, templates=templates)
+        learned = corrections_repo.learned(session, templates=templates) if templates else {}
+        return learned, channel_repo.channel_settings(session, channel=channel)
 
 
 def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store, index: IndexSource,
@@ -120,16 +121,20 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     """Triage ``paste`` and answer it (in its thread, or privately)."""
     kb = loaded(index)
     text, cut_at = clean_paste(paste_text(paste, slack, settings.paste_limit), settings.paste_limit)
-    triage = triage_timed(kb, text, metrics, learned_choices(store, text))
+    learned, here = read_context(store, text, paste.channel)
+    if not paste.asked and not here.volunteers():
+        metrics.decline("channel_quiet")
+        return "silent"
+    triage = triage_timed(kb, text, metrics, learned)
     if paste.mention and not triage.errors:
         found = thread_error(paste, slack, kb, settings.paste_limit)
         if found is not None:
-            text, triage = found, triage_timed(kb, found, metrics, learned_choices(store, found))
-    outcome = decide(triage, asked=paste.asked)
+            text, triage = found, triage_timed(kb, found, metrics, read_context(store, found, paste.channel)[0])
+    outcome = decide(triage, asked=paste.asked, channel=here)
     if outcome == "silent" and not triage.errors:
         metrics.decline("no_error")
         return outcome
-    public = paste.thread_ts is not None and outcome not in ("no_error", "silent")
+    public = paste.thread_ts is not None and outcome not in ("no_error", "silent") and here.may_post(asked=paste.asked)
     reader = paste.author or paste.user if public else paste.user  # a public answer is for the thread
     slack_locale = slack.user_locale(reader)
     permalink = None
@@ -141,10 +146,11 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         if outcome == "silent":
             metrics.decline("not_confident")
             return outcome
-        locale = user_locale(session, settings, user=reader, slack_locale=slack_locale,
-                             channel=paste.channel, text=text)  # fmt: skip
+        locale = user_locale(session, settings, user=reader, slack_locale=slack_locale, channel=paste.channel,
+                             text=text)  # fmt: skip
         add = AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts) if unknown else None
-        args = reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None)
+        args = reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None,
+                          asked=paste.asked, channel=here)  # fmt: skip
         reply = _remember(session, paste, outcome, args, locale, now,
                           window=timedelta(hours=settings.observe_window_hours))  # fmt: skip
         if public:  # from here on, an attempt may have posted: see deliver()
@@ -213,4 +219,4 @@ def deliver(paste: PasteJob, payload: Message, *, job: Job, slack: SlackGateway,
                               thread_ts=paste.thread_ts, marker=job.key)  # fmt: skip
 
 
-__all__ = ["answer_paste", "deliver", "learned_choices", "loaded", "render_reply"]
+__all__ = ["answer_paste", "deliver", "loaded", "read_context", "render_reply"]

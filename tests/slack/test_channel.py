@@ -9,7 +9,7 @@ from bot.channels import THRESHOLDS, ChannelSettings, Mode
 from bot.match.features import VOLUNTEER
 from bot.store import channel_repo
 from tests.slack.blockkit import assert_valid_message
-from tests.slack.conftest import CHANNEL, EN_USER, MAINTAINER, ZH_USER, Bot
+from tests.slack.conftest import CHANNEL, EN_USER, MAINTAINER, PASTE, ZH_USER, Bot
 from tests.slack.fake_slack import Call
 
 NO_LOCALE = "UNOLOCALE"  # Slack does not say this person's language
@@ -97,3 +97,49 @@ def test_a_direct_message_has_no_channel_settings(bot: Bot) -> None:
     call = _respond(bot, "channel off", user=MAINTAINER, channel="D0ERRKB")
     assert "Channel settings are for channels" in call.params["text"]
     assert "In this channel" not in _shown(_respond(bot, "help", channel="D0ERRKB"))
+
+
+# -- what the settings do to pastes --------------------------------------------------
+
+UNSURE = "FrobnicatorError: frobnicator core got hot"  # a weak match: below the normal threshold
+
+
+def _set(bot: Bot, words: str) -> None:
+    bot.fake.creators[CHANNEL] = EN_USER
+    assert "Saved." in _respond(bot, f"channel {words}").params["text"]
+    bot.fake.reset()
+
+
+def _mention(bot: Bot, text: str, ts: str) -> None:
+    bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": EN_USER, "ts": ts,
+                    "text": f"<@UBOT> {text}", "client_msg_id": f"cm-{ts}"})  # fmt: skip
+
+
+def test_a_quiet_channel_is_answered_only_when_someone_asks(bot: Bot) -> None:
+    _set(bot, "quiet")
+    bot.send.message(PASTE)
+    bot.fake.wait_for("chat.postMessage", timeout=1.5)  # give an answer every chance to appear
+    assert bot.fake.of("chat.postMessage") == [], "nobody asked: errkb keeps quiet"
+    _mention(bot, PASTE, "1722500100.000001")
+    [post] = bot.fake.wait_for("chat.postMessage")
+    assert post.params["thread_ts"] == "1722500100.000001"
+    assert "Prime the coolant loop" in post.params["text"]
+
+
+def test_an_off_channel_gets_nothing_in_public_and_the_asker_an_answer_only_they_see(bot: Bot) -> None:
+    _set(bot, "off")
+    bot.send.message(PASTE)
+    _mention(bot, PASTE, "1722500101.000001")
+    [private] = bot.fake.wait_for("chat.postEphemeral")
+    assert private.params["user"] == EN_USER and "Prime the coolant loop" in private.params["text"]
+    assert bot.fake.of("chat.postMessage") == [], "nothing is posted for the whole channel"
+
+
+def test_an_eager_threshold_volunteers_weaker_matches_and_normal_does_not(bot: Bot) -> None:
+    bot.send.message(UNSURE)
+    bot.fake.wait_for("chat.postMessage", timeout=1.5)
+    assert bot.fake.of("chat.postMessage") == [], "below the normal threshold nobody is bothered"
+    _set(bot, "threshold 10%")
+    _, ts = bot.send.message(UNSURE)
+    [post] = bot.fake.wait_for("chat.postMessage")
+    assert post.params["thread_ts"] == ts and "errkbtest/frobnicator-underheat" in str(post.params["blocks"])
