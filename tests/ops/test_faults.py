@@ -43,12 +43,16 @@ def healthz_polled(bot: ServeProcess) -> Iterator[list[bool]]:
     seen: list[bool] = []
     stop = threading.Event()
 
+    def check() -> None:
+        try:
+            seen.append('"ok": true' in bot.get("/healthz"))
+        except OSError:
+            seen.append(False)
+
     def poll() -> None:
+        check()
         while not stop.wait(0.1):
-            try:
-                seen.append('"ok": true' in bot.get("/healthz"))
-            except OSError:
-                seen.append(False)
+            check()
 
     thread = threading.Thread(target=poll, daemon=True)
     thread.start()
@@ -57,6 +61,7 @@ def healthz_polled(bot: ServeProcess) -> Iterator[list[bool]]:
     finally:
         stop.set()
         thread.join(timeout=15)
+        check()  # and once more after the block, however quickly it ran
 
 
 def test_a_stored_regex_re2_refuses_is_skipped_and_its_worst_pastes_are_answered(
