@@ -13,11 +13,11 @@ networkx stays inside ``graph/``: callers get the frozen dataclasses below.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import networkx as nx
 
@@ -139,15 +139,40 @@ def _merge_confusion(pair: tuple[str, str], refs: list[Reference]) -> Confusion:
 
 
 def build_graph(
-    records: Iterable[Record], *, observed: Iterable[ObservedEdge] = ()
+    records: Iterable[Record],
+    *,
+    observed: Iterable[ObservedEdge] = (),
+    references: Mapping[str, tuple[Reference, ...]] | None = None,
 ) -> KnowledgeGraph:
-    """Build the transition graph of ``records`` (see the module docstring)."""
+    """Build the transition graph of ``records`` (see the module docstring).
+
+    ``references``: each record's references as :meth:`KnowledgeGraph.said` gave them
+    (kept from an earlier build), so they need not be read from the records again.
+    """
     by_id = {record.id: record for record in records}
+    known = references or {}
+    said = {
+        record_id: known[record_id] if record_id in known else tuple(_references(record))
+        for record_id, record in by_id.items()
+    }
+    return _link(by_id, said, observed, {}, {})
+
+
+def _link(
+    by_id: dict[str, Record],
+    said: dict[str, tuple[Reference, ...]],
+    observed: Iterable[ObservedEdge],
+    transitions: dict[tuple[str, str], Transition],
+    confusions: dict[tuple[str, str], Confusion],
+) -> KnowledgeGraph:
+    """The graph of ``by_id`` given each record's references (``said``). ``transitions`` and
+    ``confusions``: merged edges of an earlier graph, reused where their references are
+    the same objects (the records asserting them did not change)."""
     references: list[Reference] = []
     edges: dict[tuple[str, str], list[Reference]] = {}
     pairs: dict[tuple[str, str], list[Reference]] = {}
     for record_id in sorted(by_id):
-        for ref in _references(by_id[record_id]):
+        for ref in said[record_id]:
             references.append(ref)
             if ref.kind == CONFUSED:
                 pair = (min(ref.source, ref.target), max(ref.source, ref.target))
@@ -160,18 +185,32 @@ def build_graph(
     leads.add_nodes_from((rid, {"placeholder": False}) for rid in sorted(by_id))
     missing = sorted({ref.target for ref in references if ref.target not in by_id})
     leads.add_nodes_from((rid, {"placeholder": True}) for rid in missing)
-    transitions = (_merge_transition(s, t, refs) for (s, t), refs in sorted(edges.items()))
-    leads.add_edges_from((t.source, t.target, {"t": t, "w": t.weight}) for t in transitions)
+    merged = (
+        _same(transitions.get(key), refs) or _merge_transition(*key, refs)
+        for key, refs in sorted(edges.items())
+    )
+    leads.add_edges_from((t.source, t.target, {"t": t, "w": t.weight}) for t in merged)
 
     confused: nx.Graph = nx.Graph()
     for pair, refs in sorted(pairs.items()):
         if pair[0] != pair[1]:
-            confused.add_edge(pair[0], pair[1], c=_merge_confusion(pair, refs))
+            known = _same(confusions.get(pair), refs)
+            confused.add_edge(pair[0], pair[1], c=known or _merge_confusion(pair, refs))
 
     seen: dict[str, list[ObservedEdge]] = {}
     for edge in observed:
         seen.setdefault(edge.source, []).append(edge)
-    return KnowledgeGraph(by_id, leads, confused, tuple(references), seen)
+    return KnowledgeGraph(by_id, leads, confused, tuple(references), seen, said)
+
+
+E_ = TypeVar("E_", Transition, Confusion)
+
+
+def _same(known: E_ | None, refs: list[Reference]) -> E_ | None:
+    """``known`` when it was merged from exactly these references, else None."""
+    if known is None or len(known.asserted_by) != len(refs):
+        return None
+    return known if all(a is b for a, b in zip(known.asserted_by, refs, strict=True)) else None
 
 
 class KnowledgeGraph:
@@ -184,6 +223,7 @@ class KnowledgeGraph:
         confused: nx.Graph,
         references: tuple[Reference, ...],
         observed: dict[str, list[ObservedEdge]],
+        said: dict[str, tuple[Reference, ...]] | None = None,
     ) -> None:
         # networkx objects: for graph/ modules only.
         self._records = records
@@ -193,6 +233,33 @@ class KnowledgeGraph:
         self._observed = {
             k: tuple(sorted(v, key=lambda e: (-e.count, e.target))) for k, v in observed.items()
         }
+        self._said = said if said is not None else {}
+
+    def said(self) -> dict[str, tuple[Reference, ...]]:
+        """Each record's references (what :func:`build_graph` can take again)."""
+        return dict(self._said)
+
+    def update(
+        self,
+        upserted: Iterable[Record],
+        removed: Iterable[str] = (),
+        *,
+        observed: Iterable[ObservedEdge] = (),
+    ) -> KnowledgeGraph:
+        """A new graph with ``upserted`` records added or replaced and ``removed`` ids gone:
+        the graph :func:`build_graph` makes of those records. Only the changed records'
+        references are read again; the edges of the others are reused. This graph stays
+        as it was."""
+        by_id, said = dict(self._records), dict(self._said)
+        for record_id in removed:
+            by_id.pop(record_id, None)
+            said.pop(record_id, None)
+        for record in upserted:
+            by_id[record.id] = record
+            said[record.id] = tuple(_references(record))
+        transitions = {(s, t): e for s, t, e in self._leads.edges(data="t")}
+        confusions = {(c.first, c.second): c for _, _, c in self._confused.edges(data="c")}
+        return _link(by_id, said, observed, transitions, confusions)
 
     # -- nodes -------------------------------------------------------------
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import ahocorasick
@@ -59,7 +59,7 @@ from bot.match.patterns import (
 from bot.match.rank import Hit, Knowledge, Match, Triage, feature_rows, rank
 from bot.match.re2util import Matcher, matcher
 from bot.match.regexcheck import re2_options as _options
-from bot.match.similarity import Similarity, record_terms
+from bot.match.similarity import Encoded, Similarity, Vocabulary, record_terms
 from bot.match.variants import members, variant_groups
 from bot.records import Record
 
@@ -145,17 +145,57 @@ def _scan_positions(extraction: Extraction) -> list[int]:
     ]
 
 
-class MatchIndex:
-    """All records, compiled for matching. Immutable once built; safe to share."""
+@dataclass(frozen=True)
+class RecordParts:
+    """Everything the index computes from one record alone; shared by every index that
+    holds the record, so an update recomputes only the records it changes."""
 
-    def __init__(self, records: Sequence[Record]) -> None:
-        self.records: tuple[Record, ...] = tuple(records)
+    record: Record
+    branches: tuple[Branch, ...] | None  # None: RE2 refuses the regex
+    identity: Encoded  # identity text terms and their counts
+    identity_terms: frozenset[str]
+    context: Encoded  # context text terms and their weights
+    info: RecordInfo
+    variant: tuple[str, str]
+
+    @classmethod
+    def of(cls, record: Record, vocabulary: Vocabulary) -> RecordParts:
+        """The parts of ``record``, its terms numbered by ``vocabulary`` (which grows)."""
+        branches = record_branches(record)
+        identity, context = record_terms(record)
+        return cls(
+            record, None if branches is None else tuple(branches), vocabulary.encode(identity),
+            frozenset(identity), vocabulary.encode(context), RecordInfo.of(record),
+            variant_key(record),
+        )  # fmt: skip
+
+
+class MatchIndex:
+    """All records, compiled for matching. Immutable once built; safe to share.
+
+    Built from each record's :class:`RecordParts` (in the order given), their terms
+    numbered by ``vocabulary``; the global structures (BM25 arrays, the automaton,
+    variant groups) are linked from them. ``compiled``: RE2 matchers by branch text,
+    carried over from an earlier index.
+    """
+
+    def __init__(
+        self,
+        parts: Sequence[RecordParts],
+        vocabulary: Vocabulary,
+        compiled: Mapping[str, Matcher | None] | None = None,
+    ) -> None:
+        self.parts: tuple[RecordParts, ...] = tuple(parts)
+        self.vocabulary = vocabulary
+        self.records: tuple[Record, ...] = tuple(p.record for p in self.parts)
         self._by_id = {r.id: i for i, r in enumerate(self.records)}
-        terms = [record_terms(r) for r in self.records]
-        self.similarity = Similarity.from_docs([identity for identity, _ in terms])
-        self.context = Similarity.from_docs([c for _, c in terms], keep_terms=False)
-        self.info = [RecordInfo.of(r) for r in self.records]
-        self.groups = variant_groups([variant_key(r) for r in self.records])
+        self.similarity = Similarity.from_encoded(
+            [p.identity for p in self.parts], vocabulary,
+            tuple(p.identity_terms for p in self.parts),
+        )  # fmt: skip
+        self.context = Similarity.from_encoded([p.context for p in self.parts], vocabulary)
+        self.info = [p.info for p in self.parts]
+        self.groups = variant_groups([p.variant for p in self.parts])
         self.knowledge = Knowledge(
             self.similarity, self.context, self.info, self.groups, self._by_id
         )
@@ -163,16 +203,17 @@ class MatchIndex:
         # branch text → its alternative: identical branches are confirmed once
         seen: dict[str, int] = {}
         self._alts: list[Alternative] = []
+        self._texts: list[str] = []  # alternative → its branch text
         self._compiled: dict[int, Matcher | None] = {}
         self._always: list[int] = []  # alternatives without a prefilter key
         self.skipped: list[str] = []  # ids of records whose regex RE2 refuses
         required_by: list[tuple[int, list[str], bool]] = []  # (alternative, keys, all needed)
-        for i, record in enumerate(self.records):
-            branches = record_branches(record)
-            if branches is None:
-                self.skipped.append(record.id)
+        carried = compiled or {}
+        for i, part in enumerate(self.parts):
+            if part.branches is None:
+                self.skipped.append(part.record.id)
                 continue
-            for branch in branches:
+            for branch in part.branches:
                 if branch.text in seen:
                     owners = self._owners[seen[branch.text]]
                     if owners[-1] != i:
@@ -180,13 +221,18 @@ class MatchIndex:
                     continue
                 alt = seen[branch.text] = len(self._alts)
                 self._alts.append(branch.alternative)
+                self._texts.append(branch.text)
                 self._owners.append([i])
+                if branch.text in carried:
+                    self._compiled[alt] = carried[branch.text]
                 if branch.keys is None:
                     self._always.append(alt)
                 else:
                     required_by.append((alt, list(branch.keys), branch.all_needed))
         if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
+                if alt in self._compiled:
+                    continue  # compiled (and warmed) by an earlier index
                 # a first match builds the regex's first DFA states: done here, not in a paste
                 regex = self._regex(alt)
                 if regex is not None:
@@ -204,7 +250,25 @@ class MatchIndex:
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> MatchIndex:
-        return cls(records)
+        vocabulary = Vocabulary()
+        return cls([RecordParts.of(r, vocabulary) for r in records], vocabulary)
+
+    def compiled(self) -> dict[str, Matcher | None]:
+        """The RE2 matchers compiled so far, by branch text (for :meth:`update`)."""
+        return {self._texts[alt]: m for alt, m in list(self._compiled.items())}
+
+    def update(self, upserted: Sequence[Record], removed: Collection[str] = ()) -> MatchIndex:
+        """A new index with ``upserted`` records added or replaced and ``removed`` ids gone,
+        records ordered by id: the same index :meth:`build` makes of those records sorted
+        by id. Only the changed records' parts are computed; the others, and the compiled
+        branches, are shared with this index (which stays valid). Not to be called from
+        two threads at once (the shared vocabulary grows)."""
+        parts = {p.record.id: p for p in self.parts}
+        for record_id in removed:
+            parts.pop(record_id, None)
+        for record in upserted:
+            parts[record.id] = RecordParts.of(record, self.vocabulary)
+        return MatchIndex([parts[k] for k in sorted(parts)], self.vocabulary, self.compiled())
 
     def __len__(self) -> int:
         return len(self.records)

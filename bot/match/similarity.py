@@ -10,13 +10,13 @@ so a Chinese query finds records whose Chinese text contains it; identifiers
 are split into their parts. The terms of each record come from
 :func:`record_terms`, a function of that record alone. Built once per index; a
 query is a handful of numpy ``bincount`` calls over posting arrays, never a
-Python loop over records. Scores are normalised by each document's self-score,
+Python loop over records, and a build is array operations over documents
+encoded once (:class:`Vocabulary`), so an index update re-links it quickly. Scores are normalised by each document's self-score,
 so ``1.0`` means the query contains every term of the record's text.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +69,36 @@ def record_terms(record: Record) -> tuple[Counter[str], dict[str, float]]:
     return identity, context
 
 
+#: One document encoded: its terms' numbers (in a :class:`Vocabulary`) and their counts.
+Encoded = tuple[np.ndarray, np.ndarray]
+
+
+class Vocabulary:
+    """Terms numbered in the order first seen; it only grows. Shared by the indexes built
+    one after another, so a document encoded once stays valid for every later build."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+        self.terms: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def encode(self, doc: Mapping[str, float]) -> Encoded:
+        numbers, terms = self.numbers, self.terms
+        out = []
+        for term in doc:
+            number = numbers.get(term)
+            if number is None:
+                number = numbers[term] = len(terms)
+                terms.append(term)
+            out.append(number)
+        return (
+            np.array(out, dtype=np.int32),
+            np.fromiter(doc.values(), dtype=np.float64, count=len(doc)),
+        )
+
+
 @dataclass(frozen=True)
 class Similarity:
     size: int
@@ -94,39 +124,50 @@ class Similarity:
     ) -> Similarity:
         """BM25 over documents given as term → (weighted) count; ``keep_terms``: keep each
         document's terms (:attr:`doc_terms`) for comparing a line with it."""
-        size = max(len(docs), 1)
-        lengths = np.array([sum(d.values()) for d in docs] or [0], dtype=np.float64)
+        vocabulary = Vocabulary()
+        return cls.from_encoded(
+            [vocabulary.encode(d) for d in docs], vocabulary,
+            tuple(frozenset(d) for d in docs) if keep_terms else (),
+        )  # fmt: skip
+
+    @classmethod
+    def from_encoded(
+        cls,
+        docs: Sequence[Encoded],
+        vocabulary: Vocabulary,
+        doc_terms: tuple[frozenset[str], ...] = (),
+    ) -> Similarity:
+        """BM25 over documents encoded by ``vocabulary`` (:meth:`Vocabulary.encode`), in
+        array operations: nothing here loops over terms in Python but the two lookup
+        tables of the terms present. ``doc_terms``: each document's terms, when kept."""
+        count = len(docs)
+        size = max(count, 1)
+        per_doc = np.fromiter((len(n) for n, _ in docs), dtype=np.int64, count=count)
+        numbers = np.concatenate([n for n, _ in docs]) if count else np.zeros(0, np.int32)
+        tfs = np.concatenate([c for _, c in docs]) if count else np.zeros(0, np.float64)
+        doc = np.repeat(np.arange(count, dtype=np.int32), per_doc)
+        lengths = np.bincount(doc, weights=tfs, minlength=count) if count else np.zeros(1)
         average = float(lengths.mean()) or 1.0
-        frequency: Counter[str] = Counter()
-        for doc in docs:
-            frequency.update(doc.keys())
-        idf = {t: math.log(1 + (size - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        self_score = np.zeros(len(docs), dtype=np.float64)
-        for i, doc in enumerate(docs):
-            norm = K1 * (1 - B + B * lengths[i] / average)
-            for term, tf in doc.items():
-                weight = idf[term] * tf * (K1 + 1) / (tf + norm)
-                ids, weights = postings.setdefault(term, ([], []))
-                ids.append(i)
-                weights.append(weight)
-                self_score[i] += weight
-        rows = {t: row for row, t in enumerate(postings)}
-        counts = [len(ids) for ids, _ in postings.values()]
-        starts = np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(counts, out=starts[1:])
-        flat_ids = np.fromiter(
-            (i for ids, _ in postings.values() for i in ids), dtype=np.int32, count=int(starts[-1])
-        )
-        flat_weights = np.fromiter(
-            (w for _, ws in postings.values() for w in ws), dtype=np.float32, count=int(starts[-1])
-        )
+        frequency = np.bincount(numbers, minlength=len(vocabulary))
+        present = np.flatnonzero(frequency)
+        df = frequency[present].astype(np.float64)
+        idf_of = np.zeros(len(vocabulary), dtype=np.float64)
+        idf_of[present] = np.log(1 + (size - df + 0.5) / (df + 0.5))
+        norm = K1 * (1 - B + B * lengths / average)
+        weights = idf_of[numbers] * tfs * (K1 + 1) / (tfs + norm[doc])
+        self_score = np.bincount(doc, weights=weights, minlength=count).astype(np.float64)
         self_score[self_score == 0] = 1.0
-        terms = tuple(frozenset(d) for d in docs)
-        doc_weight = tuple(sum(idf[t] for t in d) or 1.0 for d in terms)
+        order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
+        starts = np.zeros(len(present) + 1, dtype=np.int64)
+        np.cumsum(frequency[present], out=starts[1:])
+        names = [vocabulary.terms[i] for i in present.tolist()]
+        rows = dict(zip(names, range(len(names)), strict=True))
+        idf = dict(zip(names, idf_of[present].tolist(), strict=True))
+        doc_weight = np.bincount(doc, weights=idf_of[numbers], minlength=count)
+        doc_weight[doc_weight == 0] = 1.0
         return cls(
-            len(docs), idf, rows, starts, flat_ids, flat_weights, self_score,
-            terms if keep_terms else (), doc_weight,
+            count, idf, rows, starts, doc[order], weights[order].astype(np.float32), self_score,
+            doc_terms, tuple(doc_weight.tolist()),
         )  # fmt: skip
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:

@@ -1,0 +1,137 @@
+"""An index (and graph) updated with a few changed records answers exactly as one built from
+scratch on the same records, and shares the unchanged records' parts with the old index."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.ingest import load_records
+from bot.match.index import MatchIndex
+from bot.records import Record
+from graph.build import KnowledgeGraph, build_graph
+from tests.match.conftest import DEADENDS
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def _starter() -> list[Record]:
+    return sorted(load_records(sorted(DATA.glob("*.json"))), key=lambda r: r.id)
+
+
+def _edited(rng: random.Random, record: Record, others: list[Record], number: int) -> Record:
+    """``record`` changed the ways maintainers change records: its signature, regex,
+    root cause, tags or transition-graph links."""
+    other = rng.choice(others)
+    word = f"edit{number}marker"
+    kind = rng.randrange(5)
+    if kind == 0:
+        update = {"signature": f"{record.signature} {word}", "regex": f"{record.regex}|{word}"}
+    elif kind == 1:
+        update = {"regex": other.regex, "signature": other.signature}  # becomes a look-alike
+    elif kind == 2:
+        update = {"root_cause": f"{other.root_cause} {word}", "tags": [*record.tags, word]}
+    elif kind == 3:
+        links = record.transition_graph.model_dump()
+        links["leads_to"] = [*links["leads_to"], other.id, f"{record.domain}/missing-{number}/x"]
+        links["frequently_confused_with"] = [*links["frequently_confused_with"], rng.choice(others).id]
+        update = {"transition_graph": links}
+    else:
+        update = {"regex": re.escape(other.signature.splitlines()[0][:40]) + f"|{word}"}
+    return Record.model_validate({**record.model_dump(), **update})
+
+
+def _new(rng: random.Random, template: Record, number: int) -> Record:
+    parts = template.id.split("/")
+    return Record.model_validate({
+        **template.model_dump(), "id": f"{parts[0]}/added-{number}/{parts[-1]}",
+        "signature": f"AddedError{number}: {template.signature}",
+        "regex": f"AddedError{number}|{template.regex}",
+    })  # fmt: skip
+
+
+def _rounds(records: list[Record], seed: int, rounds: int = 3) -> Iterator[tuple[list[Record], list[str]]]:
+    """(upserted, removed) for each round of random edits, removals and additions; ``records``
+    is kept as the current set."""
+    rng = random.Random(seed)
+    number = 0
+    for _ in range(rounds):
+        current = {r.id: r for r in records}
+        ids = sorted(current)
+        removed = rng.sample(ids, k=min(3, len(ids) // 10))
+        left = [i for i in ids if i not in removed]
+        upserted = []
+        for record_id in rng.sample(left, k=min(5, len(left))):
+            number += 1
+            upserted.append(_edited(rng, current[record_id], records, number))
+        for _ in range(3):
+            number += 1
+            upserted.append(_new(rng, current[rng.choice(left)], number))
+        for record_id in removed:
+            del current[record_id]
+        current.update({r.id: r for r in upserted})
+        records[:] = sorted(current.values(), key=lambda r: r.id)
+        yield upserted, removed
+
+
+def _pastes(records: list[Record]) -> list[str]:
+    pastes = [p.read_text(encoding="utf-8") for p in sorted((DATA / "examples").glob("*.txt"))]
+    pastes += [r.signature for r in records]
+    pastes += [f"Traceback (most recent call last):\n  File \"x.py\", line 3\n{a.signature}\n{b.signature}"
+               for a, b in zip(records[::7], records[3::7], strict=False)]  # fmt: skip
+    return pastes
+
+
+def _same_graph(updated: KnowledgeGraph, fresh: KnowledgeGraph) -> None:
+    assert updated.record_ids == fresh.record_ids
+    assert updated.placeholder_ids == fresh.placeholder_ids
+    assert list(updated.transitions()) == list(fresh.transitions())
+    assert list(updated.confusions()) == list(fresh.confusions())
+    assert updated.references == fresh.references
+    assert updated.centralities() == fresh.centralities()
+
+
+def _check(records: list[Record], seed: int, pastes_every: int = 1) -> None:
+    records = sorted(records, key=lambda r: r.id)
+    index, graph = MatchIndex.build(records), build_graph(records)
+    for upserted, removed in _rounds(records, seed):
+        old = index
+        index = index.update(upserted, removed)
+        graph = graph.update(upserted, removed)
+        fresh = MatchIndex.build(records)
+        assert [r.id for r in index.records] == [r.id for r in fresh.records]
+        kept = {p.record.id: p for p in old.parts}
+        changed = {r.id for r in upserted}
+        assert all(p is kept[p.record.id] for p in index.parts if p.record.id not in changed), (
+            "an unchanged record's parts are shared, not computed again"
+        )
+        for paste in _pastes(records)[::pastes_every]:
+            assert index.triage(paste) == fresh.triage(paste), paste[:80]
+        for words in ("memory", "connection refused", "显存", "added"):
+            assert index.search(words) == fresh.search(words)
+        assert index.variant_groups() == fresh.variant_groups()
+        _same_graph(graph, build_graph(records))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_updated_index_answers_as_one_built_from_scratch(seed: int) -> None:
+    _check(_starter(), seed)
+
+
+def test_an_updated_deadends_index_answers_as_one_built_from_scratch() -> None:
+    if not DEADENDS.exists():
+        pytest.skip("../shared corpora not present")
+    _check(load_records([DEADENDS]), seed=7, pastes_every=25)
+
+
+def test_the_old_index_keeps_answering_as_before_an_update() -> None:
+    records = _starter()
+    index = MatchIndex.build(records)
+    paste = records[0].signature
+    before = index.triage(paste)
+    index.update([], [records[0].id])
+    assert index.triage(paste) == before and index.record(records[0].id) is not None
