@@ -1,30 +1,50 @@
-"""The live knowledge base of one process: match index and graph, rebuilt when records change.
+"""The live knowledge base of one process: match index and graph, updated when records change.
 
 :class:`LiveKnowledge` builds the :class:`~bot.match.index.MatchIndex` and the
-graph (through ``graph.cache.GraphCache``) at start, then polls the
-database's change counter (``kb_state``) and rebuilds both on its own thread
-when it moves. Answering never waits: ``index.current()`` and
-``graph.current()`` return the previous build until the new one is swapped
-in, and a failed rebuild keeps serving the old one. Deprecated records are
-left out, so they are no longer offered as answers.
+:class:`~graph.build.KnowledgeGraph` on its own thread, then polls the
+knowledge version (``kb_state``; evidence such as votes, confirmations and
+snoozes never moves it) and, when it moves, asks the change feed
+(:func:`bot.store.changes.knowledge_changes`) which records changed since the
+version it built: only those are indexed again (:meth:`MatchIndex.update`,
+:meth:`KnowledgeGraph.update`), the other records' parts are shared with the
+index in service. When the feed cannot answer (too many changes, a version
+it no longer remembers) everything is loaded and built again. Answering never
+waits: ``index.current()`` and ``graph.current()`` return the previous build
+until the new one is swapped in (one assignment each), and a failed update
+keeps serving the old one. Deprecated records are left out.
+
+With a snapshot file (:mod:`bot.snapshot`), a start re-links the index from
+the snapshot instead of building it, then catches up through the change
+feed; the snapshot is written after a full build and at most every
+:data:`SNAPSHOT_EVERY` seconds after updates, on this thread.
+
+:attr:`LiveKnowledge.readiness` says what ``/healthz`` reports: starting
+(the first build runs), ready, or broken (the first build failed; the reason
+in one line).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from pathlib import Path
+from typing import Generic, Literal, Protocol, TypeVar
 
 from bot.match.index import MatchIndex
 from bot.records import Record
+from bot.store.changes import KnowledgeChanges
 from bot.store.db import Store
-from graph.build import KnowledgeGraph, ObservedEdge
-from graph.cache import GraphCache
+from graph.build import KnowledgeGraph, ObservedEdge, build_graph
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+#: Most records an update reads through the change feed; past it a full load is as cheap.
+CHANGES_LIMIT = 5_000
+#: Least time between two snapshot writes after updates.
+SNAPSHOT_EVERY = 300.0
 
 class IndexSource(Protocol):
     """The live match index; None until the first build."""
@@ -49,6 +69,8 @@ class Fixed(Generic[T]):
 
 
 Loader = Callable[[], tuple[int, Sequence[Record], Sequence[ObservedEdge]]]
+Changes = Callable[[int], KnowledgeChanges]
+Observed = Callable[[], Sequence[ObservedEdge]]
 
 
 def store_loader(store: Store) -> Loader:
@@ -73,6 +95,28 @@ def version_reader(store: Store) -> Callable[[], int]:
     return read
 
 
+def change_reader(store: Store) -> Changes:
+    """The records changed since a version, read in one snapshot of the database."""
+
+    def read(since: int) -> KnowledgeChanges:
+        from bot.store import repository
+
+        with store.read() as session:
+            return repository.knowledge_changes(session, since=since, limit=CHANGES_LIMIT)
+
+    return read
+
+
+def observed_reader(store: Store) -> Observed:
+    def read() -> Sequence[ObservedEdge]:
+        from bot.store.observed import list_observed
+
+        with store.read() as session:
+            return list_observed(session)
+
+    return read
+
+
 class _Source(Generic[T]):
     """What is built now (None before the first build), read at each call."""
 
@@ -83,49 +127,206 @@ class _Source(Generic[T]):
         return self._get()
 
 
+@dataclass(frozen=True)
+class Readiness:
+    """Whether answers can be given: ``starting`` (first build running), ``ready``, or
+    ``broken`` (it failed: ``reason``, one line)."""
+
+    state: Literal["starting", "ready", "broken"]
+    records: int = 0
+    version: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class _Built:
+    index: MatchIndex
+    graph: KnowledgeGraph
+    version: int
+
+
+def one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
 class LiveKnowledge:
     def __init__(
-        self, load: Loader, version: Callable[[], int], *, poll_seconds: float = 5.0
+        self,
+        load: Loader,
+        version: Callable[[], int],
+        *,
+        changes: Changes | None = None,
+        observed: Observed | None = None,
+        poll_seconds: float = 5.0,
+        on_rebuild: Callable[[Literal["full", "incremental"]], None] | None = None,
+        on_first_load: Callable[[], None] | None = None,
+        snapshot: Path | None = None,
     ) -> None:
         self._load, self._version, self.poll_seconds = load, version, poll_seconds
-        self._index: MatchIndex | None = None
-        self._graph: KnowledgeGraph | None = None
-        self._built: int | None = None
-        self._graphs = GraphCache()
+        self._changes, self._observed = changes, observed
+        self._on_rebuild, self._on_first_load = on_rebuild, on_first_load
+        self._snapshot_path = snapshot
+        self._snapshot_written = float("-inf")
+        self._snapshot_version: int | None = None
+        self._built: _Built | None = None
+        self._failure: str | None = None
+        self._lock = threading.Lock()  # one build at a time (the thread, or a direct refresh)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.index: _Source[MatchIndex] = _Source(lambda: self._index)
-        self.graph: _Source[KnowledgeGraph] = _Source(lambda: self._graph)
+        self.index: _Source[MatchIndex] = _Source(lambda: b.index if (b := self._built) else None)
+        self.graph: _Source[KnowledgeGraph] = _Source(lambda: b.graph if (b := self._built) else None)
 
     @property
     def records(self) -> int:
-        return len(self._index) if self._index is not None else 0
+        built = self._built
+        return len(built.index) if built is not None else 0
+
+    @property
+    def version(self) -> int | None:
+        built = self._built
+        return built.version if built is not None else None
+
+    def readiness(self) -> Readiness:
+        built = self._built
+        if built is not None:
+            return Readiness("ready", len(built.index), built.version)
+        if self._failure is not None:
+            return Readiness("broken", reason=self._failure)
+        return Readiness("starting")
 
     def refresh(self) -> bool:
-        """Rebuild when the change counter moved; True when a new build is in place."""
+        """Catch up with the database; True when a new build is in place."""
+        with self._lock:
+            try:
+                changed = self._refresh()
+            except Exception as error:
+                if self._built is None:
+                    self._failure = one_line(error)
+                raise
+            self._failure = None
+            return changed
+
+    def _refresh(self) -> bool:
+        built = self._built
+        if built is None and self._restore():
+            built = self._built
         version = self._version()
-        if version == self._built:
+        if built is not None and version == built.version:
             return False
-        loaded, records, observed = self._load()
-        index = MatchIndex.build(records)
-        graph = self._graphs.get(loaded, lambda: (records, observed))
-        self._index, self._graph, self._built = index, graph, loaded
-        log.info("knowledge base loaded", extra={"kb_version": loaded, "records": len(records)})
+        if built is not None and self._changes is not None:
+            changes = self._changes(built.version)
+            if changes.complete:
+                if changes.version == built.version:
+                    return False
+                self._update(built, changes)
+                return True
+        self._full()
         return True
 
-    def start(self) -> None:
-        self.refresh()
-        self._thread = threading.Thread(target=self._run, name="errkb-knowledge", daemon=True)
+    def _update(self, built: _Built, changes: KnowledgeChanges) -> None:
+        started = time.perf_counter()
+        observed = self._observed() if self._observed is not None else ()
+        index = built.index.update(changes.upserted, changes.removed)
+        graph = built.graph.update(changes.upserted, changes.removed, observed=observed)
+        graph.centralities()  # computed once per build, then looked up
+        self._built = _Built(index, graph, changes.version)
+        if self._on_rebuild is not None:
+            self._on_rebuild("incremental")
+        log.info(
+            "knowledge base updated: %d record(s) changed, %d removed",
+            len(changes.upserted), len(changes.removed),
+            extra={"kb_version": changes.version, "records": len(index),
+                   "seconds": round(time.perf_counter() - started, 3)},
+        )  # fmt: skip
+        if time.monotonic() - self._snapshot_written >= SNAPSHOT_EVERY:
+            self._save()
+
+    def _full(self) -> None:
+        started = time.perf_counter()
+        loaded, records, observed = self._load()
+        records = sorted(records, key=lambda r: r.id)
+        index = MatchIndex.build(records)
+        graph = build_graph(records, observed=observed)
+        graph.centralities()
+        self._swap(_Built(index, graph, loaded))
+        if self._on_rebuild is not None:
+            self._on_rebuild("full")
+        log.info("knowledge base loaded", extra={"kb_version": loaded, "records": len(records),
+                                                 "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
+        self._save()
+
+    def _swap(self, built: _Built) -> None:
+        first = self._built is None
+        self._built = built
+        if first and self._on_first_load is not None:
+            self._on_first_load()
+
+    def _restore(self) -> bool:
+        """Re-link the index and graph from the snapshot file, if there is a usable one."""
+        if self._snapshot_path is None:
+            return False
+        from bot import snapshot
+
+        started = time.perf_counter()
+        saved = snapshot.load(self._snapshot_path)
+        if saved is None:
+            return False
+        index = MatchIndex(saved.parts, saved.vocabulary)
+        observed = self._observed() if self._observed is not None else ()
+        graph = build_graph(index.records, observed=observed, references=saved.references)
+        graph.centralities()
+        self._snapshot_version = saved.version
+        self._swap(_Built(index, graph, saved.version))
+        log.info("knowledge base restored from its snapshot",
+                 extra={"kb_version": saved.version, "records": len(index),
+                        "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
+        return True
+
+    def _save(self) -> None:
+        built = self._built
+        if self._snapshot_path is None or built is None or built.version == self._snapshot_version:
+            return
+        from bot import snapshot
+
+        try:
+            snapshot.save(self._snapshot_path, snapshot.Snapshot(
+                built.version, built.index.parts, built.index.vocabulary, built.graph.said()))  # fmt: skip
+        except OSError as error:
+            log.warning("could not write the knowledge snapshot: %s", one_line(error),
+                        extra={"path": str(self._snapshot_path)})  # fmt: skip
+            return
+        self._snapshot_written = time.monotonic()
+        self._snapshot_version = built.version
+
+    def start(self, *, wait: bool = True) -> None:
+        """Start the thread that builds and then keeps the knowledge base up to date;
+        ``wait``: build once here first (and raise if that fails)."""
+        if wait:
+            self.refresh()
+        self._thread = threading.Thread(
+            target=self._run, args=(not wait,), name="errkb-knowledge", daemon=True
+        )
         self._thread.start()
 
-    def _run(self) -> None:
+    def _run(self, first: bool) -> None:
+        if first:
+            self._try_refresh()
         while not self._stop.wait(self.poll_seconds):
-            try:
-                self.refresh()
-            except Exception:
-                log.exception("knowledge base refresh failed")
+            self._try_refresh()
+
+    def _try_refresh(self) -> None:
+        try:
+            self.refresh()
+        except Exception:
+            log.exception("knowledge base refresh failed")
 
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        if self._lock.acquire(blocking=False):  # not while a build runs: stopping comes first
+            try:
+                self._save()  # the next start re-links instead of building
+            finally:
+                self._lock.release()

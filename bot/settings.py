@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from platformdirs import user_data_dir
+from platformdirs import user_cache_dir, user_data_dir
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -93,9 +93,13 @@ class Settings(BaseSettings):
         description="Log lines as JSON or text; auto: text on a terminal, JSON otherwise.",
     )
     kb_refresh_seconds: float = Field(
-        default=5.0, gt=0, le=3600,
-        description="How often a server checks the database for changed records (and reloads them).",
+        default=1.0, gt=0, le=3600,
+        description="How often a server checks the database for changed records (and re-indexes them).",
     )  # fmt: skip
+    cache_dir: Path = Field(
+        default_factory=lambda: Path(user_cache_dir("errkb", appauthor=False)),
+        description="Folder of the knowledge snapshot a server restarts from without rebuilding its index.",
+    )
     channel_locales: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict,
         description="Default answer language per channel: CHANNEL=LOCALE pairs, e.g. C0123=zh,C0456=en.",

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from bot.knowledge import LiveKnowledge
+import pytest
+
+from bot.knowledge import (
+    LiveKnowledge,
+    Readiness,
+    change_reader,
+    observed_reader,
+    store_loader,
+    version_reader,
+)
 from bot.records import Record
+from bot.store import digest_repo, repository, slack_repo
+from bot.store.db import Store
+from tests.conftest import wipe
 from tests.match.conftest import SMALL
 
 
@@ -53,3 +68,104 @@ def test_a_failed_rebuild_keeps_serving_the_last_good_index() -> None:
     except RuntimeError:
         pass
     assert live.index.current() is good and live.records == len(SMALL)
+
+
+# -- against the database: the change feed, evidence, snapshots ----------------------
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def _live(store: Store, kinds: list[str], **options: Any) -> LiveKnowledge:
+    return LiveKnowledge(
+        store_loader(store), version_reader(store), changes=change_reader(store),
+        observed=observed_reader(store), poll_seconds=60, on_rebuild=kinds.append, **options,
+    )  # fmt: skip
+
+
+def _import(store: Store, records: list[Record]) -> None:
+    with store.transaction() as session:
+        repository.import_records(session, records=records, on_conflict="upsert", actor="t", now=NOW)
+
+
+@pytest.fixture
+def kb(store: Store) -> Iterator[Store]:
+    wipe(store)
+    _import(store, SMALL)
+    yield store
+    wipe(store)
+
+
+def test_evidence_rebuilds_nothing_and_an_edit_reindexes_only_that_record(kb: Store) -> None:
+    kinds: list[str] = []
+    live = _live(kb, kinds)
+    assert live.refresh() and kinds == ["full"]
+    first = live.index.current()
+    assert first is not None
+    with kb.transaction() as session:
+        slack_repo.cast_vote(session, user_id="U1", record_id="java/npe/jdk17", position=0,
+                             thread="C1:1", verdict="fixed", at=NOW)  # fmt: skip
+        digest_repo.confirm_record(session, record_id="go/nil-pointer/go1", actor="U1",
+                                   today=NOW.date(), now=NOW)  # fmt: skip
+        digest_repo.snooze_record(session, record_id="git/push-rejected/git2", days=7, actor="U1",
+                                  today=NOW.date(), now=NOW)  # fmt: skip
+    assert not live.refresh() and kinds == ["full"] and live.index.current() is first
+
+    edited = SMALL[3].model_copy(update={"root_cause": "A nil map was written to."})
+    _import(kb, [edited])
+    assert live.refresh() and kinds == ["full", "incremental"]
+    index = live.index.current()
+    assert index is not None and index is not first
+    found = index.record(edited.id)
+    assert found is not None and found.root_cause == "A nil map was written to."
+    unchanged = {p.record.id: p for p in first.parts}
+    assert all(p is unchanged[p.record.id] for p in index.parts if p.record.id != edited.id)
+
+    with kb.transaction() as session:  # a deprecation takes the record out, incrementally
+        digest_repo.deprecate_record(session, record_id="java/npe/jdk17", reason="gone", actor="U1",
+                                     now=NOW)  # fmt: skip
+    assert live.refresh() and kinds == ["full", "incremental", "incremental"]
+    index = live.index.current()
+    assert index is not None and index.record("java/npe/jdk17") is None
+    graph = live.graph.current()
+    assert graph is not None and "java/npe/jdk17" not in graph.record_ids
+
+
+def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path: Path,
+                                                            caplog: pytest.LogCaptureFixture) -> None:  # fmt: skip
+    path = tmp_path / "kb.pickle"
+    kinds: list[str] = []
+    first = _live(kb, kinds, snapshot=path)
+    first.refresh()
+    assert path.exists() and kinds == ["full"]
+
+    again: list[str] = []
+    restarted = _live(kb, again, snapshot=path)
+    assert not restarted.refresh() and again == [], "an unchanged knowledge base is not rebuilt"
+    assert restarted.readiness().state == "ready" and restarted.records == len(SMALL)
+    paste = SMALL[0].signature
+    assert restarted.index.current().triage(paste) == first.index.current().triage(paste)  # type: ignore[union-attr]
+
+    _import(kb, [SMALL[1].model_copy(update={"root_cause": "Changed while stopped."})])
+    later: list[str] = []
+    caught_up = _live(kb, later, snapshot=path)
+    assert caught_up.refresh() and later == ["incremental"]
+    assert caught_up.index.current().record(SMALL[1].id).root_cause == "Changed while stopped."  # type: ignore[union-attr]
+
+    path.write_bytes(b"not a pickle")
+    caplog.set_level(logging.WARNING)
+    damaged: list[str] = []
+    assert _live(kb, damaged, snapshot=path).refresh() and damaged == ["full"]
+    assert sum("unreadable knowledge snapshot" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_readiness_is_starting_then_broken_with_a_reason_then_ready() -> None:
+    state: dict[str, Any] = {"version": 1, "records": SMALL, "gate": threading.Event(), "fail": True}
+    live = LiveKnowledge(_loader(state), lambda: state["version"], poll_seconds=60)
+    assert live.readiness().state == "starting"
+    state["gate"].set()
+    with pytest.raises(RuntimeError):
+        live.refresh()
+    assert live.readiness() == Readiness("broken", reason="RuntimeError: database down")
+    state["fail"] = False
+    live.refresh()
+    assert live.readiness() == Readiness("ready", records=len(SMALL), version=1)

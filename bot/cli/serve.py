@@ -26,11 +26,18 @@ def serve(
 ) -> None:
     if http == socket:
         common.fail("choose exactly one of --http or --socket")
-    from bot.knowledge import LiveKnowledge, store_loader, version_reader
+    from bot.knowledge import (
+        LiveKnowledge,
+        change_reader,
+        observed_reader,
+        store_loader,
+        version_reader,
+    )
     from bot.slack.bootstrap import build_slack_bot
     from bot.slack.clock import SystemClock
     from bot.slack.logs import configure_logging
     from bot.slack.metrics import Metrics
+    from bot.snapshot import snapshot_path
     from bot.store.db import open_store
 
     settings = common.settings()
@@ -40,11 +47,15 @@ def serve(
     configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
     # refuses, in one line, a database whose schema is missing or not this errkb's
     store = open_store(settings.database_url)
-    knowledge = LiveKnowledge(
-        store_loader(store), version_reader(store), poll_seconds=settings.kb_refresh_seconds
-    )
-    knowledge.start()
     metrics = Metrics()
+    knowledge = LiveKnowledge(
+        store_loader(store), version_reader(store), changes=change_reader(store),
+        observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds,
+        on_rebuild=metrics.rebuild, on_first_load=_freeze,
+        snapshot=snapshot_path(settings.cache_dir, settings.database_url),
+    )  # fmt: skip
+    # built on its own thread: /healthz says "starting" meanwhile, pastes wait for it
+    knowledge.start(wait=False)
     bot = build_slack_bot(settings, store=store, index=knowledge.index, graph=knowledge.graph,
                           clock=SystemClock(), metrics=metrics)  # fmt: skip
     bot.start()  # pending work from before a restart is taken up at once
@@ -60,6 +71,15 @@ def serve(
         knowledge.stop()
         bot.stop()
         store.dispose()
+
+
+def _freeze() -> None:
+    """After the first load: the index lives as long as the process, so the collector
+    need not look at it again (``gc.freeze``; later updates share most of it)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> Any:
@@ -85,8 +105,12 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> An
 def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int) -> None:
     from bot.slack.server import Server
 
+    def readiness() -> tuple[str, int | None, str | None]:
+        now = knowledge.readiness()
+        return now.state, now.records, now.reason
+
     server = Server(bot.app, store, metrics, bot.runner, lambda: knowledge.records if knowledge.index.current() else None,
-                    host=host, port=port)  # fmt: skip
+                    host=host, port=port, readiness=readiness)  # fmt: skip
 
     def stop(signum: int, _frame: object) -> None:
         log.info(

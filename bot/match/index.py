@@ -162,7 +162,8 @@ class RecordParts:
     def of(cls, record: Record, vocabulary: Vocabulary) -> RecordParts:
         """The parts of ``record``, its terms numbered by ``vocabulary`` (which grows)."""
         branches = record_branches(record)
-        identity, context = record_terms(record)
+        analysed = None if branches is None else [b.alternative for b in branches]
+        identity, context = record_terms(record, analysed)
         return cls(
             record, None if branches is None else tuple(branches), vocabulary.encode(identity),
             frozenset(identity), vocabulary.encode(context), RecordInfo.of(record),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bot.match.normalise import terms as text_terms
-from bot.match.patterns import analyse, split_alternatives
+from bot.match.patterns import Alternative, analyse, split_alternatives
 from bot.records import Record
 
 K1 = 1.2
@@ -42,26 +42,33 @@ def record_text(record: Record) -> list[str]:
     return texts
 
 
-def context_text(record: Record) -> dict[str, list[str]]:
-    """The texts that describe a record, by field of :data:`CONTEXT_FIELDS`."""
+def context_text(
+    record: Record, alternatives: Sequence[Alternative] | None = None
+) -> dict[str, list[str]]:
+    """The texts that describe a record, by field of :data:`CONTEXT_FIELDS`;
+    ``alternatives``: its regex's top-level alternatives, when already analysed."""
+    if alternatives is None:
+        alternatives = [analyse(branch) for branch in split_alternatives(record.regex)[:12]]
     parts = record.id.split("/")
     slug = parts[1] if len(parts) > 2 else parts[-1]
     causes = [record.root_cause or ""]
     causes += [t.root_cause for _, t in sorted(record.translations.items()) if t.root_cause]
     return {
         "slug": [slug.replace("-", " ").replace("_", " ")],
-        "regex": [analyse(branch).literal for branch in split_alternatives(record.regex)[:12]],
+        "regex": [alternative.literal for alternative in alternatives[:12]],
         "error_code": [str(record.error_code)] if record.error_code else [],
         "tags": [str(tag) for tag in record.tags],
         "root_cause": [c for c in causes if c],
     }
 
 
-def record_terms(record: Record) -> tuple[Counter[str], dict[str, float]]:
+def record_terms(
+    record: Record, alternatives: Sequence[Alternative] | None = None
+) -> tuple[Counter[str], dict[str, float]]:
     """The identity and the context terms of one record, with their (weighted) counts."""
     identity = Counter(t for text in record_text(record) for t in text_terms(text))
     context: dict[str, float] = {}
-    for name, texts in context_text(record).items():
+    for name, texts in context_text(record, alternatives).items():
         weight = CONTEXT_FIELDS[name]
         for text in texts:
             for term in text_terms(text):

@@ -63,26 +63,51 @@ _POLL_SECONDS = 0.2
 StartResponse = Callable[..., Any]
 
 
-def health(store: Store, records: Callable[[], int | None]) -> tuple[bool, dict[str, Any]]:
-    """Database reachable and knowledge base loaded."""
+Readiness = Callable[[], "tuple[str, int | None, str | None]"]
+
+
+def health(store: Store, records: Callable[[], int | None],
+           readiness: Readiness | None = None) -> tuple[bool, dict[str, Any]]:  # fmt: skip
+    """Database reachable and knowledge base loaded.
+
+    ``status``: ``ok``; ``starting`` while the first build runs; ``broken`` when the
+    database is unreachable or the first build failed, with ``reason`` in one line.
+    ``readiness`` gives (state: starting | ready | broken, records, reason); without it,
+    ``records`` alone says whether the knowledge base is loaded.
+    """
+    reason: str | None = None
     try:
         with store.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
         database = True
-    except Exception:  # noqa: BLE001 - any failure means unreachable
+    except Exception as error:  # noqa: BLE001 - any failure means unreachable
         database = False
-    count = records()
-    ok = database and count is not None
-    return ok, {
+        first = str(error).strip().splitlines()
+        reason = "database unreachable: " + (first[0] if first else type(error).__name__)
+    if readiness is not None:
+        state, count, why = readiness()
+    else:
+        count = records()
+        state, why = ("ready" if count is not None else "starting"), None
+    ok = database and state == "ready"
+    if state == "broken":
+        reason = reason or why
+    status = "ok" if ok else ("broken" if not database or state == "broken" else "starting")
+    data: dict[str, Any] = {
         "ok": ok,
+        "status": status,
         "database": database,
-        "knowledge_base": {"loaded": count is not None, "records": count or 0},
+        "knowledge_base": {"loaded": state == "ready", "records": count or 0},
     }
+    if reason is not None and not ok:
+        data["reason"] = reason
+    return ok, data
 
 
 def wsgi_app(
-    app: App, store: Store, metrics: Metrics, records: Callable[[], int | None]
-) -> Callable[..., Iterable[bytes]]:
+    app: App, store: Store, metrics: Metrics, records: Callable[[], int | None],
+    readiness: Readiness | None = None,
+) -> Callable[..., Iterable[bytes]]:  # fmt: skip
     secret = getattr(app, "_signing_secret", None)  # Bolt keeps it; there is no public accessor
     if not secret:
         raise ConfigError("the Slack app has no signing secret: requests cannot be verified")
@@ -91,7 +116,7 @@ def wsgi_app(
     def route(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
         if method == "GET" and path == "/healthz":
-            ok, data = health(store, records)
+            ok, data = health(store, records, readiness)
             body = json.dumps(data).encode()
             start_response("200 OK" if ok else "503 Service Unavailable",
                            [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])  # fmt: skip
@@ -186,11 +211,12 @@ class Server:
     """The running HTTP server; ``port`` is the bound port (ask for 0 to get a free one)."""
 
     def __init__(self, app: App, store: Store, metrics: Metrics, executor: Executor,
-                 records: Callable[[], int | None], *, host: str = "0.0.0.0", port: int = 3000) -> None:  # fmt: skip
+                 records: Callable[[], int | None], *, host: str = "0.0.0.0", port: int = 3000,
+                 readiness: Readiness | None = None) -> None:  # fmt: skip
         self.executor = executor
         _thin_queue_warnings()
         self._waitress = _Waitress(
-            wsgi_app(app, store, metrics, records), host=host, port=port, threads=THREADS,
+            wsgi_app(app, store, metrics, records, readiness), host=host, port=port, threads=THREADS,
             connection_limit=CONNECTIONS, channel_timeout=IDLE_SECONDS, cleanup_interval=1,
             max_request_body_size=MAX_BODY + 1, max_request_header_size=64 << 10,
             asyncore_use_poll=True, ident="errkb", expose_tracebacks=False,

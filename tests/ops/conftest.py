@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,10 +106,31 @@ class ServeProcess:
             except queue.Empty:
                 pass
 
-    def ready(self) -> ServeProcess:
+    def listening(self) -> ServeProcess:
+        """Once the server accepts requests (its knowledge base may still be loading)."""
         self.port = int(self.wait_for_line(SERVING).group(1))
         self.url = f"http://127.0.0.1:{self.port}"
         return self
+
+    def ready(self, timeout: float = START_SECONDS) -> ServeProcess:
+        """Once ``/healthz`` says ok: listening, and the knowledge base loaded."""
+        self.listening()
+        deadline = time.monotonic() + timeout
+        while True:
+            status, body = self.health()
+            if status == 200 and body.get("ok"):
+                return self
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError(f"/healthz never said ok: {body}; stderr:\n" + "\n".join(self.lines))
+            time.sleep(0.05)
+
+    def health(self) -> tuple[int, dict[str, Any]]:
+        """``/healthz``: the HTTP status and the JSON body (whatever the status)."""
+        try:
+            with urllib.request.urlopen(self.url + "/healthz", timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
 
     def sender(self, fake: FakeSlack) -> SlackSender:
         return SlackSender(self.url, fake)
