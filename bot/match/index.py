@@ -41,6 +41,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import ahocorasick
 import numpy as np
@@ -97,7 +98,7 @@ def record_branches(record: Record) -> list[Branch] | None:
 
 
 def _anchor(
-    required_by: list[tuple[int, list[str], bool]],
+    required_by: list[tuple[int, tuple[str, ...], bool]],
 ) -> tuple[list[list[tuple[int, tuple[str, ...]]]], ahocorasick.Automaton | None]:
     """Key each branch on one literal for the automaton.
 
@@ -107,11 +108,11 @@ def _anchor(
     literals is keyed on each. Returns, per automaton key, the (branch, other
     literals) it anchors, and the automaton (None when no branch has a literal).
     """
-    shared = Counter(key for _, keys, _ in required_by for key in set(keys))
+    shared = Counter(chain.from_iterable(keys for _, keys, _ in required_by))  # keys are distinct
     anchored: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     for alt, keys, all_needed in required_by:
         if all_needed:
-            anchor = min(keys, key=lambda k: (shared[k], -len(k), k))
+            anchor = keys[0] if len(keys) == 1 else min(keys, key=lambda k: (shared[k], -len(k), k))
             anchored.setdefault(anchor, []).append((alt, tuple(k for k in keys if k != anchor)))
         else:
             for key in keys:
@@ -208,7 +209,7 @@ class MatchIndex:
         self._compiled: dict[int, Matcher | None] = {}
         self._always: list[int] = []  # alternatives without a prefilter key
         self.skipped: list[str] = []  # ids of records whose regex RE2 refuses
-        required_by: list[tuple[int, list[str], bool]] = []  # (alternative, keys, all needed)
+        required_by: list[tuple[int, tuple[str, ...], bool]] = []  # (alternative, keys, all needed)
         carried = compiled or {}
         for i, part in enumerate(self.parts):
             if part.branches is None:
@@ -229,7 +230,7 @@ class MatchIndex:
                 if branch.keys is None:
                     self._always.append(alt)
                 else:
-                    required_by.append((alt, list(branch.keys), branch.all_needed))
+                    required_by.append((alt, branch.keys, branch.all_needed))
         if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
                 if alt in self._compiled:

@@ -110,9 +110,12 @@ class Vocabulary:
 class Similarity:
     size: int
     idf: dict[str, float]
-    #: term → its row; a row's postings are ``ids[starts[row]:starts[row + 1]]`` and the
-    #: same slice of ``weights`` (one pair of flat arrays, not two arrays per term)
-    rows: dict[str, int] = field(repr=False)
+    #: term → its number (in a vocabulary shared with later builds, which may add terms)
+    #: → its row (``row_of``, -1: not in these documents); a row's postings are
+    #: ``ids[starts[row]:starts[row + 1]]`` and the same slice of ``weights`` (one pair
+    #: of flat arrays, not two arrays per term, and no table of terms per build)
+    vocabulary: Vocabulary = field(repr=False)
+    row_of: np.ndarray = field(repr=False)
     starts: np.ndarray = field(repr=False)
     ids: np.ndarray = field(repr=False)
     weights: np.ndarray = field(repr=False)
@@ -145,8 +148,8 @@ class Similarity:
         doc_terms: tuple[frozenset[str], ...] = (),
     ) -> Similarity:
         """BM25 over documents encoded by ``vocabulary`` (:meth:`Vocabulary.encode`), in
-        array operations: nothing here loops over terms in Python but the two lookup
-        tables of the terms present. ``doc_terms``: each document's terms, when kept."""
+        array operations. ``doc_terms``: each document's terms, when kept for comparing
+        lines with them; only then is :attr:`idf` by term filled (a loop over the terms)."""
         count = len(docs)
         size = max(count, 1)
         per_doc = np.fromiter((len(n) for n, _ in docs), dtype=np.int64, count=count)
@@ -167,23 +170,30 @@ class Similarity:
         order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
         starts = np.zeros(len(present) + 1, dtype=np.int64)
         np.cumsum(frequency[present], out=starts[1:])
-        names = [vocabulary.terms[i] for i in present.tolist()]
-        rows = dict(zip(names, range(len(names)), strict=True))
-        idf = dict(zip(names, idf_of[present].tolist(), strict=True))
+        row_of = np.full(len(vocabulary), -1, dtype=np.int64)
+        row_of[present] = np.arange(len(present))
+        idf: dict[str, float] = {}
+        if doc_terms:  # what ranking compares lines with: the terms' IDF by name
+            terms = vocabulary.terms
+            idf = dict(zip([terms[i] for i in present.tolist()], idf_of[present].tolist(), strict=True))
         doc_weight = np.bincount(doc, weights=idf_of[numbers], minlength=count)
         doc_weight[doc_weight == 0] = 1.0
         return cls(
-            count, idf, rows, starts, doc[order], weights[order].astype(np.float32), self_score,
-            doc_terms, tuple(doc_weight.tolist()),
+            count, idf, vocabulary, row_of, starts, doc[order], weights[order].astype(np.float32),
+            self_score, doc_terms, tuple(doc_weight.tolist()),
         )  # fmt: skip
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
         """BM25 of every record against the query terms; normalised by each record's
         self-score (0..1-ish: how much of the record the query holds), or plain (how
         much of the query the record holds, for searching by a few words)."""
-        rows = self.rows
+        numbers, row_of = self.vocabulary.numbers, self.row_of
+        known = len(row_of)  # terms numbered after this build are in none of its documents
         terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
-        found = np.fromiter((rows[t] for t in terms if t in rows), dtype=np.int64)
+        found = np.fromiter(
+            (row for t in terms if (n := numbers.get(t, known)) < known and (row := row_of[n]) >= 0),
+            dtype=np.int64,
+        )
         if not len(found):
             return np.zeros(self.size, dtype=np.float64)
         first, lengths = self.starts[found], self.starts[found + 1] - self.starts[found]

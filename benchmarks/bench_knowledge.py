@@ -1,0 +1,400 @@
+"""Incremental knowledge: how fast a change is answerable, and what start-up costs.
+
+For the deadends corpus (2,522 real records; skipped when it is not beside
+the checkout) and a synthetic base of 100,000 distinct records
+(:mod:`benchmarks.synthetic_kb`), prints each figure beside its target
+(issue 13, "Done means"):
+
+in process (a child process per base, so figures do not mix):
+- the first build (every record's parts, then the global structures), CPU-s;
+- one changed record: CPU-s of the index and graph update;
+- paste triage p99 (distinct pastes, per-line caches cleared before each)
+  while updates run back to back on another thread, against the same pastes
+  with no update: the ratio (the GIL is shared as in ``errkb serve``);
+- resident memory: peak while updating, against before (sampled every 5 ms);
+
+over a real ``errkb serve --http`` on SQLite (the records imported first):
+- first start to a healthy ``/healthz`` (nothing cached), its CPU-s and peak RSS;
+- a restart with the knowledge base unchanged (the snapshot is re-linked);
+- a vote, a digest confirmation and a snooze: rebuilds counted in ``/metrics``;
+- one changed record committed: seconds until the server's index has it (the
+  incremental rebuild counter moves right after the swap), the worst of three.
+
+The machine is shared: CPU-seconds and same-run ratios are the figures to
+trust; wall times are given with the load average.
+
+    python benchmarks/bench_knowledge.py               # 2.5k and 100k
+    python benchmarks/bench_knowledge.py --sizes 2500  # the real corpus only
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.harness import CORPUS, cpu_seconds, errkb, free_port, machine_load, metric_sum, rss_bytes
+from benchmarks.synthetic_kb import synthetic_records
+from bot.records import Record
+
+SYNTHETIC = 100_000
+TARGET_ANSWERABLE_S = 2.0
+TARGET_P99_RATIO = 2.0
+TARGET_MEMORY_PCT = 10.0
+TARGET_START_S = 60.0
+TARGET_START_GB = 1.5
+TARGET_BUILD_S = 60.0
+POLL = "1"  # ERRKB_KB_REFRESH_SECONDS of the served bot: the default
+REBUILDS = "errkb_knowledge_rebuilds_total"
+
+
+def row(what: str, figure: str, target: str, met: bool | None) -> None:
+    verdict = "" if met is None else ("ok" if met else "MISSED")
+    print(f"  {what:52} {figure:>22}  {target:>14}  {verdict}")
+
+
+def records_of(size: int) -> list[Record]:
+    if size == SYNTHETIC:
+        return synthetic_records(SYNTHETIC)
+    from bot.ingest import load_records
+
+    return load_records([CORPUS])
+
+
+def edited(record: Record, n: int) -> Record:
+    """``record`` as a maintainer might change it: a new regex branch and root cause."""
+    return record.model_copy(update={
+        "regex": f"{record.regex}|BenchEdit{n}Error", "root_cause": f"{record.root_cause} (edit {n})",
+    })  # fmt: skip
+
+
+# -- in process ------------------------------------------------------------------------
+
+
+def rss_now() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+@contextmanager
+def sampled_rss() -> Iterator[list[int]]:
+    samples: list[int] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            samples.append(rss_now())
+            stop.wait(0.005)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield samples
+    finally:
+        stop.set()
+        thread.join()
+
+
+def paste_texts(records: list[Record], rng: random.Random) -> list[str]:
+    """Distinct pastes: the labelled pastes beside the checkout, and tracebacks ending in
+    known errors of this base (a signature, with a changed number) or in unknown ones."""
+    texts: list[str] = []
+    for path in [*sorted((ROOT / "eval").glob("*.jsonl"))]:
+        texts += [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for n, record in enumerate(rng.sample(records, 150)):
+        frames = "".join(f'  File "/srv/app/mod{n}_{i}.py", line {10 + i}, in run\n    step({i})\n' for i in range(6))
+        texts.append(f"Traceback (most recent call last):\n{frames}{record.signature.replace('0', '7')}")
+        texts.append(f"2026-01-0{n % 9 + 1} 10:00:0{n % 10} ERROR worker {n}: UnheardOf{n}Error: nothing known")
+    return list(dict.fromkeys(texts))[:400]
+
+
+def p99(values: list[float]) -> float:
+    return statistics.quantiles(values, n=100)[98] if len(values) > 1 else values[0]
+
+
+def in_process(size: int) -> dict[str, Any]:
+    import gc
+
+    from bench_match import clear_caches
+    from bot.match.index import MatchIndex
+    from graph.build import build_graph
+
+    records = sorted(records_of(size), key=lambda r: r.id)
+    start = time.process_time()
+    index = MatchIndex.build(records)
+    graph = build_graph(records)
+    graph.centralities()
+    build = time.process_time() - start
+    gc.collect()
+    gc.freeze()  # as errkb serve does after its first load
+
+    rng = random.Random(13)
+    texts = paste_texts(records, rng)
+    current = {"index": index, "graph": graph}
+
+    def triage_all() -> list[float]:
+        took = []
+        for text in texts:
+            clear_caches()
+            begun = time.perf_counter()
+            current["index"].triage(text)
+            took.append(time.perf_counter() - begun)
+        return took
+
+    triage_all()  # first use of every branch compiled lazily is not what is measured
+    usual = triage_all()
+    updates: list[float] = []
+    stop = threading.Event()
+    base_rss = rss_now()
+
+    def update_loop() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            changed = edited(rng.choice(records), n)
+            begun = time.thread_time()
+            new_index = current["index"].update([changed])
+            new_graph = current["graph"].update([changed])
+            new_graph.centralities()
+            updates.append(time.thread_time() - begun)
+            current["index"], current["graph"] = new_index, new_graph
+
+    with sampled_rss() as samples:
+        updater = threading.Thread(target=update_loop)
+        updater.start()
+        during = triage_all()
+        while len(updates) < 3:
+            time.sleep(0.05)
+        stop.set()
+        updater.join()
+    return {
+        "size": len(records), "build": build, "update": statistics.median(updates), "updates": len(updates),
+        "usual_p99": p99(usual), "during_p99": p99(during),
+        "memory_pct": 100.0 * (max(samples) - base_rss) / base_rss, "base_rss": base_rss,
+    }  # fmt: skip
+
+
+# -- over a served bot -------------------------------------------------------------------
+
+
+class Served:
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self._log = log.open("ab")
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1",
+                                      "--port", str(self.port)], env=env, cwd=ROOT,
+                                     stdout=self._log, stderr=self._log)  # fmt: skip
+        self.peak = 0
+
+    def health(self) -> int:
+        import urllib.error
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(self.base + "/healthz", timeout=5) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as error:
+            return int(error.code)
+        except OSError:
+            return 0
+
+    def until_healthy(self, limit: float) -> tuple[float, float]:
+        """(seconds to a 200 from /healthz, CPU-s spent); the peak RSS is kept."""
+        while self.health() != 200:
+            self.peak = max(self.peak, rss_bytes(self.proc.pid))
+            if self.proc.poll() is not None or time.monotonic() - self.started > limit:
+                raise SystemExit(f"errkb serve did not become healthy; see {self._log.name}")
+            time.sleep(0.05)
+        self.peak = max(self.peak, rss_bytes(self.proc.pid))
+        return time.monotonic() - self.started, cpu_seconds(self.proc.pid)
+
+    def rebuilds(self, kind: str) -> float:
+        import urllib.request
+
+        with urllib.request.urlopen(self.base + "/metrics", timeout=10) as response:
+            for line in response.read().decode().splitlines():
+                if line.startswith(f'{REBUILDS}{{kind="{kind}"}}'):
+                    return float(line.rsplit(" ", 1)[1])
+        return 0.0
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+def served(size: int, folder: Path) -> dict[str, Any]:
+    from bot.store import digest_repo, repository, slack_repo
+    from bot.store.db import open_store
+    from tests.slack.fake_slack import FakeSlack
+
+    fake = FakeSlack().start()  # the loopback Slack Web API the bot talks to
+    try:
+        return _served(size, folder, fake.api_url)
+    finally:
+        fake.stop()
+
+
+def _served(size: int, folder: Path, slack_api_url: str) -> dict[str, Any]:
+    from bot.store import digest_repo, repository, slack_repo
+    from bot.store.db import open_store
+
+    url = f"sqlite:///{folder}/errkb.sqlite3"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT),
+           "ERRKB_DATABASE_URL": url, "ERRKB_CACHE_DIR": str(folder / "cache"), "ERRKB_KB_REFRESH_SECONDS": POLL,
+           "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": "bench-secret",
+           "SLACK_API_URL": slack_api_url, "ERRKB_LOG_LEVEL": "INFO", "ERRKB_LOG_FORMAT": "json"}  # fmt: skip
+    source = CORPUS
+    if size == SYNTHETIC:
+        source = folder / "synthetic.jsonl.gz"
+        with gzip.open(source, "wt", encoding="utf-8") as out:
+            for record in synthetic_records(SYNTHETIC):
+                out.write(record.model_dump_json() + "\n")
+    for args in (("init", "--no-starter"), ("import", str(source), "--json")):
+        done = errkb(ROOT, *args, env=env, timeout=3600)
+        if done.returncode != 0:
+            raise SystemExit(f"errkb {' '.join(args)} failed: {done.stderr[-2000:]}")
+    log = folder / "serve.log"
+    out: dict[str, Any] = {}
+
+    first = Served(env, log)
+    out["first_s"], out["first_cpu"] = first.until_healthy(3600)
+    out["first_peak"] = first.peak
+    first.stop()
+
+    again = Served(env, log)
+    out["restart_s"], out["restart_cpu"] = again.until_healthy(3600)
+    out["restart_peak"] = again.peak
+    out["restart_full"] = again.rebuilds("full")
+
+    store = open_store(url)
+    with store.read() as session:
+        ids = sorted(repository.record_ids(session))
+    rng = random.Random(5)
+    now = datetime.now(UTC)
+    before = (again.rebuilds("full"), again.rebuilds("incremental"))
+    with store.transaction() as session:
+        slack_repo.cast_vote(session, user_id="UBENCH", record_id=rng.choice(ids), position=0, thread="C1:1",
+                             verdict="fixed", at=now)  # fmt: skip
+        digest_repo.confirm_record(session, record_id=rng.choice(ids), actor="UBENCH", today=now.date(), now=now)
+        digest_repo.snooze_record(session, record_id=rng.choice(ids), days=7, actor="UBENCH", today=now.date(),
+                                  now=now)  # fmt: skip
+    time.sleep(10 * float(POLL))
+    after = (again.rebuilds("full"), again.rebuilds("incremental"))
+    out["evidence_rebuilds"] = sum(after) - sum(before)
+
+    answerable: list[float] = []
+    rss_before = rss_bytes(again.proc.pid)
+    peak = rss_before
+    for n in range(3):
+        with store.read() as session:
+            (record,) = repository.load_records(session, ids=[rng.choice(ids)])
+        count = again.rebuilds("incremental")
+        with store.transaction() as session:
+            repository.import_records(session, records=[edited(record, n)], on_conflict="upsert", actor="bench",
+                                      now=datetime.now(UTC))  # fmt: skip
+        committed = time.monotonic()
+        while again.rebuilds("incremental") == count:
+            peak = max(peak, rss_bytes(again.proc.pid))
+            if time.monotonic() - committed > 600:
+                raise SystemExit("the change was not picked up within 10 minutes")
+            time.sleep(0.02)
+        answerable.append(time.monotonic() - committed)
+        time.sleep(1.0)
+    out["answerable"] = max(answerable)
+    out["served_memory_pct"] = 100.0 * (peak - rss_before) / rss_before
+    store.dispose()
+    again.stop()
+    return out
+
+
+def report(size: int, inproc: dict[str, Any], serve: dict[str, Any]) -> None:
+    name = "deadends corpus" if size != SYNTHETIC else "synthetic, distinct records"
+    print(f"\n{inproc['size']:,} records ({name})")
+    gb = 1024**3
+    row("first build, in process (CPU-s)", f"{inproc['build']:.1f}", f"<= {TARGET_BUILD_S:g}",
+        inproc["build"] <= TARGET_BUILD_S)  # fmt: skip
+    row("one changed record: index + graph update (CPU-s)", f"{inproc['update']:.2f}", "", None)
+    row("paste p99: usual -> during updates (ms)",
+        f"{inproc['usual_p99'] * 1000:.1f} -> {inproc['during_p99'] * 1000:.1f}", "", None)  # fmt: skip
+    ratio = inproc["during_p99"] / inproc["usual_p99"]
+    row("paste p99 during updates / usual", f"{ratio:.2f}x", f"<= {TARGET_P99_RATIO:g}x", ratio <= TARGET_P99_RATIO)
+    row("memory while updating, in process", f"+{inproc['memory_pct']:.1f} % of {inproc['base_rss'] / gb:.2f} GB",
+        f"<= +{TARGET_MEMORY_PCT:g} %", inproc["memory_pct"] <= TARGET_MEMORY_PCT)  # fmt: skip
+    row("serve: first start to healthy (s / CPU-s)", f"{serve['first_s']:.1f} / {serve['first_cpu']:.1f}",
+        f"build <= {TARGET_BUILD_S:g}", serve["first_s"] <= TARGET_BUILD_S)  # fmt: skip
+    row("serve: first start peak RSS", f"{serve['first_peak'] / gb:.2f} GB", "", None)
+    row("serve: restart, unchanged KB, to healthy (s / CPU-s)",
+        f"{serve['restart_s']:.1f} / {serve['restart_cpu']:.1f}", f"<= {TARGET_START_S:g} s",
+        serve["restart_s"] <= TARGET_START_S)  # fmt: skip
+    row("serve: restart peak RSS", f"{serve['restart_peak'] / gb:.2f} GB", f"<= {TARGET_START_GB:g} GB",
+        serve["restart_peak"] <= TARGET_START_GB * gb)  # fmt: skip
+    row("serve: full rebuilds at that restart", f"{serve['restart_full']:.0f}", "0", serve["restart_full"] == 0)
+    row("serve: rebuilds for a vote, a confirm, a snooze", f"{serve['evidence_rebuilds']:.0f}", "0",
+        serve["evidence_rebuilds"] == 0)  # fmt: skip
+    row(f"serve: one change answerable after commit (s, poll {POLL} s)", f"{serve['answerable']:.2f}",
+        f"<= {TARGET_ANSWERABLE_S:g} s", serve["answerable"] <= TARGET_ANSWERABLE_S)  # fmt: skip
+    row("serve: memory while updating", f"+{serve['served_memory_pct']:.1f} %", f"<= +{TARGET_MEMORY_PCT:g} %",
+        serve["served_memory_pct"] <= TARGET_MEMORY_PCT)  # fmt: skip
+
+
+def child(size: int, part: str, folder: Path) -> dict[str, Any]:
+    """Run one part in a process of its own; its figures come back as JSON."""
+    done = subprocess.run([sys.executable, __file__, "--part", part, "--sizes", str(size), "--folder", str(folder)],
+                          capture_output=True, text=True, check=False, cwd=ROOT)  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"{part} at {size} failed:\n{done.stderr[-3000:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default=f"2500,{SYNTHETIC}",
+                        help="2500 (the deadends corpus) and/or 100000 (synthetic)")  # fmt: skip
+    parser.add_argument("--part", choices=("inproc", "served"), help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.part:
+        parts: dict[str, Callable[[], dict[str, Any]]] = {
+            "inproc": lambda: in_process(sizes[0]), "served": lambda: served(sizes[0], args.folder)}  # fmt: skip
+        print(json.dumps(parts[args.part]()))
+        return
+    print(f"errkb knowledge updates ({machine_load()} at start; figure, then target)")
+    for size in sizes:
+        if size != SYNTHETIC and not CORPUS.exists():
+            print(f"\nskipped the real corpus: {CORPUS} is not there")
+            continue
+        with tempfile.TemporaryDirectory(prefix="errkb-bench-kb-") as folder:
+            inproc = child(size, "inproc", Path(folder))
+            serve = child(size, "served", Path(folder))
+        report(size, inproc, serve)
+    print(f"\n({machine_load()} at the end)")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    main()
