@@ -48,7 +48,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.harness import CORPUS, cpu_seconds, errkb, free_port, machine_load, metric_sum, rss_bytes
+from benchmarks.harness import CORPUS, cpu_seconds, errkb, free_port, machine_load, rss_bytes
 from benchmarks.synthetic_kb import synthetic_records
 from bot.records import Record
 
@@ -133,6 +133,7 @@ def in_process(size: int) -> dict[str, Any]:
     import gc
 
     from bench_match import clear_caches
+
     from bot.match.index import MatchIndex
     from graph.build import build_graph
 
@@ -247,8 +248,6 @@ class Served:
 
 
 def served(size: int, folder: Path) -> dict[str, Any]:
-    from bot.store import digest_repo, repository, slack_repo
-    from bot.store.db import open_store
     from tests.slack.fake_slack import FakeSlack
 
     fake = FakeSlack().start()  # the loopback Slack Web API the bot talks to
