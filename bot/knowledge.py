@@ -14,8 +14,9 @@ until the new one is swapped in (one assignment each), and a failed update
 keeps serving the old one. Deprecated records are left out.
 
 With a snapshot file (:mod:`bot.snapshot`), a start re-links the index from
-the snapshot instead of building it, then catches up through the change
-feed; the snapshot is written after a full build and at most every
+the snapshot instead of building it when the snapshot is at the database's
+version, or older by changes the feed still remembers (then applied as an
+update); any other snapshot is ignored with one log line. The snapshot is written after a full build and at most every
 :data:`SNAPSHOT_EVERY` seconds after updates, on this thread.
 
 :attr:`LiveKnowledge.readiness` says what ``/healthz`` reports: starting
@@ -208,10 +209,12 @@ class LiveKnowledge:
             return changed
 
     def _refresh(self) -> bool:
-        built = self._built
-        if built is None and self._restore():
-            built = self._built
         version = self._version()
+        built = self._built
+        if built is None:
+            built = self._restore(version)
+            if built is not None and built.version == version:
+                return True
         if built is not None and version == built.version:
             return False
         if built is not None and self._changes is not None:
@@ -262,26 +265,36 @@ class LiveKnowledge:
         if first and self._on_first_load is not None:
             self._on_first_load()
 
-    def _restore(self) -> bool:
-        """Re-link the index and graph from the snapshot file, if there is a usable one."""
+    def _restore(self, version: int) -> _Built | None:
+        """Re-link the index and graph from the snapshot file when it is at ``version``,
+        or older by changes the feed can still tell (applied next); else None."""
         if self._snapshot_path is None:
-            return False
+            return None
         from bot import snapshot
 
         started = time.perf_counter()
         saved = snapshot.load(self._snapshot_path)
         if saved is None:
-            return False
+            return None
+        if saved.version != version and not (
+            saved.version < version
+            and self._changes is not None
+            and self._changes(saved.version).complete
+        ):
+            log.info("ignoring the knowledge snapshot at version %d: the database is at %d",
+                     saved.version, version, extra={"path": str(self._snapshot_path)})  # fmt: skip
+            return None
         index = MatchIndex(saved.parts, saved.vocabulary)
         observed = self._observed() if self._observed is not None else ()
         graph = build_graph(index.records, observed=observed, references=saved.references)
         graph.centralities()
         self._snapshot_version = saved.version
-        self._swap(_Built(index, graph, saved.version))
+        built = _Built(index, graph, saved.version)
+        self._swap(built)
         log.info("knowledge base restored from its snapshot",
                  extra={"kb_version": saved.version, "records": len(index),
                         "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
-        return True
+        return built
 
     def _save(self) -> None:
         built = self._built

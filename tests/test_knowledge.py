@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Iterator, Sequence
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot import snapshot
 from bot.knowledge import (
     LiveKnowledge,
     Readiness,
@@ -140,7 +142,8 @@ def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path:
 
     again: list[str] = []
     restarted = _live(kb, again, snapshot=path)
-    assert not restarted.refresh() and again == [], "an unchanged knowledge base is not rebuilt"
+    assert restarted.refresh() and again == [], "an unchanged knowledge base is not rebuilt"
+    assert not restarted.refresh()
     assert restarted.readiness().state == "ready" and restarted.records == len(SMALL)
     paste = SMALL[0].signature
     assert restarted.index.current().triage(paste) == first.index.current().triage(paste)  # type: ignore[union-attr]
@@ -150,6 +153,14 @@ def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path:
     caught_up = _live(kb, later, snapshot=path)
     assert caught_up.refresh() and later == ["incremental"]
     assert caught_up.index.current().record(SMALL[1].id).root_cause == "Changed while stopped."  # type: ignore[union-attr]
+
+    saved = snapshot.load(path)
+    assert saved is not None
+    snapshot.save(path, dataclasses.replace(saved, version=saved.version + 50))  # a restored database
+    caplog.set_level(logging.INFO)
+    ahead: list[str] = []
+    assert _live(kb, ahead, snapshot=path).refresh() and ahead == ["full"]
+    assert sum("ignoring the knowledge snapshot" in r.getMessage() for r in caplog.records) == 1
 
     path.write_bytes(b"not a pickle")
     caplog.set_level(logging.WARNING)
