@@ -16,8 +16,10 @@ keeps serving the old one. Deprecated records are left out.
 With a snapshot file (:mod:`bot.snapshot`), a start re-links the index from
 the snapshot instead of building it when the snapshot is at the database's
 version, or older by changes the feed still remembers (then applied as an
-update); any other snapshot is ignored with one log line. The snapshot is written after a full build and at most every
-:data:`SNAPSHOT_EVERY` seconds after updates, on this thread.
+update); any other snapshot is ignored with one log line. The snapshot is
+written after a full build, at most every :data:`SNAPSHOT_EVERY` seconds
+after updates, and at stop, on a thread of its own (taken under the build
+lock, written outside it: the next update does not wait for the file).
 
 :attr:`LiveKnowledge.readiness` says what ``/healthz`` reports: starting
 (the first build runs), ready, or broken (the first build failed; the reason
@@ -46,6 +48,8 @@ T = TypeVar("T")
 CHANGES_LIMIT = 5_000
 #: Least time between two snapshot writes after updates.
 SNAPSHOT_EVERY = 300.0
+#: How long stopping waits for a snapshot being written.
+SAVE_WAIT = 30.0
 
 class IndexSource(Protocol):
     """The live match index; None until the first build."""
@@ -170,6 +174,7 @@ class LiveKnowledge:
         self._snapshot_path = snapshot
         self._snapshot_written = float("-inf")
         self._snapshot_version: int | None = None
+        self._saver: threading.Thread | None = None
         self._built: _Built | None = None
         self._failure: str | None = None
         self._lock = threading.Lock()  # one build at a time (the thread, or a direct refresh)
@@ -296,21 +301,45 @@ class LiveKnowledge:
                         "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
         return built
 
-    def _save(self) -> None:
+    def _save(self, *, wait: bool = False) -> None:
+        """Write the snapshot of what is built now, on a thread of its own (the next update
+        need not wait for it); ``wait``: here, and wait for a write under way first.
+        Call it holding the build lock: what is written is taken under it."""
+        if self._snapshot_path is None:
+            return
+        saver = self._saver
+        if saver is not None and saver.is_alive():
+            if not wait:
+                return  # the next update tries again
+            saver.join(SAVE_WAIT)
         built = self._built
-        if self._snapshot_path is None or built is None or built.version == self._snapshot_version:
+        if built is None or built.version == self._snapshot_version:
             return
         from bot import snapshot
 
-        try:
-            snapshot.save(self._snapshot_path, snapshot.Snapshot(
-                built.version, built.index.parts, built.index.vocabulary, built.graph.said()))  # fmt: skip
-        except OSError as error:
-            log.warning("could not write the knowledge snapshot: %s", one_line(error),
-                        extra={"path": str(self._snapshot_path)})  # fmt: skip
-            return
-        self._snapshot_written = time.monotonic()
-        self._snapshot_version = built.version
+        taken = snapshot.Snapshot(built.version, built.index.parts,
+                                  built.index.vocabulary.copy(), built.graph.said())  # fmt: skip
+        path = self._snapshot_path
+
+        def write() -> None:
+            started = time.perf_counter()
+            try:
+                snapshot.save(path, taken)
+            except OSError as error:
+                log.warning("could not write the knowledge snapshot: %s", one_line(error),
+                            extra={"path": str(path)})  # fmt: skip
+                return
+            self._snapshot_written = time.monotonic()
+            self._snapshot_version = taken.version
+            log.info("knowledge snapshot written", extra={
+                "kb_version": taken.version, "path": str(path),
+                "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
+
+        if wait:
+            write()
+        else:
+            self._saver = threading.Thread(target=write, name="errkb-snapshot", daemon=True)
+            self._saver.start()
 
     def start(self, *, wait: bool = True) -> None:
         """Start the thread that builds and then keeps the knowledge base up to date;
@@ -340,6 +369,6 @@ class LiveKnowledge:
             self._thread.join(timeout=5)
         if self._lock.acquire(blocking=False):  # not while a build runs: stopping comes first
             try:
-                self._save()  # the next start re-links instead of building
+                self._save(wait=True)  # the next start re-links instead of building
             finally:
                 self._lock.release()

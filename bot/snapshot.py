@@ -23,6 +23,7 @@ passes over them made the load about seven times slower.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import logging
@@ -30,6 +31,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -41,6 +43,8 @@ from graph.build import Reference
 log = logging.getLogger(__name__)
 #: Bump when what a snapshot holds changes shape.
 FORMAT = 1
+#: A temporary file this old is what a killed writer left (another may be writing its own).
+STALE_TEMPORARY = 3600.0
 #: The packages whose code computes what a snapshot stores.
 _SOURCES = ("bot/match", "bot/records", "graph")
 
@@ -78,6 +82,10 @@ def snapshot_path(folder: Path, database_url: str) -> Path:
 def save(path: Path, snapshot: Snapshot) -> None:
     """Write ``snapshot`` to ``path`` atomically (a temporary file renamed into place)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    for left in path.parent.glob(f"{path.name}*.tmp"):  # a write cut short by a kill
+        with contextlib.suppress(OSError):
+            if time.time() - left.stat().st_mtime > STALE_TEMPORARY:
+                left.unlink()
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:

@@ -138,6 +138,7 @@ def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path:
     kinds: list[str] = []
     first = _live(kb, kinds, snapshot=path)
     first.refresh()
+    first.stop()  # waits for the snapshot being written
     assert path.exists() and kinds == ["full"]
 
     again: list[str] = []
@@ -152,6 +153,7 @@ def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path:
     later: list[str] = []
     caught_up = _live(kb, later, snapshot=path)
     assert caught_up.refresh() and later == ["incremental"]
+    caught_up.stop()
     assert caught_up.index.current().record(SMALL[1].id).root_cause == "Changed while stopped."  # type: ignore[union-attr]
 
     saved = snapshot.load(path)
@@ -159,7 +161,9 @@ def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path:
     snapshot.save(path, dataclasses.replace(saved, version=saved.version + 50))  # a restored database
     caplog.set_level(logging.INFO)
     ahead: list[str] = []
-    assert _live(kb, ahead, snapshot=path).refresh() and ahead == ["full"]
+    behind = _live(kb, ahead, snapshot=path)
+    assert behind.refresh() and ahead == ["full"]
+    behind.stop()
     assert sum("ignoring the knowledge snapshot" in r.getMessage() for r in caplog.records) == 1
 
     path.write_bytes(b"not a pickle")

@@ -91,6 +91,12 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self.terms)
 
+    def copy(self) -> Vocabulary:
+        """The terms numbered so far (to store, while this one may still grow)."""
+        copied = Vocabulary()
+        copied.numbers, copied.terms = dict(self.numbers), list(self.terms)
+        return copied
+
     def encode(self, doc: Mapping[str, float]) -> Encoded:
         numbers, terms = self.numbers, self.terms
         out = []
