@@ -8,6 +8,11 @@ record, a placeholder node for every referenced id that is not a record, one
 transitions (learnt from use) are held apart and never merged into curated
 edges.
 
+The graph is held as plain adjacency dicts: a triage's queries (a few hops
+from the matched records) need nothing more, and ``errkb triage`` then starts
+without importing networkx (about a seventh of its CPU time, measured). The
+algorithms of ``errkb graph check`` and the exports get the same graph as
+networkx objects (``KnowledgeGraph._leads`` and ``_confused``, built on first use).
 networkx stays inside ``graph/``: callers get the frozen dataclasses below.
 """
 
@@ -19,11 +24,11 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from bot.records import Record, link_condition, link_probability, link_target
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from graph.centrality import Centrality
 
 #: Score used for a link that states no probability (a plain id, or an object without one).
@@ -156,22 +161,24 @@ def build_graph(
                 key = (ref.source, ref.target) if ref.kind == LEADS_TO else (ref.target, ref.source)
                 edges.setdefault(key, []).append(ref)
 
-    leads: nx.DiGraph = nx.DiGraph()
-    leads.add_nodes_from((rid, {"placeholder": False}) for rid in sorted(by_id))
-    missing = sorted({ref.target for ref in references if ref.target not in by_id})
-    leads.add_nodes_from((rid, {"placeholder": True}) for rid in missing)
-    transitions = (_merge_transition(s, t, refs) for (s, t), refs in sorted(edges.items()))
-    leads.add_edges_from((t.source, t.target, {"t": t, "w": t.weight}) for t in transitions)
+    nodes = dict.fromkeys(sorted(by_id), False)
+    nodes.update(dict.fromkeys(sorted({r.target for r in references if r.target not in by_id}), True))
+    succ: dict[str, dict[str, Transition]] = {node: {} for node in nodes}
+    pred: dict[str, dict[str, Transition]] = {node: {} for node in nodes}
+    for (source, target), refs in sorted(edges.items()):
+        succ[source][target] = pred[target][source] = _merge_transition(source, target, refs)
 
-    confused: nx.Graph = nx.Graph()
+    alike: dict[str, dict[str, Confusion]] = {}
     for pair, refs in sorted(pairs.items()):
         if pair[0] != pair[1]:
-            confused.add_edge(pair[0], pair[1], c=_merge_confusion(pair, refs))
+            confusion = _merge_confusion(pair, refs)
+            alike.setdefault(pair[0], {})[pair[1]] = confusion
+            alike.setdefault(pair[1], {})[pair[0]] = confusion
 
     seen: dict[str, list[ObservedEdge]] = {}
     for edge in observed:
         seen.setdefault(edge.source, []).append(edge)
-    return KnowledgeGraph(by_id, leads, confused, tuple(references), seen)
+    return KnowledgeGraph(by_id, nodes, succ, pred, alike, tuple(references), seen)
 
 
 class KnowledgeGraph:
@@ -180,15 +187,18 @@ class KnowledgeGraph:
     def __init__(
         self,
         records: dict[str, Record],
-        leads: nx.DiGraph,
-        confused: nx.Graph,
+        nodes: dict[str, bool],
+        succ: dict[str, dict[str, Transition]],
+        pred: dict[str, dict[str, Transition]],
+        alike: dict[str, dict[str, Confusion]],
         references: tuple[Reference, ...],
         observed: dict[str, list[ObservedEdge]],
     ) -> None:
-        # networkx objects: for graph/ modules only.
         self._records = records
-        self._leads = leads
-        self._confused = confused
+        self._nodes = nodes  # node id → whether it is a placeholder
+        self._succ = succ  # A → B → the transition A→B
+        self._pred = pred  # B → A → the transition A→B
+        self._alike = alike  # A → B → their confusion, both ways
         self.references = references
         self._observed = {
             k: tuple(sorted(v, key=lambda e: (-e.count, e.target))) for k, v in observed.items()
@@ -197,10 +207,15 @@ class KnowledgeGraph:
     # -- nodes -------------------------------------------------------------
 
     def __contains__(self, node_id: object) -> bool:
-        return node_id in self._leads
+        return node_id in self._nodes
 
     def __len__(self) -> int:
-        return int(self._leads.number_of_nodes())
+        return len(self._nodes)
+
+    @property
+    def node_ids(self) -> tuple[str, ...]:
+        """Every node, records (by id) then placeholders (by id)."""
+        return tuple(self._nodes)
 
     @property
     def record_ids(self) -> tuple[str, ...]:
@@ -208,10 +223,10 @@ class KnowledgeGraph:
 
     @property
     def placeholder_ids(self) -> tuple[str, ...]:
-        return tuple(n for n, p in sorted(self._leads.nodes(data="placeholder")) if p)
+        return tuple(n for n, p in sorted(self._nodes.items()) if p)
 
     def is_placeholder(self, node_id: str) -> bool:
-        return bool(self._leads.nodes[node_id]["placeholder"])
+        return self._nodes[node_id]
 
     def record(self, record_id: str) -> Record | None:
         return self._records.get(record_id)
@@ -236,16 +251,31 @@ class KnowledgeGraph:
     # -- edges -------------------------------------------------------------
 
     def transition(self, source: str, target: str) -> Transition | None:
-        data = self._leads.get_edge_data(source, target)
-        return None if data is None else data["t"]
+        return self._succ.get(source, {}).get(target)
+
+    def successors(self, node_id: str) -> dict[str, Transition]:
+        """What ``node_id`` leads to: target → transition (empty for an unknown node)."""
+        return self._succ.get(node_id, {})
+
+    def predecessors(self, node_id: str) -> dict[str, Transition]:
+        """What leads to ``node_id``: source → transition (empty for an unknown node)."""
+        return self._pred.get(node_id, {})
 
     def transitions(self) -> Iterator[Transition]:
-        for _, _, t in sorted(self._leads.edges(data="t"), key=lambda e: (e[0], e[1])):
-            yield t
+        for source in sorted(self._succ):
+            for target in sorted(self._succ[source]):
+                yield self._succ[source][target]
+
+    def look_alikes_of(self, node_id: str) -> dict[str, Confusion]:
+        """The nodes ``node_id`` is confused with: other → their confusion."""
+        return self._alike.get(node_id, {})
+
+    def confusion(self, first: str, second: str) -> Confusion | None:
+        return self._alike.get(first, {}).get(second)
 
     def confusions(self) -> Iterator[Confusion]:
-        found = (c for _, _, c in self._confused.edges(data="c"))
-        yield from sorted(found, key=lambda c: (c.first, c.second))
+        found = {(c.first, c.second): c for near in self._alike.values() for c in near.values()}
+        yield from (found[pair] for pair in sorted(found))
 
     def observed_from(self, source: str) -> tuple[ObservedEdge, ...]:
         """Transitions learnt from use that start at ``source``, most seen first."""
@@ -253,11 +283,35 @@ class KnowledgeGraph:
 
     @property
     def edge_count(self) -> int:
-        return int(self._leads.number_of_edges())
+        return sum(map(len, self._succ.values()))
 
     @property
     def confusion_count(self) -> int:
-        return int(self._confused.number_of_edges())
+        pairs = sum(map(len, self._alike.values()))
+        return pairs // 2
+
+    # -- as networkx graphs (for graph algorithms and exports; same node and edge order) --
+
+    @cached_property
+    def _leads(self) -> nx.DiGraph:
+        """The ``leads_to`` edges as a networkx graph: nodes carry ``placeholder``,
+        edges ``t`` (the :class:`Transition`) and ``w`` (its weight)."""
+        import networkx as nx
+
+        leads: nx.DiGraph = nx.DiGraph()
+        leads.add_nodes_from((node, {"placeholder": p}) for node, p in self._nodes.items())
+        leads.add_edges_from((t.source, t.target, {"t": t, "w": t.weight}) for t in self.transitions())
+        return leads
+
+    @cached_property
+    def _confused(self) -> nx.Graph:
+        """The look-alike pairs as a networkx graph; edges carry ``c`` (the :class:`Confusion`)."""
+        import networkx as nx
+
+        confused: nx.Graph = nx.Graph()
+        for c in self.confusions():
+            confused.add_edge(c.first, c.second, c=c)
+        return confused
 
     # -- centrality (computed once, looked up) -----------------------------
 
