@@ -162,7 +162,9 @@ def build_graph(
                 edges.setdefault(key, []).append(ref)
 
     nodes = dict.fromkeys(sorted(by_id), False)
-    nodes.update(dict.fromkeys(sorted({r.target for r in references if r.target not in by_id}), True))
+    nodes.update(
+        dict.fromkeys(sorted({r.target for r in references if r.target not in by_id}), True)
+    )
     succ: dict[str, dict[str, Transition]] = {node: {} for node in nodes}
     pred: dict[str, dict[str, Transition]] = {node: {} for node in nodes}
     for (source, target), refs in sorted(edges.items()):
@@ -300,7 +302,9 @@ class KnowledgeGraph:
 
         leads: nx.DiGraph = nx.DiGraph()
         leads.add_nodes_from((node, {"placeholder": p}) for node, p in self._nodes.items())
-        leads.add_edges_from((t.source, t.target, {"t": t, "w": t.weight}) for t in self.transitions())
+        leads.add_edges_from(
+            (t.source, t.target, {"t": t, "w": t.weight}) for t in self.transitions()
+        )
         return leads
 
     @cached_property
