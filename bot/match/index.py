@@ -148,7 +148,10 @@ def _scan_positions(extraction: Extraction) -> list[int]:
 class MatchIndex:
     """All records, compiled for matching. Immutable once built; safe to share."""
 
-    def __init__(self, records: Sequence[Record]) -> None:
+    def __init__(self, records: Sequence[Record], *, warm: bool = True) -> None:
+        """``warm``: compile and first-run every branch regex now (up to
+        :data:`EAGER_COMPILE` branches), so no paste pays for it; a one-shot command
+        that matches one paste leaves it off and compiles only the branches it checks."""
         self.records: tuple[Record, ...] = tuple(records)
         self._by_id = {r.id: i for i, r in enumerate(self.records)}
         terms = [record_terms(r) for r in self.records]
@@ -185,7 +188,7 @@ class MatchIndex:
                     self._always.append(alt)
                 else:
                     required_by.append((alt, list(branch.keys), branch.all_needed))
-        if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
+        if warm and len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
                 # a first match builds the regex's first DFA states: done here, not in a paste
                 regex = self._regex(alt)
@@ -203,8 +206,8 @@ class MatchIndex:
             )  # fmt: skip
 
     @classmethod
-    def build(cls, records: Sequence[Record]) -> MatchIndex:
-        return cls(records)
+    def build(cls, records: Sequence[Record], *, warm: bool = True) -> MatchIndex:
+        return cls(records, warm=warm)
 
     def __len__(self) -> int:
         return len(self.records)
