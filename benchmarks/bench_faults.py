@@ -1,9 +1,12 @@
-"""Fault benchmark: what hostile clients and bad records do to a running ``errkb serve --http``.
+"""Fault benchmark: what hostile clients, bad records and a bad day for Slack or the database
+do to a running ``errkb serve --http``.
 
 Starts the loopback Slack Web API stand-in and one ``errkb serve`` process on a
 fresh SQLite file holding the starter knowledge base, the test records and one
 record stored by an older errkb with a regex RE2 refuses (a lookahead plus
-``(a+)+$``). Then runs each scenario of :data:`SCENARIOS` in turn and prints
+``(a+)+$``). Then runs each scenario (a hostile regex, malformed requests, big
+bodies and slow connections, Slack down, one channel rate limited, SQLite's
+write lock held by another process) of :data:`SCENARIOS` in turn and prints
 one table: the figure, its target, and whether it was met. While a scenario
 runs, a watcher sends a signed paste every 0.2 s and asks ``/healthz`` every
 0.1 s, and samples the server's resident memory every 20 ms.
@@ -22,6 +25,7 @@ import argparse
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -44,12 +48,11 @@ from bot.ingest import load_records
 from bot.records import STORED, Record
 from bot.store import repository
 from bot.store.db import open_store
+from tests.ops.delivery import lost_and_doubled, wait_for_answers
 from tests.slack.conftest import sign
 from tests.slack.fake_slack import FakeSlack
 
 SECRET, TOKEN, USER, CHANNEL = "bench-secret", "xoxb-bench-token", "UBENCH", "CBENCH"
-SERVE = ("from bot.cli import app, serve; "
-         "'serve' in [c.name for c in app.registered_commands] or serve.register(app); app()")  # fmt: skip
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker{n}.py", line 88, in run
     frob.start()
@@ -62,6 +65,10 @@ HOSTILE_PASTES = {
     ".*-chained, 10k-char line": "RuntimeError: dataloader " + "batch not " * 1_000 + "x" * 2_000,
 }
 MB = 1 << 20
+OTHER = "CBENCHOTHER"
+OUTAGE = 20.0  # seconds the Slack Web API is down
+LOCKED = 12.0  # seconds another process holds SQLite's write lock
+SLACK_RETRIES = (0.0, 1.2, 6.0)  # Slack's redelivery waits (immediately, 1 min, 5 min), scaled 50× down
 
 
 @dataclass
@@ -95,8 +102,8 @@ class Watch:
 class Bench:
     """The running server and what scenarios need to talk to it."""
 
-    def __init__(self, base: str, pid: int, fake: FakeSlack, log: Path) -> None:
-        self.base, self.pid, self.fake, self.log = base, pid, fake, log
+    def __init__(self, base: str, pid: int, fake: FakeSlack, log: Path, database: str = "") -> None:
+        self.base, self.pid, self.fake, self.log, self.database = base, pid, fake, log, database
         self.port = int(base.rsplit(":", 1)[1])
         self._n = iter(range(1, 10**9))
         self._lock = threading.Lock()
@@ -121,22 +128,32 @@ class Bench:
         except urllib.error.HTTPError as exc:
             return exc.code, time.monotonic() - started
 
-    def paste(self, text: str | None = None, timeout: float = 5.0) -> tuple[int, float, str]:
-        """A signed paste: (status, seconds to the ack, its ts)."""
+    def paste(self, text: str | None = None, timeout: float = 5.0, *, channel: str = CHANNEL,
+              retries: tuple[float, ...] = ()) -> tuple[int, float, str]:  # fmt: skip
+        """A signed paste: (status, seconds to the ack, its ts). ``retries``: when it is not
+        acknowledged, deliver it again after each of these waits, as Slack does."""
         with self._lock:
             n = next(self._n)
         ts = f"1800000000.{n:06d}"
-        event = {"type": "message", "channel": CHANNEL, "user": USER, "ts": ts, "client_msg_id": f"f{n}",
+        event = {"type": "message", "channel": channel, "user": USER, "ts": ts, "client_msg_id": f"f{n}",
                  "text": text if text is not None else PASTE.format(n=n)}  # fmt: skip
         body = json.dumps({"type": "event_callback", "event_id": f"EvF{n:08d}", "team_id": "T1",
                            "event": event}).encode()  # fmt: skip
-        return (*self.signed(body, "application/json", timeout), ts)
+        status, seconds = self.signed(body, "application/json", timeout)
+        for retry, wait in enumerate(retries, start=1):
+            if 200 <= status < 300:
+                break
+            time.sleep(wait)
+            status, _ = self.signed(body, "application/json", timeout, retry=retry)
+        return status, seconds, ts
 
-    def signed(self, body: bytes, content_type: str, timeout: float) -> tuple[int, float]:
+    def signed(self, body: bytes, content_type: str, timeout: float, retry: int = 0) -> tuple[int, float]:
         """POST ``body`` signed as Slack signs it: (status or 0 when unanswered, seconds)."""
         now = int(time.time())
         headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(now),
                    "X-Slack-Signature": sign(body, now, SECRET)}  # fmt: skip
+        if retry:
+            headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
         try:
             return self.post(body, headers, timeout)
         except OSError:
@@ -366,11 +383,98 @@ def hostile_regex(bench: Bench) -> list[Figure]:
     return rows + [f for f in bench.watch_figures(name, watch, baseline) if "healthz" in f.name]
 
 
+def _answers(bench: Bench, threads: list[str], timeout: float) -> tuple[int, int, float | None]:
+    """(lost, doubled, seconds until the last answer arrived) for the pastes of ``threads``."""
+    counts = wait_for_answers(bench.fake, threads, timeout)
+    lost, doubled = lost_and_doubled(counts, threads)
+    times = [c.at for c in bench.fake.of("chat.postMessage") if c.params.get("thread_ts") in set(threads)]
+    return len(lost), len(doubled), max(times, default=None)
+
+
+def _lost_doubled(name: str, what: str, lost: int, doubled: int, total: int) -> list[Figure]:
+    return [Figure(name, f"{what}: lost of {total}", lost, "", "0", lost == 0),
+            Figure(name, f"{what}: answered twice", doubled, "", "0", doubled == 0)]  # fmt: skip
+
+
+def slack_down(bench: Bench) -> list[Figure]:
+    """The Slack Web API answering 503 for :data:`OUTAGE` seconds while people paste."""
+    name = "slack down"
+    bench.fake.outage(503)
+    threads, started = [], time.monotonic()
+    while time.monotonic() - started < OUTAGE:
+        status, _, ts = bench.paste(channel=OTHER)
+        threads.append(ts) if status == 200 else None
+        time.sleep(0.5)
+    bench.fake.restore()
+    back = time.monotonic()
+    lost, doubled, last = _answers(bench, threads, timeout=60)
+    after = "none" if last is None else round(last - back, 1)
+    return [*_lost_doubled(name, f"{OUTAGE:.0f} s outage", lost, doubled, len(threads)),
+            Figure(name, "last answer after Slack was back", after, "s", "< 35 (backoff ≤ 30 s)",
+                   last is not None and last - back < 35)]  # fmt: skip
+
+
+def rate_limited_channel(bench: Bench) -> list[Figure]:
+    """One channel's posts get 429 with Retry-After 8: the others keep their latency."""
+    name = "429 on one channel"
+    bench.fake.rate_limit(CHANNEL, seconds=8, retry_after=8)
+    held = [bench.paste(channel=CHANNEL)[2] for _ in range(3)]
+    latencies = []
+    for _ in range(20):
+        status, _, ts = bench.paste(channel=OTHER)
+        sent = time.monotonic()
+        if status == 200 and wait_for_answers(bench.fake, [ts], timeout=5)[ts]:
+            latencies.append((time.monotonic() - sent) * 1000)
+        time.sleep(0.1)
+    lost, doubled, _ = _answers(bench, held, timeout=40)
+    p99 = percentile(latencies, 0.99)
+    return [*_lost_doubled(name, "the limited channel's pastes", lost, doubled, len(held)),
+            Figure(name, f"other channel paste to answer p99 ({len(latencies)} of 20)", round(p99, 1), "ms",
+                   "< 1000", len(latencies) == 20 and p99 < 1000)]  # fmt: skip
+
+
+def sqlite_locked(bench: Bench) -> list[Figure]:
+    """Another process holds SQLite's write lock for :data:`LOCKED` seconds at 20 pastes a second;
+    pastes not acknowledged are delivered again as Slack does (waits scaled down 50×)."""
+    name = "sqlite locked"
+    path = bench.database.removeprefix("sqlite:///")
+    holder = sqlite3.connect(path, timeout=30, isolation_level=None)
+    threads: list[str] = []
+    refused = 0
+
+    def one() -> None:
+        nonlocal refused
+        status, _, ts = bench.paste(retries=SLACK_RETRIES)
+        threads.append(ts)
+        refused += status == 0 or not 200 <= status < 300
+
+    with ThreadPoolExecutor(32) as pool:
+        holder.execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        futures = []
+        while time.monotonic() - started < LOCKED:
+            futures.append(pool.submit(one))
+            time.sleep(0.05)
+        holder.execute("ROLLBACK")
+        for _ in range(40):  # and two seconds after
+            futures.append(pool.submit(one))
+            time.sleep(0.05)
+        for future in futures:
+            future.result(timeout=60)
+    holder.close()
+    lost, doubled, _ = _answers(bench, threads, timeout=60)
+    return [*_lost_doubled(name, f"{LOCKED:.0f} s lock at 20 pastes/s", lost, doubled, len(threads)),
+            Figure(name, "pastes never acknowledged after Slack's retries", refused, "", "0", refused == 0)]  # fmt: skip
+
+
 #: Every scenario, run in this order: (name, function).
 SCENARIOS: list[tuple[str, Callable[[Bench], list[Figure]]]] = [
     ("hostile regex", hostile_regex),
     ("malformed", malformed_requests),
     ("big bodies and slow connections", big_bodies_and_slow_connections),
+    ("slack down", slack_down),
+    ("429 on one channel", rate_limited_channel),
+    ("sqlite locked", sqlite_locked),
 ]
 
 
@@ -385,7 +489,7 @@ def prepare(folder: Path) -> str:
     records.append(
         Record.model_validate(HOSTILE_RECORD, context=STORED)
     )  # as an older errkb stored it
-    store = open_store(url)
+    store = open_store(url, migrate=True)
     with store.transaction() as session:
         repository.import_records(session, records=records, on_conflict="upsert", actor="bench",
                                   now=datetime.now(UTC))  # fmt: skip
@@ -401,19 +505,19 @@ def free_port() -> int:
 
 @contextmanager
 def serving(server_root: Path, folder: Path, fake: FakeSlack) -> Iterator[Bench]:
-    port, log = free_port(), folder / "serve.log"
-    env = {**os.environ, "ERRKB_DATABASE_URL": prepare(folder), "SLACK_API_URL": fake.api_url,
+    port, log, database = free_port(), folder / "serve.log", prepare(folder)
+    env = {**os.environ, "ERRKB_DATABASE_URL": database, "SLACK_API_URL": fake.api_url,
            "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "ERRKB_LOG_LEVEL": "WARNING",
            "ERRKB_LOG_FORMAT": "json", "PYTHONPATH": str(server_root)}  # fmt: skip
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--http", "--host", "127.0.0.1",
+        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1",
                                  "--port", str(port)], env=env, cwd=server_root, stderr=err)  # fmt: skip
-        bench = Bench(f"http://127.0.0.1:{port}", proc.pid, fake, log)
+        bench = Bench(f"http://127.0.0.1:{port}", proc.pid, fake, log, database)
         try:
             deadline = time.monotonic() + 60
             while bench.healthz(timeout=2) is None:
                 if time.monotonic() > deadline or proc.poll() is not None:
-                    raise SystemExit("errkb serve did not become healthy; see " + str(log))
+                    raise SystemExit("errkb serve did not become healthy:\n" + log.read_text()[-3000:])
                 time.sleep(0.1)
             for _ in range(5):  # warm: first answers build caches
                 bench.paste()

@@ -75,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{folder}/bench.sqlite3"
-        store = open_store(url)
+        store = open_store(url, migrate=True)
         records = load_records([args.records or starter_dir()])
         with store.transaction() as session:
             repository.import_records(session, records=records, on_conflict="upsert", actor="bench", now=datetime.now(UTC))

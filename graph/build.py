@@ -8,6 +8,11 @@ record, a placeholder node for every referenced id that is not a record, one
 transitions (learnt from use) are held apart and never merged into curated
 edges.
 
+The graph is held as plain adjacency dicts: a triage's queries (a few hops
+from the matched records) need nothing more, and ``errkb triage`` then starts
+without importing networkx (about a seventh of its CPU time, measured). The
+algorithms of ``errkb graph check`` and the exports get the same graph as
+networkx objects (``KnowledgeGraph._leads`` and ``_confused``, built on first use).
 networkx stays inside ``graph/``: callers get the frozen dataclasses below.
 """
 
@@ -19,11 +24,11 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import networkx as nx
-
 from bot.records import Record, link_condition, link_probability, link_target
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from graph.centrality import Centrality
 
 #: Score used for a link that states no probability (a plain id, or an object without one).
@@ -181,26 +186,29 @@ def _link(
                 key = (ref.source, ref.target) if ref.kind == LEADS_TO else (ref.target, ref.source)
                 edges.setdefault(key, []).append(ref)
 
-    leads: nx.DiGraph = nx.DiGraph()
-    leads.add_nodes_from((rid, {"placeholder": False}) for rid in sorted(by_id))
-    missing = sorted({ref.target for ref in references if ref.target not in by_id})
-    leads.add_nodes_from((rid, {"placeholder": True}) for rid in missing)
-    merged = (
-        _same(transitions.get(key), refs) or _merge_transition(*key, refs)
-        for key, refs in sorted(edges.items())
+    nodes = dict.fromkeys(sorted(by_id), False)
+    nodes.update(
+        dict.fromkeys(sorted({r.target for r in references if r.target not in by_id}), True)
     )
-    leads.add_edges_from((t.source, t.target, {"t": t, "w": t.weight}) for t in merged)
+    succ: dict[str, dict[str, Transition]] = {node: {} for node in nodes}
+    pred: dict[str, dict[str, Transition]] = {node: {} for node in nodes}
+    for (source, target), refs in sorted(edges.items()):
+        merged = _same(transitions.get((source, target)), refs)
+        succ[source][target] = pred[target][source] = merged or _merge_transition(
+            source, target, refs
+        )
 
-    confused: nx.Graph = nx.Graph()
+    alike: dict[str, dict[str, Confusion]] = {}
     for pair, refs in sorted(pairs.items()):
         if pair[0] != pair[1]:
-            known = _same(confusions.get(pair), refs)
-            confused.add_edge(pair[0], pair[1], c=known or _merge_confusion(pair, refs))
+            confusion = _same(confusions.get(pair), refs) or _merge_confusion(pair, refs)
+            alike.setdefault(pair[0], {})[pair[1]] = confusion
+            alike.setdefault(pair[1], {})[pair[0]] = confusion
 
     seen: dict[str, list[ObservedEdge]] = {}
     for edge in observed:
         seen.setdefault(edge.source, []).append(edge)
-    return KnowledgeGraph(by_id, leads, confused, tuple(references), seen, said)
+    return KnowledgeGraph(by_id, nodes, succ, pred, alike, tuple(references), seen, said)
 
 
 E_ = TypeVar("E_", Transition, Confusion)
@@ -219,16 +227,19 @@ class KnowledgeGraph:
     def __init__(
         self,
         records: dict[str, Record],
-        leads: nx.DiGraph,
-        confused: nx.Graph,
+        nodes: dict[str, bool],
+        succ: dict[str, dict[str, Transition]],
+        pred: dict[str, dict[str, Transition]],
+        alike: dict[str, dict[str, Confusion]],
         references: tuple[Reference, ...],
         observed: dict[str, list[ObservedEdge]],
         said: dict[str, tuple[Reference, ...]] | None = None,
     ) -> None:
-        # networkx objects: for graph/ modules only.
         self._records = records
-        self._leads = leads
-        self._confused = confused
+        self._nodes = nodes  # node id → whether it is a placeholder
+        self._succ = succ  # A → B → the transition A→B
+        self._pred = pred  # B → A → the transition A→B
+        self._alike = alike  # A → B → their confusion, both ways
         self.references = references
         self._observed = {
             k: tuple(sorted(v, key=lambda e: (-e.count, e.target))) for k, v in observed.items()
@@ -257,17 +268,26 @@ class KnowledgeGraph:
         for record in upserted:
             by_id[record.id] = record
             said[record.id] = tuple(_references(record))
-        transitions = {(s, t): e for s, t, e in self._leads.edges(data="t")}
-        confusions = {(c.first, c.second): c for _, _, c in self._confused.edges(data="c")}
+        transitions = {
+            (t.source, t.target): t for near in self._succ.values() for t in near.values()
+        }
+        confusions = {
+            (c.first, c.second): c for near in self._alike.values() for c in near.values()
+        }
         return _link(by_id, said, observed, transitions, confusions)
 
     # -- nodes -------------------------------------------------------------
 
     def __contains__(self, node_id: object) -> bool:
-        return node_id in self._leads
+        return node_id in self._nodes
 
     def __len__(self) -> int:
-        return int(self._leads.number_of_nodes())
+        return len(self._nodes)
+
+    @property
+    def node_ids(self) -> tuple[str, ...]:
+        """Every node, records (by id) then placeholders (by id)."""
+        return tuple(self._nodes)
 
     @property
     def record_ids(self) -> tuple[str, ...]:
@@ -275,10 +295,10 @@ class KnowledgeGraph:
 
     @property
     def placeholder_ids(self) -> tuple[str, ...]:
-        return tuple(n for n, p in sorted(self._leads.nodes(data="placeholder")) if p)
+        return tuple(n for n, p in sorted(self._nodes.items()) if p)
 
     def is_placeholder(self, node_id: str) -> bool:
-        return bool(self._leads.nodes[node_id]["placeholder"])
+        return self._nodes[node_id]
 
     def record(self, record_id: str) -> Record | None:
         return self._records.get(record_id)
@@ -303,16 +323,31 @@ class KnowledgeGraph:
     # -- edges -------------------------------------------------------------
 
     def transition(self, source: str, target: str) -> Transition | None:
-        data = self._leads.get_edge_data(source, target)
-        return None if data is None else data["t"]
+        return self._succ.get(source, {}).get(target)
+
+    def successors(self, node_id: str) -> dict[str, Transition]:
+        """What ``node_id`` leads to: target → transition (empty for an unknown node)."""
+        return self._succ.get(node_id, {})
+
+    def predecessors(self, node_id: str) -> dict[str, Transition]:
+        """What leads to ``node_id``: source → transition (empty for an unknown node)."""
+        return self._pred.get(node_id, {})
 
     def transitions(self) -> Iterator[Transition]:
-        for _, _, t in sorted(self._leads.edges(data="t"), key=lambda e: (e[0], e[1])):
-            yield t
+        for source in sorted(self._succ):
+            for target in sorted(self._succ[source]):
+                yield self._succ[source][target]
+
+    def look_alikes_of(self, node_id: str) -> dict[str, Confusion]:
+        """The nodes ``node_id`` is confused with: other → their confusion."""
+        return self._alike.get(node_id, {})
+
+    def confusion(self, first: str, second: str) -> Confusion | None:
+        return self._alike.get(first, {}).get(second)
 
     def confusions(self) -> Iterator[Confusion]:
-        found = (c for _, _, c in self._confused.edges(data="c"))
-        yield from sorted(found, key=lambda c: (c.first, c.second))
+        found = {(c.first, c.second): c for near in self._alike.values() for c in near.values()}
+        yield from (found[pair] for pair in sorted(found))
 
     def observed_from(self, source: str) -> tuple[ObservedEdge, ...]:
         """Transitions learnt from use that start at ``source``, most seen first."""
@@ -320,11 +355,37 @@ class KnowledgeGraph:
 
     @property
     def edge_count(self) -> int:
-        return int(self._leads.number_of_edges())
+        return sum(map(len, self._succ.values()))
 
     @property
     def confusion_count(self) -> int:
-        return int(self._confused.number_of_edges())
+        pairs = sum(map(len, self._alike.values()))
+        return pairs // 2
+
+    # -- as networkx graphs (for graph algorithms and exports; same node and edge order) --
+
+    @cached_property
+    def _leads(self) -> nx.DiGraph:
+        """The ``leads_to`` edges as a networkx graph: nodes carry ``placeholder``,
+        edges ``t`` (the :class:`Transition`) and ``w`` (its weight)."""
+        import networkx as nx
+
+        leads: nx.DiGraph = nx.DiGraph()
+        leads.add_nodes_from((node, {"placeholder": p}) for node, p in self._nodes.items())
+        leads.add_edges_from(
+            (t.source, t.target, {"t": t, "w": t.weight}) for t in self.transitions()
+        )
+        return leads
+
+    @cached_property
+    def _confused(self) -> nx.Graph:
+        """The look-alike pairs as a networkx graph; edges carry ``c`` (the :class:`Confusion`)."""
+        import networkx as nx
+
+        confused: nx.Graph = nx.Graph()
+        for c in self.confusions():
+            confused.add_edge(c.first, c.second, c=c)
+        return confused
 
     # -- centrality (computed once, looked up) -----------------------------
 

@@ -77,9 +77,8 @@ def neighbourhood(
 
     edges = []
     for node in sorted(layers):
-        for other, data in sorted(kg._leads.succ[node].items()):
+        for other, t in sorted(kg.successors(node).items()):
             if other in layers and other != node:
-                t = data["t"]
                 told = said.conditions(kg, node, other, locale)
                 edges.append(EdgeView(node, other, "leads_to", t.probability, told))
     for alike in look_alikes(kg, record_id):
@@ -117,8 +116,8 @@ def _branch(
 ) -> list[str]:
     if depth == 0:
         return []
-    adjacency = kg._leads.pred if backward else kg._leads.succ
-    children = [(other, data["t"]) for other, data in adjacency[node].items() if other not in seen]
+    adjacency = kg.predecessors(node) if backward else kg.successors(node)
+    children = [(other, t) for other, t in adjacency.items() if other not in seen]
     children.sort(key=lambda c: (-c[1].weight, c[0]))
     lines = []
     shown = children[:MAX_CHILDREN]

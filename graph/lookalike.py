@@ -68,11 +68,10 @@ def _difference(kg: KnowledgeGraph, this_id: str, other_id: str) -> Difference |
 
 def look_alikes(kg: KnowledgeGraph, record_id: str) -> tuple[LookAlike, ...]:
     """Errors ``record_id`` is often confused with, by id, each with what tells them apart."""
-    if record_id not in kg._confused:
-        return ()
+    near = kg.look_alikes_of(record_id)
     found = []
-    for other in sorted(kg._confused.adj[record_id]):
-        confusion = kg._confused.edges[record_id, other]["c"]
+    for other in sorted(near):
+        confusion = near[other]
         texts = tuple(dict.fromkeys(text for _, text in confusion.distinctions))
         found.append(
             LookAlike(

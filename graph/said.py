@@ -40,9 +40,9 @@ def conditions(kg: KnowledgeGraph, source: str, target: str, locale: str) -> tup
 
 def distinctions(kg: KnowledgeGraph, record_id: str, other: str, locale: str) -> tuple[str, ...]:
     """What tells ``record_id`` and its look-alike ``other`` apart, in ``locale``."""
-    if record_id not in kg._confused or other not in kg._confused.adj[record_id]:
+    confusion = kg.confusion(record_id, other)
+    if confusion is None:
         return ()
-    confusion = kg._confused.edges[record_id, other]["c"]
     return _unique(
         _text(kg, ref, part, locale)
         for ref in confusion.asserted_by

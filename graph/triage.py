@@ -82,18 +82,18 @@ def best_paths(kg: KnowledgeGraph, start: str, *, hops: int, backward: bool) -> 
 
     Paths are listed from ``start`` outward (for ``backward``, against the edges).
     """
-    if start not in kg._leads:
+    if start not in kg:
         return {}
-    adjacency = kg._leads.pred if backward else kg._leads.succ
+    adjacency = kg.predecessors if backward else kg.successors
     best: dict[str, _Path] = {}
     frontier: dict[str, _Path] = {start: (1.0, (start,))}
     for _ in range(hops):
         reached: dict[str, _Path] = {}
         for node, (score, path) in frontier.items():
-            for other, data in adjacency[node].items():
+            for other, transition in adjacency(node).items():
                 if other == node or other == start:
                     continue
-                candidate = (score * data["w"], (*path, other))
+                candidate = (score * transition.weight, (*path, other))
                 current = reached.get(other)
                 if current is None or _better(candidate, current):
                     reached[other] = candidate
@@ -127,13 +127,10 @@ def likely_causes(
 
 def likely_next(kg: KnowledgeGraph, record_id: str) -> tuple[NextError, ...]:
     """What tends to follow ``record_id`` once it is fixed, most likely first."""
-    if record_id not in kg._leads:
-        return ()
     found = []
-    for other, data in kg._leads.succ[record_id].items():
+    for other, t in kg.successors(record_id).items():
         if other == record_id:
             continue
-        t = data["t"]
         found.append(
             NextError(
                 id=other,

@@ -16,7 +16,7 @@ from tests.conftest import ROOT
 COMPOSE = ROOT / "docker-compose.yml"
 ENV_EXAMPLE = ROOT / ".env.example"
 #: Variables only docker compose itself reads.
-COMPOSE_ONLY = {"POSTGRES_PASSWORD", "ERRKB_PORT", "COMPOSE_PROFILES"}
+COMPOSE_ONLY = {"POSTGRES_PASSWORD", "ERRKB_PORT", "ERRKB_MCP_PORT", "COMPOSE_PROFILES"}
 
 
 def env_example_names() -> set[str]:
@@ -65,6 +65,15 @@ def test_compose_has_database_migration_bot_and_socket_profile() -> None:
     assert services["bot"]["depends_on"]["init"]["condition"] == "service_completed_successfully"
     assert services["bot-socket"]["profiles"] == ["socket"]
     assert "--socket" in services["bot-socket"]["command"]
+
+
+def test_compose_serves_coding_agents_only_with_a_token() -> None:
+    text = COMPOSE.read_text(encoding="utf-8")
+    mcp = yaml.safe_load(text)["services"]["mcp"]
+    assert mcp["profiles"] == ["mcp"] and mcp["command"][:2] == ["mcp", "--http"]
+    assert mcp["depends_on"]["init"]["condition"] == "service_completed_successfully"
+    # compose refuses to start it without a token (errkb itself refuses a public address without one)
+    assert mcp["environment"]["ERRKB_MCP_TOKEN"].startswith("${ERRKB_MCP_TOKEN:?")
 
 
 def test_every_variable_compose_uses_is_in_env_example_and_the_settings() -> None:

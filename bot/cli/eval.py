@@ -49,7 +49,7 @@ def evaluate(
     knowledge = _knowledge(records)
     if knowledge.store is not None:
         knowledge.store.dispose()
-    report = run_eval(_index(knowledge.records), labelled, time.perf_counter)
+    report = run_eval(_index(knowledge.records, warm=True), labelled, time.perf_counter)
     if plot is not None:
         draw(curve(report.results), report, plot, title=cases.name)
     if as_json:

@@ -229,7 +229,7 @@ def search(
     with store.read() as session:
         records = repo.load_records(session)
     store.dispose()
-    index = MatchIndex.build(records)
+    index = MatchIndex.build(records, warm=False)  # search runs no regex
     found = [
         (index.record(rid), score) for rid, score in index.search(" ".join(words), limit=limit)
     ]

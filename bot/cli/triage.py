@@ -1,4 +1,12 @@
-"""Command: triage."""
+"""Command: triage.
+
+A one-shot command: the match index is built without warming every regex up
+(:class:`~bot.match.index.MatchIndex` ``warm``), the few branches a paste
+needs are compiled as it needs them. What the usual run (from the database,
+answered) needs is imported with this module, while the command group holds
+the garbage collector off (:func:`bot.cli.group.load`): imported later, the
+same modules cost more.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +17,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
 from bot.match.index import MatchIndex
@@ -17,9 +24,10 @@ from bot.match.rank import Triage
 from bot.records import Record
 from bot.render.terminal import record_panel
 from bot.report import Cause, Counts, LookAlike, NextError, TriageReport, build_report
-from bot.store import repository
 from bot.store.db import Store
+from bot.store.loading import load_records as read_records
 from bot.store.observed import list_observed
+from bot.store.slack_repo import workaround_counts
 from graph.build import KnowledgeGraph, build_graph
 
 RecordsOption = Annotated[
@@ -50,17 +58,18 @@ def _knowledge(paths: list[Path] | None) -> Knowledge:
         return Knowledge(records, build_graph(records))
     store = open_default_store()
     with store.read() as session:
-        records = repository.load_records(session, include_deprecated=False)
+        records = read_records(session, include_deprecated=False)
         observed = list_observed(session)
     return Knowledge(records, build_graph(records, observed=observed), store)
 
 
-def _index(records: list[Record]) -> MatchIndex:
+def _index(records: list[Record], warm: bool = False) -> MatchIndex:
+    """The match index of ``records``; ``warm`` for matching many pastes (see the module docstring)."""
     if not records:
         fail(
             "the knowledge base is empty: run errkb init, import records (errkb import FILE) or pass --records"
         )
-    return MatchIndex.build(records)
+    return MatchIndex.build(records, warm=warm)
 
 
 def _read_paste(source: str) -> str:
@@ -112,6 +121,8 @@ def _show(report: TriageReport, result: Triage, index: MatchIndex, lang: str) ->
         console.print("[bold]Nothing known[/] about this paste: no record matches it.")
         return
     if not result.answered:
+        from rich.table import Table
+
         console.print("[yellow]Not sure[/]: no confident answer. Closest candidates (uncertain):")
         table = Table("record", "score", "band", "line")
         for m in result.matches[:5]:
@@ -184,9 +195,7 @@ def triage(
 
 def _counts(store: Store, ids: list[str]) -> Counts:
     """What votes observed about the answers' workarounds (as Slack shows them)."""
-    from bot.store.slack_repo import workaround_counts
-
-    with store.transaction() as session:
+    with store.read() as session:
         return workaround_counts(session, record_ids=ids)
 
 

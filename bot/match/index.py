@@ -186,7 +186,12 @@ class MatchIndex:
         parts: Sequence[RecordParts],
         vocabulary: Vocabulary,
         compiled: Mapping[str, Matcher | None] | None = None,
+        *,
+        warm: bool = True,
     ) -> None:
+        """``warm``: compile and first-run every branch regex now (up to
+        :data:`EAGER_COMPILE` branches), so no paste pays for it; a one-shot command
+        that matches one paste leaves it off and compiles only the branches it checks."""
         self.parts: tuple[RecordParts, ...] = tuple(parts)
         self.vocabulary = vocabulary
         self.records: tuple[Record, ...] = tuple(p.record for p in self.parts)
@@ -231,7 +236,7 @@ class MatchIndex:
                     self._always.append(alt)
                 else:
                     required_by.append((alt, branch.keys, branch.all_needed))
-        if len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
+        if warm and len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
             for alt in range(len(self._alts)):
                 if alt in self._compiled:
                     continue  # compiled (and warmed) by an earlier index
@@ -251,9 +256,9 @@ class MatchIndex:
             )  # fmt: skip
 
     @classmethod
-    def build(cls, records: Sequence[Record]) -> MatchIndex:
+    def build(cls, records: Sequence[Record], *, warm: bool = True) -> MatchIndex:
         vocabulary = Vocabulary()
-        return cls([RecordParts.of(r, vocabulary) for r in records], vocabulary)
+        return cls([RecordParts.of(r, vocabulary) for r in records], vocabulary, warm=warm)
 
     def compiled(self) -> dict[str, Matcher | None]:
         """The RE2 matchers compiled so far, by branch text (for :meth:`update`)."""

@@ -122,9 +122,6 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     kb = loaded(index)
     text, cut_at = clean_paste(paste_text(paste, slack, settings.paste_limit), settings.paste_limit)
     learned, here = read_context(store, text, paste.channel)
-    if not paste.asked and not here.volunteers():
-        metrics.decline("channel_quiet")
-        return "silent"
     triage = triage_timed(kb, text, metrics, learned)
     if paste.mention and not triage.errors:
         found = thread_error(paste, slack, kb, settings.paste_limit)
@@ -142,9 +139,11 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         permalink = slack.permalink(channel=paste.channel, ts=paste.message_ts)
     now = clock.now()
     with store.transaction() as session:
-        unknown = _note_unknown(session, triage, permalink, now, paste) if outcome != "answer" else None
+        # an error errkb cannot answer is queued for maintainers, whatever the channel lets it post
+        known = here.answered(triage, asked=paste.asked)
+        unknown = None if known else _note_unknown(session, triage, permalink, now, paste)
         if outcome == "silent":
-            metrics.decline("not_confident")
+            metrics.decline("not_confident" if not known else "channel_quiet")
             return outcome
         locale = user_locale(session, settings, user=reader, slack_locale=slack_locale, channel=paste.channel,
                              text=text)  # fmt: skip

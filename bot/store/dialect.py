@@ -7,21 +7,28 @@ that a concurrent writer can slip between.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-Insert = postgresql.Insert | sqlite.Insert
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    Insert = postgresql.Insert | sqlite.Insert
 
 
 def insert(session: Session | str, table: Any) -> Insert:
     """The dialect's ``insert(table)``, which has ``on_conflict_do_nothing/do_update``
-    (``session``: one bound to the database, or the dialect's name)."""
+    (``session``: one bound to the database, or the dialect's name). Each dialect is
+    imported when first used: PostgreSQL's brings all its drivers along."""
     name = session if isinstance(session, str) else session.get_bind().dialect.name
     if name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
         return postgresql.insert(table)
     if name == "sqlite":
+        from sqlalchemy.dialects import sqlite
+
         return sqlite.insert(table)
     raise NotImplementedError(f"errkb runs on SQLite or PostgreSQL, not {name}")
 

@@ -76,10 +76,9 @@ def load_records(
     stmt = select(*table.c).order_by(table.c.id)
     if domain is not None:
         stmt = stmt.where(table.c.domain == domain)
-    if not include_deprecated:
-        deprecated = select(RecordStateRow.record_id).where(
-            RecordStateRow.deprecated_at.is_not(None)
-        )
+    if not include_deprecated:  # (Core columns: reading records configures no ORM mapper)
+        state = table_of(RecordStateRow)
+        deprecated = select(state.c.record_id).where(state.c.deprecated_at.is_not(None))
         stmt = stmt.where(table.c.id.not_in(deprecated))
     wanted = None if ids is None else sorted(set(ids))
     rows = [row for part in _where_ids(stmt, table.c.id, wanted) for row in _dicts(session, part)]

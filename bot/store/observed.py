@@ -91,26 +91,22 @@ def observe_error(
 def list_observed(
     session: Session, *, min_count: int = 1, limit: int | None = None
 ) -> list[ObservedEdge]:
-    """Observed transitions, most seen first (then most recent, then ids)."""
+    """Observed transitions, most seen first (then most recent, then ids).
+
+    Plain rows of the Core table, no ORM objects: a one-shot command (``errkb
+    triage``) then never configures the ORM's mappers."""
+    table = table_of(ObservedTransitionRow)
     query = (
-        select(ObservedTransitionRow)
-        .where(ObservedTransitionRow.count >= min_count)
-        .order_by(
-            ObservedTransitionRow.count.desc(),
-            ObservedTransitionRow.last_seen.desc(),
-            ObservedTransitionRow.source_id,
-            ObservedTransitionRow.target_id,
-        )
-    )
+        select(table.c.source_id, table.c.target_id, table.c.count, table.c.first_seen,
+               table.c.last_seen)
+        .where(table.c.count >= min_count)
+        .order_by(table.c.count.desc(), table.c.last_seen.desc(), table.c.source_id,
+                  table.c.target_id)
+    )  # fmt: skip
     if limit is not None:
         query = query.limit(limit)
     return [
-        ObservedEdge(
-            source=row.source_id,
-            target=row.target_id,
-            count=row.count,
-            first_seen=_aware(row.first_seen),
-            last_seen=_aware(row.last_seen),
-        )
-        for row in session.scalars(query)
-    ]
+        ObservedEdge(source=source, target=target, count=count,
+                     first_seen=_aware(first_seen), last_seen=_aware(last_seen))
+        for source, target, count, first_seen, last_seen in session.execute(query)
+    ]  # fmt: skip

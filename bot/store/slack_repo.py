@@ -128,12 +128,10 @@ def workaround_counts(
     ids = sorted(set(record_ids))
     if not ids:
         return {}
+    table = table_of(WorkaroundRow)  # Core columns: a one-shot triage configures no ORM mapper
     stmt = select(
-        WorkaroundRow.record_id,
-        WorkaroundRow.position,
-        WorkaroundRow.fixed_count,
-        WorkaroundRow.failed_count,
-    ).where(WorkaroundRow.record_id.in_(ids))
+        table.c.record_id, table.c.position, table.c.fixed_count, table.c.failed_count
+    ).where(table.c.record_id.in_(ids))
     return {
         (rid, pos): (fixed, failed)
         for rid, pos, fixed, failed in session.execute(stmt)
