@@ -28,7 +28,13 @@ def mcp(
     --http for one shared server, which needs ERRKB_MCP_TOKEN unless it binds
     to loopback. Logs go to standard error.
     """
-    from bot.knowledge import LiveKnowledge, store_loader, version_reader
+    from bot.knowledge import (
+        LiveKnowledge,
+        change_reader,
+        observed_reader,
+        store_loader,
+        version_reader,
+    )
     from bot.mcp.http import check_bind, serve_http
     from bot.mcp.server import Served, create_server
     from bot.mcp.tools import LOAD_WAIT_SECONDS, Tools
@@ -42,8 +48,9 @@ def mcp(
     configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
     store = open_store(settings.database_url)
     knowledge = LiveKnowledge(
-        store_loader(store), version_reader(store), poll_seconds=settings.kb_refresh_seconds
-    )
+        store_loader(store), version_reader(store), changes=change_reader(store),
+        observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds,
+    )  # fmt: skip
     loaded = threading.Event()
     threading.Thread(
         target=_first_load, args=(knowledge, loaded), name="errkb-load", daemon=True
