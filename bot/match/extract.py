@@ -112,7 +112,9 @@ _FRAME = re.compile(
 _EXCEPTION = re.compile(
     r"^(?:(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)"
     r"(?:\[[^\]]*\])?(?::|$)|Caused by:|Exception in thread|panic:|fatal error:|error\[E\d+\]"
-    r"|.*\berror TS\d+:|thread '.*' panicked|FATAL:|Error:|ERROR:|E\s+\w+Error)"
+    r"|.*\berror TS\d+:|thread '.*' panicked|FATAL:|Error:|ERROR:|E\s+\w+Error"
+    # a qualified exception type whatever its name ends in: "triton.runtime.errors.OutOfResources:"
+    r"|(?:[a-z_][\w$]*\.){2,}[A-Z][\w$]*: )"
 )
 _ERROR_START = re.compile(
     r"(?i)^(?:error|fatal|err!|npm err!|npm error|e:|\[emerg\]|\[error\]|critical|failed|panic|\w*error\b)"
