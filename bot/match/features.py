@@ -115,6 +115,12 @@ def feature(name: str, *, weight: float, sign: int) -> Callable[[Compute], Compu
     return register
 
 
+def gate(c: Candidates) -> np.ndarray:
+    """How far a candidate's text evidence reaches :data:`ENV_GATE` (0..1): what the paste
+    naming its tool or service may add to."""
+    return np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
+
+
 @feature("regex", weight=3.313, sign=1)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
@@ -158,7 +164,7 @@ def env(c: Candidates, p: Paste) -> np.ndarray:
         else 1.0
         for info, seen in zip(c.infos, c.seen, strict=True)
     ]
-    return np.array(named) * np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
+    return np.array(named) * gate(c)
 
 
 @feature("absent", weight=-1.265, sign=-1)
@@ -194,7 +200,9 @@ def service(c: Candidates, p: Paste) -> np.ndarray:
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
     if not p.services:
         return np.zeros(len(c.infos))
-    return c.each(lambda info: 1.0 if info.services & p.services else 0.0)
+    named = c.each(lambda info: 1.0 if info.services & p.services else 0.0)
+    # evidence of the domain of an error the text shows, not of any record of that service
+    return named * gate(c)
 
 
 def os_match(info: RecordInfo, p: Paste) -> float:
