@@ -14,6 +14,8 @@ used by the ranker as evidence that a record is about the paste's world:
 
 from __future__ import annotations
 
+import re
+
 import ahocorasick
 
 #: Services a paste can name without saying their name: their ports, client libraries,
@@ -122,3 +124,18 @@ def record_os(env: str) -> str:
         if name in parts:
             return name
     return "linux" if "wsl2" in parts else ""
+
+
+_PACKAGE = re.compile(
+    r"(?:site-packages|dist-packages|node_modules)[\\/](?:@[\w.-]+[\\/])?([a-z][\w.-]*)"
+    r"|github\.com/[\w.-]+/([a-z][\w.-]*)"
+)
+
+
+def packages(text: str) -> frozenset[str]:
+    """The packages a paste (lower-cased) shows in its paths and links: the library under
+    ``site-packages/`` or ``node_modules/`` a frame is in, the project an issue link names."""
+    if len(text) > _SCAN:
+        text = text[: _SCAN // 2] + "\n" + text[-_SCAN // 2 :]
+    found = {a or b for a, b in _PACKAGE.findall(text)}
+    return frozenset(n.replace("-", "_").removesuffix(".py") for n in found)

@@ -86,6 +86,7 @@ class Paste:
     versions: dict[str, list[Version]] = field(default_factory=dict)
     os: str = ""
     services: frozenset[str] = frozenset()
+    packages: frozenset[str] = frozenset()  # the libraries its paths and links name
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,16 @@ def service(c: Candidates, p: Paste) -> np.ndarray:
     named = c.each(lambda info: 1.0 if info.services & p.services else 0.0)
     # evidence of the domain of an error the text shows, not of any record of that service
     return named * gate(c)
+
+
+@feature("package", weight=1.0, sign=1)
+def package(c: Candidates, p: Paste) -> np.ndarray:
+    """The library the paste's paths or links show (``site-packages/bitsandbytes/``,
+    ``node_modules/mongodb/``, an issue link to the project) is one the record is named by:
+    the error came from that library, whatever its message says."""
+    if not p.packages:
+        return np.zeros(len(c.infos))
+    return c.each(lambda info: 1.0 if info.names & p.packages else 0.0)
 
 
 def os_match(info: RecordInfo, p: Paste) -> float:

@@ -55,6 +55,8 @@ class RecordInfo:
     versions: tuple[tuple[str, SpecifierSet], ...] = ()
     services: frozenset[str] = frozenset()
     os: str = ""  # the OS the record is written for ("" = any)
+    #: the words its id, signature and regex name it by (``bitsandbytes``, ``mongodb``)
+    names: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, record: Record) -> RecordInfo:
@@ -75,6 +77,7 @@ class RecordInfo:
             versions=tuple(spec for v in record.versions if (spec := _specifier(v.version))),
             services=services(named),
             os=record_os(env) or (os_name.lower() if os_name in ("windows", "macos") else ""),
+            names=frozenset(w.replace("-", "_") for w in _NAME.findall(named) if len(w) > 3),
         )
 
 
@@ -88,6 +91,7 @@ def _specifier(text: str) -> tuple[str, SpecifierSet] | None:
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
+_NAME = re.compile(r"[a-z][a-z0-9_-]*[a-z0-9]")
 
 
 def variant_key(record: Record) -> tuple[str, str]:
