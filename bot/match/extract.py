@@ -101,6 +101,7 @@ _PREFIXES = tuple(
 )
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 _PROGRESS = re.compile(r"\d%\|[^|]{0,200}\||[\u2580-\u259f]{4}|\d(?:it/s|s/it)\]")
+_BAR_END = re.compile(r".*\d(?:it/s|s/it)[^\]\n]{0,80}\]")  # up to the last bar's rate
 _FRAME = re.compile(
     r"^(?:File \".*\", line \d+|at [\w$.<>/\[\]-]+\(.*\)$|at (?:async )?\S+ \(.*:\d+:\d+\)$"
     r"|at .+:\d+:\d+$|\.\.\. \d+ (?:more|common frames omitted)|#\d+\s+0x[0-9a-f]+|frame #\d+:"
@@ -286,7 +287,12 @@ def extract(paste: str) -> Extraction:
     for no, raw in selected:
         body = raw if len(raw) <= MAX_LINE else raw[: MAX_LINE // 3] + " … " + raw[-MAX_LINE // 2 :]
         if _PROGRESS.search(body):
-            continue
+            # a progress bar redrawn in place, and what was logged after its last state on
+            # the same line ("24/1752 [01:08<1:22:56, 2.88s/it][rank5]: ... timeout"): keep that
+            end = _BAR_END.search(body)
+            body = body[end.end() :] if end else ""
+            if _PROGRESS.search(body) or len(body.strip()) < 3:
+                continue
         line = _strip_prefixes(body)
         if not line or len(line) < 3:
             previous = ""
