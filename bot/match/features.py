@@ -153,12 +153,13 @@ def context(c: Candidates, p: Paste) -> np.ndarray:
 @feature("env", weight=2.546, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
-    language is. Counts as far as the text evidence does (see :data:`ENV_GATE`)."""
+    language is, by name or by the paste's shape (a Python traceback, a Java stack trace).
+    Counts as far as the text evidence does (see :data:`ENV_GATE`)."""
 
     named = [
         1.0
         if info.services & p.services
-        else 0.0
+        else (0.5 if info.domain in p.family else 0.0)
         if not seen
         else 0.5
         if seen <= LANGUAGE_WORDS
