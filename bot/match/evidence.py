@@ -96,6 +96,19 @@ DOMAIN_HINTS: dict[str, frozenset[str]] = {
 }
 
 
+#: Words that name a tool when a record is tagged with them (``cuda``, ``deepspeed``): a
+#: record's tags say which tools it is about beyond its domain.
+TOOL_WORDS: frozenset[str] = (
+    frozenset(DOMAIN_HINTS)
+    | frozenset().union(*DOMAIN_HINTS.values())
+    | frozenset(SERVICES)
+    | frozenset(
+        "bitsandbytes deepspeed triton xformers flash-attn apex megatron onnx onnxruntime"
+        " tensorrt jax xla cudnn vllm sglang lmdeploy".split()
+    )
+)
+
+
 def _names(automaton: ahocorasick.Automaton, text: str) -> frozenset[str]:
     if len(text) > _SCAN:
         text = text[: _SCAN // 2] + "\n" + text[-_SCAN // 2 :]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from bot.match.evidence import DOMAIN_HINTS, record_os, services
+from bot.match.evidence import DOMAIN_HINTS, TOOL_WORDS, record_os, services
 from bot.match.normalise import template
 from bot.records import Record
 
@@ -65,6 +65,7 @@ class RecordInfo:
         words = {record.domain.lower(), parts[0]}
         for text in [env, *(v.version for v in record.versions)]:
             words.update(w.rstrip("0123456789.") for w in re.split(r"[^a-z0-9.]+", text.lower()))
+        words.update(tag for tag in (str(t).lower() for t in record.tags) if tag in TOOL_WORDS)
         words = {w for w in words if len(w) > 1 and w not in _GENERIC_ENV}
         words |= DOMAIN_HINTS.get(record.domain.lower(), frozenset())
         named = " ".join([record.id, record.signature, record.regex]).lower()
