@@ -167,11 +167,12 @@ class Similarity:
         """The records of the ``limit`` highest positive ``scores``, in no particular order."""
         if limit <= 0:
             return []
-        if limit < len(scores):  # one linear selection over all records, no sort
-            top = np.argpartition(scores, len(scores) - limit)[len(scores) - limit :]
-        else:
-            top = np.arange(len(scores))
-        return top[scores[top] > 0].tolist()  # type: ignore[no-any-return]
+        # a query's terms reach few records: select among those (one linear pass to find
+        # them), not among every record (a selection over mostly zeros is slow)
+        found = np.flatnonzero(scores > 0)
+        if limit < len(found):
+            found = found[np.argpartition(scores[found], len(found) - limit)[len(found) - limit :]]
+        return found.tolist()  # type: ignore[no-any-return]
 
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""
