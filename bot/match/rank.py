@@ -274,7 +274,7 @@ def candidates(
         found.update(knowledge.identity.top_ids(identity, SIM_CANDIDATES))
         found.update(knowledge.context.top_ids(context, CONTEXT_CANDIDATES))
         if shown:  # the error lines' best records among those named by the paste's libraries
-            named = knowledge.context.scores(shown) > 0
+            named = knowledge.context.scores({t for name in shown for t in tokens(name)}) > 0
             found.update(knowledge.context.top_ids(np.where(named, context, 0.0), PACKAGE_CANDIDATES))
     records = sorted(found)
     index = np.array(records, dtype=np.int64)
