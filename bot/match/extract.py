@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import re2
 
+from bot.match.evidence import packages
 from bot.match.normalise import template
 from bot.match.re2util import finder, matcher
 
@@ -59,6 +60,9 @@ class Extraction:
     lines: tuple[Line, ...]
     errors: tuple[ExtractedError, ...]
     truncated: bool
+    #: the libraries the paste's paths and links show (``site-packages/bitsandbytes/``),
+    #: read before log prefixes and warning locations are stripped from its lines
+    packages: frozenset[str] = frozenset()
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,200}(?:\x07|\x1b\\)|\x1b[@-_]")
@@ -342,7 +346,7 @@ def extract(paste: str) -> Extraction:
                 errors.append(ExtractedError(len(errors), no, line, kind, role, key))
             index = by_template[key]
         lines.append(Line(no, line, role, index, row in roots))
-    return Extraction(tuple(lines), tuple(errors), truncated or cut)
+    return Extraction(tuple(lines), tuple(errors), truncated or cut, packages(text.lower()))
 
 
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")

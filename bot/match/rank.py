@@ -31,7 +31,7 @@ import numpy as np
 from packaging.version import InvalidVersion, Version
 
 from bot.match import features as F
-from bot.match.evidence import packages, paste_os, services
+from bot.match.evidence import paste_os, services
 from bot.match.extract import ROLE_WEIGHT, ExtractedError, Extraction, Line
 from bot.match.info import FAMILIES, RecordInfo
 from bot.match.normalise import template, terms, tokens, version_hints
@@ -467,7 +467,7 @@ def _evidence(
     facts = LineFacts(extraction, knowledge.identity)
     important = important_lines(extraction)
     picked = [r for r in choices.values() if r is not None]
-    shown = packages("\n".join(line.text.lower() for line in extraction.lines))
+    shown = extraction.packages
     found = candidates(extraction, hits, knowledge, facts, important, picked, shown)
     for error, record in choices.items():  # a learned record is scored on its error's line
         if record is not None and found[record].regex_pos < 0:
