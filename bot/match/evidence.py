@@ -142,13 +142,15 @@ def record_os(env: str) -> str:
 _PACKAGE = re.compile(
     r"(?:site-packages|dist-packages|node_modules)[\\/](?:@[\w.-]+[\\/])?([a-z][\w.-]*)"
     r"|github\.com/[\w.-]+/([a-z][\w.-]*)"
+    r"|[\\/]([a-z][\w-]*)[\\/][\w-]+\.py\b"  # the package a Python file is in
 )
 
 
 def packages(text: str) -> frozenset[str]:
     """The packages a paste (lower-cased) shows in its paths and links: the library under
-    ``site-packages/`` or ``node_modules/`` a frame is in, the project an issue link names."""
+    ``site-packages/`` or ``node_modules/`` a frame is in, the directory a Python file is
+    in (``bitsandbytes/cextension.py``), the project an issue link names."""
     if len(text) > _SCAN:
         text = text[: _SCAN // 2] + "\n" + text[-_SCAN // 2 :]
-    found = {a or b for a, b in _PACKAGE.findall(text)}
+    found = {a or b or c for a, b, c in _PACKAGE.findall(text)}
     return frozenset(n.replace("-", "_").removesuffix(".py") for n in found)
