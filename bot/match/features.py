@@ -33,9 +33,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-3.597, 0.659, 0.300)
-VOLUNTEER = 0.7134
-ASK = 0.5338
+CALIBRATION = (-3.581, 0.667, 0.258)
+VOLUNTEER = 0.7227
+ASK = 0.4347
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The paste naming a record's tool only adds to text evidence: full weight once the
@@ -122,7 +122,7 @@ def gate(c: Candidates) -> np.ndarray:
     return np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
 
-@feature("regex", weight=3.247, sign=1)
+@feature("regex", weight=3.286, sign=1)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -130,19 +130,19 @@ def regex(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex
 
 
-@feature("bare", weight=-0.663, sign=-1)
+@feature("bare", weight=-0.645, sign=-1)
 def bare(c: Candidates, p: Paste) -> np.ndarray:
     """The regex hit is only an exception type name on a line that says much more."""
     return c.bare
 
 
-@feature("explained", weight=4.320, sign=1)
+@feature("explained", weight=4.380, sign=1)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("context", weight=6.620, sign=1)
+@feature("context", weight=6.460, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id, its workarounds' actions. Finds a record named
@@ -150,7 +150,7 @@ def context(c: Candidates, p: Paste) -> np.ndarray:
     return c.context
 
 
-@feature("env", weight=2.509, sign=1)
+@feature("env", weight=2.603, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
     language is, by name or by the paste's shape (a Python traceback, a Java stack trace).
@@ -169,7 +169,7 @@ def env(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(named) * gate(c)
 
 
-@feature("absent", weight=-0.935, sign=-1)
+@feature("absent", weight=-0.881, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
     """A record about a tool the paste never names, not even by its port or client library
     (kinds of problem and languages aside)."""
@@ -181,7 +181,7 @@ def absent(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(unnamed)
 
 
-@feature("foreign", weight=-1.122, sign=-1)
+@feature("foreign", weight=-1.055, sign=-1)
 def foreign(c: Candidates, p: Paste) -> np.ndarray:
     """The paste is plainly another language's (1), or a language record shows no sign of
     its language (0.5)."""
@@ -196,7 +196,7 @@ def foreign(c: Candidates, p: Paste) -> np.ndarray:
     return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
-@feature("service", weight=1.975, sign=1)
+@feature("service", weight=2.051, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
@@ -207,7 +207,7 @@ def service(c: Candidates, p: Paste) -> np.ndarray:
     return named * gate(c)
 
 
-@feature("package", weight=3.093, sign=1)
+@feature("package", weight=3.183, sign=1)
 def package(c: Candidates, p: Paste) -> np.ndarray:
     """The library the paste's paths or links show (``site-packages/bitsandbytes/``,
     ``node_modules/mongodb/``, an issue link to the project) is one the record is named by:
@@ -237,7 +237,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.733, sign=1)
+@feature("os", weight=0.713, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -245,7 +245,7 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.165, sign=1)
+@feature("root", weight=0.159, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""
