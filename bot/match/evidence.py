@@ -14,6 +14,8 @@ used by the ranker as evidence that a record is about the paste's world:
 
 from __future__ import annotations
 
+import re
+
 import ahocorasick
 
 #: Services a paste can name without saying their name: their ports, client libraries,
@@ -94,6 +96,19 @@ DOMAIN_HINTS: dict[str, frozenset[str]] = {
 }
 
 
+#: Words that name a tool when a record is tagged with them (``cuda``, ``deepspeed``): a
+#: record's tags say which tools it is about beyond its domain.
+TOOL_WORDS: frozenset[str] = (
+    frozenset(DOMAIN_HINTS)
+    | frozenset().union(*DOMAIN_HINTS.values())
+    | frozenset(SERVICES)
+    | frozenset(
+        "bitsandbytes deepspeed triton xformers flash-attn apex megatron onnx onnxruntime"
+        " tensorrt jax xla cudnn vllm sglang lmdeploy".split()
+    )
+)
+
+
 def _names(automaton: ahocorasick.Automaton, text: str) -> frozenset[str]:
     if len(text) > _SCAN:
         text = text[: _SCAN // 2] + "\n" + text[-_SCAN // 2 :]
@@ -122,3 +137,20 @@ def record_os(env: str) -> str:
         if name in parts:
             return name
     return "linux" if "wsl2" in parts else ""
+
+
+_PACKAGE = re.compile(
+    r"(?:site-packages|dist-packages|node_modules)[\\/](?:@[\w.-]+[\\/])?([a-z][\w.-]*)"
+    r"|github\.com/[\w.-]+/([a-z][\w.-]*)"
+    r"|[\\/]([a-z][\w-]*)[\\/][\w-]+\.py\b"  # the package a Python file is in
+)
+
+
+def packages(text: str) -> frozenset[str]:
+    """The packages a paste (lower-cased) shows in its paths and links: the library under
+    ``site-packages/`` or ``node_modules/`` a frame is in, the directory a Python file is
+    in (``bitsandbytes/cextension.py``), the project an issue link names."""
+    if len(text) > _SCAN:
+        text = text[: _SCAN // 2] + "\n" + text[-_SCAN // 2 :]
+    found = {a or b or c for a, b, c in _PACKAGE.findall(text)}
+    return frozenset(n.replace("-", "_").removesuffix(".py") for n in found)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import re2
 
+from bot.match.evidence import packages
 from bot.match.normalise import template
 from bot.match.re2util import finder, matcher
 
@@ -59,6 +60,9 @@ class Extraction:
     lines: tuple[Line, ...]
     errors: tuple[ExtractedError, ...]
     truncated: bool
+    #: the libraries the paste's paths and links show (``site-packages/bitsandbytes/``),
+    #: read before log prefixes and warning locations are stripped from its lines
+    packages: frozenset[str] = frozenset()
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,200}(?:\x07|\x1b\\)|\x1b[@-_]")
@@ -101,6 +105,7 @@ _PREFIXES = tuple(
 )
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 _PROGRESS = re.compile(r"\d%\|[^|]{0,200}\||[\u2580-\u259f]{4}|\d(?:it/s|s/it)\]")
+_BAR_END = re.compile(r".*\d(?:it/s|s/it)[^\]\n]{0,80}\]")  # up to the last bar's rate
 _FRAME = re.compile(
     r"^(?:File \".*\", line \d+|at [\w$.<>/\[\]-]+\(.*\)$|at (?:async )?\S+ \(.*:\d+:\d+\)$"
     r"|at .+:\d+:\d+$|\.\.\. \d+ (?:more|common frames omitted)|#\d+\s+0x[0-9a-f]+|frame #\d+:"
@@ -112,7 +117,9 @@ _FRAME = re.compile(
 _EXCEPTION = re.compile(
     r"^(?:(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault|Failure|Warning)"
     r"(?:\[[^\]]*\])?(?::|$)|Caused by:|Exception in thread|panic:|fatal error:|error\[E\d+\]"
-    r"|.*\berror TS\d+:|thread '.*' panicked|FATAL:|Error:|ERROR:|E\s+\w+Error)"
+    r"|.*\berror TS\d+:|thread '.*' panicked|FATAL:|Error:|ERROR:|E\s+\w+Error"
+    # a qualified exception type whatever its name ends in: "triton.runtime.errors.OutOfResources:"
+    r"|(?:[a-z_][\w$]*\.){2,}[A-Z][\w$]*: )"
 )
 _ERROR_START = re.compile(
     r"(?i)^(?:error|fatal|err!|npm err!|npm error|e:|\[emerg\]|\[error\]|critical|failed|panic|\w*error\b)"
@@ -284,7 +291,12 @@ def extract(paste: str) -> Extraction:
     for no, raw in selected:
         body = raw if len(raw) <= MAX_LINE else raw[: MAX_LINE // 3] + " … " + raw[-MAX_LINE // 2 :]
         if _PROGRESS.search(body):
-            continue
+            # a progress bar redrawn in place, and what was logged after its last state on
+            # the same line ("24/1752 [01:08<1:22:56, 2.88s/it][rank5]: ... timeout"): keep that
+            end = _BAR_END.search(body)
+            body = body[end.end() :] if end else ""
+            if _PROGRESS.search(body) or len(body.strip()) < 3:
+                continue
         line = _strip_prefixes(body)
         if not line or len(line) < 3:
             previous = ""
@@ -334,7 +346,7 @@ def extract(paste: str) -> Extraction:
                 errors.append(ExtractedError(len(errors), no, line, kind, role, key))
             index = by_template[key]
         lines.append(Line(no, line, role, index, row in roots))
-    return Extraction(tuple(lines), tuple(errors), truncated or cut)
+    return Extraction(tuple(lines), tuple(errors), truncated or cut, packages(text.lower()))
 
 
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")

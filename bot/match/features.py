@@ -33,9 +33,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-3.453, 0.513, 0.357)
-VOLUNTEER = 0.7641
-ASK = 0.2887
+CALIBRATION = (-3.581, 0.667, 0.258)
+VOLUNTEER = 0.7227
+ASK = 0.4347
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The paste naming a record's tool only adds to text evidence: full weight once the
@@ -86,6 +86,7 @@ class Paste:
     versions: dict[str, list[Version]] = field(default_factory=dict)
     os: str = ""
     services: frozenset[str] = frozenset()
+    packages: frozenset[str] = frozenset()  # the libraries its paths and links name
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,13 @@ def feature(name: str, *, weight: float, sign: int) -> Callable[[Compute], Compu
     return register
 
 
-@feature("regex", weight=3.313, sign=1)
+def gate(c: Candidates) -> np.ndarray:
+    """How far a candidate's text evidence reaches :data:`ENV_GATE` (0..1): what the paste
+    naming its tool or service may add to."""
+    return np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
+
+
+@feature("regex", weight=3.286, sign=1)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -123,45 +130,46 @@ def regex(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex
 
 
-@feature("bare", weight=-1.033, sign=-1)
+@feature("bare", weight=-0.645, sign=-1)
 def bare(c: Candidates, p: Paste) -> np.ndarray:
     """The regex hit is only an exception type name on a line that says much more."""
     return c.bare
 
 
-@feature("explained", weight=5.034, sign=1)
+@feature("explained", weight=4.380, sign=1)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("context", weight=6.377, sign=1)
+@feature("context", weight=6.460, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
-    locales), the literal words of its regex, its tags and id. Finds a record named
+    locales), the literal words of its regex, its tags and id, its workarounds' actions. Finds a record named
     otherwise than its signature (a library's warning text, a record written for the cause)."""
     return c.context
 
 
-@feature("env", weight=2.546, sign=1)
+@feature("env", weight=2.603, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
-    language is. Counts as far as the text evidence does (see :data:`ENV_GATE`)."""
+    language is, by name or by the paste's shape (a Python traceback, a Java stack trace).
+    Counts as far as the text evidence does (see :data:`ENV_GATE`)."""
 
     named = [
         1.0
         if info.services & p.services
-        else 0.0
+        else (0.5 if info.domain in p.family else 0.0)
         if not seen
         else 0.5
         if seen <= LANGUAGE_WORDS
         else 1.0
         for info, seen in zip(c.infos, c.seen, strict=True)
     ]
-    return np.array(named) * np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
+    return np.array(named) * gate(c)
 
 
-@feature("absent", weight=-1.265, sign=-1)
+@feature("absent", weight=-0.881, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
     """A record about a tool the paste never names, not even by its port or client library
     (kinds of problem and languages aside)."""
@@ -173,7 +181,7 @@ def absent(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(unnamed)
 
 
-@feature("foreign", weight=-1.341, sign=-1)
+@feature("foreign", weight=-1.055, sign=-1)
 def foreign(c: Candidates, p: Paste) -> np.ndarray:
     """The paste is plainly another language's (1), or a language record shows no sign of
     its language (0.5)."""
@@ -188,13 +196,25 @@ def foreign(c: Candidates, p: Paste) -> np.ndarray:
     return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
-@feature("service", weight=0.917, sign=1)
+@feature("service", weight=2.051, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
     if not p.services:
         return np.zeros(len(c.infos))
-    return c.each(lambda info: 1.0 if info.services & p.services else 0.0)
+    named = c.each(lambda info: 1.0 if info.services & p.services else 0.0)
+    # evidence of the domain of an error the text shows, not of any record of that service
+    return named * gate(c)
+
+
+@feature("package", weight=3.183, sign=1)
+def package(c: Candidates, p: Paste) -> np.ndarray:
+    """The library the paste's paths or links show (``site-packages/bitsandbytes/``,
+    ``node_modules/mongodb/``, an issue link to the project) is one the record is named by:
+    the error came from that library, whatever its message says."""
+    if not p.packages:
+        return np.zeros(len(c.infos))
+    return c.each(lambda info: 1.0 if info.names & p.packages else 0.0)
 
 
 def os_match(info: RecordInfo, p: Paste) -> float:
@@ -217,7 +237,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.515, sign=1)
+@feature("os", weight=0.713, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -225,7 +245,7 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.450, sign=1)
+@feature("root", weight=0.159, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from bot.match.evidence import DOMAIN_HINTS, record_os, services
+from bot.match.evidence import DOMAIN_HINTS, TOOL_WORDS, record_os, services
 from bot.match.normalise import template
 from bot.records import Record
 
@@ -55,6 +55,8 @@ class RecordInfo:
     versions: tuple[tuple[str, SpecifierSet], ...] = ()
     services: frozenset[str] = frozenset()
     os: str = ""  # the OS the record is written for ("" = any)
+    #: the words its id, signature and regex name it by (``bitsandbytes``, ``mongodb``)
+    names: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, record: Record) -> RecordInfo:
@@ -63,6 +65,7 @@ class RecordInfo:
         words = {record.domain.lower(), parts[0]}
         for text in [env, *(v.version for v in record.versions)]:
             words.update(w.rstrip("0123456789.") for w in re.split(r"[^a-z0-9.]+", text.lower()))
+        words.update(tag for tag in (str(t).lower() for t in record.tags) if tag in TOOL_WORDS)
         words = {w for w in words if len(w) > 1 and w not in _GENERIC_ENV}
         words |= DOMAIN_HINTS.get(record.domain.lower(), frozenset())
         named = " ".join([record.id, record.signature, record.regex]).lower()
@@ -75,6 +78,7 @@ class RecordInfo:
             versions=tuple(spec for v in record.versions if (spec := _specifier(v.version))),
             services=services(named),
             os=record_os(env) or (os_name.lower() if os_name in ("windows", "macos") else ""),
+            names=frozenset(w.replace("-", "_") for w in _NAME.findall(named) if len(w) > 3),
         )
 
 
@@ -88,6 +92,7 @@ def _specifier(text: str) -> tuple[str, SpecifierSet] | None:
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
+_NAME = re.compile(r"[a-z][a-z0-9_-]*[a-z0-9]")
 
 
 def variant_key(record: Record) -> tuple[str, str]:

@@ -195,7 +195,7 @@ _GLOSSARY: dict[str, tuple[str, ...]] = {
 #: in: a paste says ``x509`` or ``ECONNREFUSED``, the record "certificate" or
 #: "connection refused". Both sides get the words, so either spelling meets the other.
 _SYNONYMS: dict[str, tuple[str, ...]] = {
-    "x509": ("certificate", "ssl"),
+    "x509": ("certificate", "ssl", "verify"),  # Go's wording of a failed verification
     "econnrefused": ("connection", "refused"),
     "econnreset": ("connection", "reset"),
     "etimedout": ("timed", "out", "timeout"),

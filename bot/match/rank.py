@@ -39,6 +39,7 @@ from bot.match.similarity import Similarity
 
 SIM_CANDIDATES = 16  # best records by identity BM25 that join the regex hits
 CONTEXT_CANDIDATES = 12  # best records by context BM25
+PACKAGE_CANDIDATES = 4  # best records by context BM25 among those a paste's library names
 MAX_RANKED = 64  # candidates given the full ranking, chosen by regex strength + BM25
 SPECIFIC_WEIGHT = 20.0  # IDF weight of a record text specific enough to count in full
 SPECIFIC_CONTEXT = 40.0  # the same for the texts that describe a record
@@ -193,7 +194,9 @@ def important_lines(extraction: Extraction) -> list[int]:
 _PASTE_WORD = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def paste_facts(extraction: Extraction, infos: Sequence[RecordInfo], ids: set[int]) -> F.Paste:
+def paste_facts(
+    extraction: Extraction, infos: Sequence[RecordInfo], ids: set[int], shown: frozenset[str]
+) -> F.Paste:
     lowered = [line.text.lower() for line in extraction.lines]
     text = "\n".join(lowered)
     words = set(_PASTE_WORD.findall(text))
@@ -207,6 +210,7 @@ def paste_facts(extraction: Extraction, infos: Sequence[RecordInfo], ids: set[in
         versions=_paste_versions(extraction.lines, lowered, names),
         os=paste_os(text),
         services=services(text),
+        packages=shown,
     )
 
 
@@ -256,8 +260,10 @@ def candidates(
     facts: LineFacts,
     important: list[int],
     learned: Sequence[int] = (),
+    shown: frozenset[str] = frozenset(),
 ) -> dict[int, F.Candidate]:
-    """The records worth scoring, with their regex and BM25 evidence."""
+    """The records worth scoring, with their regex and BM25 evidence; ``shown``: the
+    libraries the paste's paths and links name, whose records join too."""
     regex = _regex_evidence(hits, facts)
     query: frozenset[str] = frozenset().union(*(facts.terms(i) for i in important))
     identity = context = None
@@ -267,6 +273,9 @@ def candidates(
         context = knowledge.context.scores(query)
         found.update(knowledge.identity.top_ids(identity, SIM_CANDIDATES))
         found.update(knowledge.context.top_ids(context, CONTEXT_CANDIDATES))
+        if shown:  # the error lines' best records among those named by the paste's libraries
+            named = knowledge.context.scores({t for name in shown for t in tokens(name)}) > 0
+            found.update(knowledge.context.top_ids(np.where(named, context, 0.0), PACKAGE_CANDIDATES))
     records = sorted(found)
     index = np.array(records, dtype=np.int64)
     ids = (
@@ -458,14 +467,15 @@ def _evidence(
     facts = LineFacts(extraction, knowledge.identity)
     important = important_lines(extraction)
     picked = [r for r in choices.values() if r is not None]
-    found = candidates(extraction, hits, knowledge, facts, important, picked)
+    shown = extraction.packages
+    found = candidates(extraction, hits, knowledge, facts, important, picked, shown)
     for error, record in choices.items():  # a learned record is scored on its error's line
         if record is not None and found[record].regex_pos < 0:
             found[record].regex_pos = next(
                 (i for i, line in enumerate(extraction.lines) if line.error_index == error), -1
             )
     _text_evidence(found, knowledge, facts, important)
-    return found, paste_facts(extraction, knowledge.infos, set(found))
+    return found, paste_facts(extraction, knowledge.infos, set(found), shown)
 
 
 def feature_rows(

@@ -3,7 +3,9 @@
 - *identity*: the texts an error is recognised by: the signature, aliases, error
   code and the translated signatures (every locale);
 - *context*: the texts that describe it: the id's words, the regex's literal
-  words, tags, the root cause and its translations.
+  words, tags, the root cause and its translations, and what its workarounds do
+  (a paste of ``apt-get install`` failing meets the record whose fix is to run
+  ``apt-get update`` in the same layer).
 
 Chinese runs are indexed as character bigrams (:func:`bot.match.normalise.terms`),
 so a Chinese query finds records whose Chinese text contains it; identifiers
@@ -30,7 +32,9 @@ from bot.records import Record
 K1 = 1.2
 B = 0.75
 #: How much each field counts in a record's context document.
-CONTEXT_FIELDS = {"slug": 1.0, "regex": 1.0, "error_code": 1.0, "tags": 0.6, "root_cause": 0.5}
+CONTEXT_FIELDS = {
+    "slug": 1.0, "regex": 1.0, "error_code": 1.0, "tags": 0.6, "root_cause": 0.5, "fixes": 0.5,
+}  # fmt: skip
 
 
 def record_text(record: Record) -> list[str]:
@@ -59,6 +63,7 @@ def context_text(
         "error_code": [str(record.error_code)] if record.error_code else [],
         "tags": [str(tag) for tag in record.tags],
         "root_cause": [c for c in causes if c],
+        "fixes": [w.action for w in record.workarounds],
     }
 
 
@@ -226,11 +231,12 @@ class Similarity:
         """The records of the ``limit`` highest positive ``scores``, in no particular order."""
         if limit <= 0:
             return []
-        if limit < len(scores):  # one linear selection over all records, no sort
-            top = np.argpartition(scores, len(scores) - limit)[len(scores) - limit :]
-        else:
-            top = np.arange(len(scores))
-        return top[scores[top] > 0].tolist()  # type: ignore[no-any-return]
+        # a query's terms reach few records: select among those (one linear pass to find
+        # them), not among every record (a selection over mostly zeros is slow)
+        found = np.flatnonzero(scores > 0)
+        if limit < len(found):
+            found = found[np.argpartition(scores[found], len(found) - limit)[len(found) - limit :]]
+        return found.tolist()  # type: ignore[no-any-return]
 
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""
