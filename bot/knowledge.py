@@ -100,6 +100,18 @@ def version_reader(store: Store) -> Callable[[], int]:
     return read
 
 
+def epoch_reader(store: Store) -> Callable[[], int]:
+    """The database's knowledge epoch (given on first asking: a write)."""
+
+    def read() -> int:
+        from bot.store.changes import knowledge_epoch
+
+        with store.transaction() as session:
+            return knowledge_epoch(session)
+
+    return read
+
+
 def change_reader(store: Store) -> Changes:
     """The records changed since a version, read in one snapshot of the database."""
 
@@ -166,12 +178,13 @@ class LiveKnowledge:
         poll_seconds: float = 5.0,
         on_rebuild: Callable[[Literal["full", "incremental"]], None] | None = None,
         on_first_load: Callable[[], None] | None = None,
-        snapshot: Path | None = None,
+        snapshot: Path | Callable[[], Path] | None = None,
     ) -> None:
         self._load, self._version, self.poll_seconds = load, version, poll_seconds
         self._changes, self._observed = changes, observed
         self._on_rebuild, self._on_first_load = on_rebuild, on_first_load
-        self._snapshot_path = snapshot
+        self._snapshot_at = snapshot  # a path, or how to find it (asks the database once)
+        self._snapshot_path: Path | None = snapshot if isinstance(snapshot, Path) else None
         self._snapshot_written = float("-inf")
         self._snapshot_version: int | None = None
         self._saver: threading.Thread | None = None
@@ -238,9 +251,9 @@ class LiveKnowledge:
         index = built.index.update(changes.upserted, changes.removed)
         graph = built.graph.update(changes.upserted, changes.removed, observed=observed)
         graph.centralities()  # computed once per build, then looked up
-        self._built = _Built(index, graph, changes.version)
-        if self._on_rebuild is not None:
+        if self._on_rebuild is not None:  # counted before anyone can see the result
             self._on_rebuild("incremental")
+        self._built = _Built(index, graph, changes.version)
         log.info(
             "knowledge base updated: %d record(s) changed, %d removed",
             len(changes.upserted), len(changes.removed),
@@ -257,9 +270,9 @@ class LiveKnowledge:
         index = MatchIndex.build(records)
         graph = build_graph(records, observed=observed)
         graph.centralities()
-        self._swap(_Built(index, graph, loaded))
-        if self._on_rebuild is not None:
+        if self._on_rebuild is not None:  # counted before anyone can see the result
             self._on_rebuild("full")
+        self._swap(_Built(index, graph, loaded))
         log.info("knowledge base loaded", extra={"kb_version": loaded, "records": len(records),
                                                  "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
         self._save()
@@ -270,15 +283,21 @@ class LiveKnowledge:
         if first and self._on_first_load is not None:
             self._on_first_load()
 
+    def _snapshot_file(self) -> Path | None:
+        if self._snapshot_path is None and callable(self._snapshot_at):
+            self._snapshot_path = self._snapshot_at()
+        return self._snapshot_path
+
     def _restore(self, version: int) -> _Built | None:
         """Re-link the index and graph from the snapshot file when it is at ``version``,
         or older by changes the feed can still tell (applied next); else None."""
-        if self._snapshot_path is None:
+        path = self._snapshot_file()
+        if path is None:
             return None
         from bot import snapshot
 
         started = time.perf_counter()
-        saved = snapshot.load(self._snapshot_path)
+        saved = snapshot.load(path)
         if saved is None:
             return None
         if saved.version != version and not (
@@ -287,7 +306,7 @@ class LiveKnowledge:
             and self._changes(saved.version).complete
         ):
             log.info("ignoring the knowledge snapshot at version %d: the database is at %d",
-                     saved.version, version, extra={"path": str(self._snapshot_path)})  # fmt: skip
+                     saved.version, version, extra={"path": str(path)})  # fmt: skip
             return None
         index = MatchIndex(saved.parts, saved.vocabulary)
         observed = self._observed() if self._observed is not None else ()
@@ -305,7 +324,8 @@ class LiveKnowledge:
         """Write the snapshot of what is built now, on a thread of its own (the next update
         need not wait for it); ``wait``: here, and wait for a write under way first.
         Call it holding the build lock: what is written is taken under it."""
-        if self._snapshot_path is None:
+        path = self._snapshot_file()
+        if path is None:
             return
         saver = self._saver
         if saver is not None and saver.is_alive():
@@ -319,7 +339,6 @@ class LiveKnowledge:
 
         taken = snapshot.Snapshot(built.version, built.index.parts,
                                   built.index.vocabulary.copy(), built.graph.said())  # fmt: skip
-        path = self._snapshot_path
 
         def write() -> None:
             started = time.perf_counter()

@@ -8,7 +8,9 @@ edges), which takes a fraction of a full build; the RE2 matchers are not
 picklable and are compiled again (at once for a small base, on first use for
 a large one, as in a full build).
 
-The file is named after the database (a hash of its URL without password),
+The file is named after the database (a hash of its URL without password and
+of its knowledge epoch, so a database dropped and made again is not taken for
+the old one),
 and holds a key: :data:`FORMAT`, the Python version, and a hash of the
 source of the modules whose results it stores (:func:`code_key`), so a
 snapshot written by another errkb is not used. It is written to a temporary
@@ -71,12 +73,14 @@ def code_key() -> str:
     return digest.hexdigest()
 
 
-def snapshot_path(folder: Path, database_url: str) -> Path:
-    """The snapshot file of the database at ``database_url`` (password not part of it)."""
+def snapshot_path(folder: Path, database_url: str, epoch: int = 0) -> Path:
+    """The snapshot file of the database at ``database_url`` (password not part of it) whose
+    knowledge epoch is ``epoch`` (:func:`bot.store.changes.knowledge_epoch`): a database made
+    again at the same address has another epoch, so another file."""
     from sqlalchemy.engine import make_url
 
     safe = make_url(database_url).render_as_string(hide_password=True)
-    return folder / f"knowledge-{hashlib.sha256(safe.encode()).hexdigest()[:16]}.pickle"
+    return folder / f"knowledge-{hashlib.sha256(f'{safe} {epoch}'.encode()).hexdigest()[:16]}.pickle"
 
 
 def save(path: Path, snapshot: Snapshot) -> None:

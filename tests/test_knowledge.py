@@ -17,6 +17,7 @@ from bot.knowledge import (
     LiveKnowledge,
     Readiness,
     change_reader,
+    epoch_reader,
     observed_reader,
     store_loader,
     version_reader,
@@ -184,3 +185,28 @@ def test_readiness_is_starting_then_broken_with_a_reason_then_ready() -> None:
     state["fail"] = False
     live.refresh()
     assert live.readiness() == Readiness("ready", records=len(SMALL), version=1)
+
+
+def test_a_database_made_again_at_the_same_address_is_not_taken_for_the_old_one(kb: Store, tmp_path: Path) -> None:
+    url = kb.engine.url.render_as_string(hide_password=False)
+
+    def at() -> Path:  # as errkb serve finds its snapshot
+        return snapshot.snapshot_path(tmp_path, url, epoch_reader(kb)())
+
+    first = _live(kb, [], snapshot=at)
+    first.refresh()
+    first.stop()
+    built_at = repository_version(kb)
+    wipe(kb)  # dropped and made again: its versions count from 0 again
+    _import(kb, [SMALL[0].model_copy(update={"root_cause": "A new database's own text."})])
+    assert repository_version(kb) == built_at, "the same version, other knowledge"
+    kinds: list[str] = []
+    again = _live(kb, kinds, snapshot=at)
+    assert again.refresh() and kinds == ["full"], "the old database's snapshot is not used"
+    assert again.records == 1
+    assert again.index.current().record(SMALL[0].id).root_cause == "A new database's own text."  # type: ignore[union-attr]
+
+
+def repository_version(store: Store) -> int:
+    with store.read() as session:
+        return repository.kb_version(session)

@@ -29,6 +29,7 @@ def serve(
     from bot.knowledge import (
         LiveKnowledge,
         change_reader,
+        epoch_reader,
         observed_reader,
         store_loader,
         version_reader,
@@ -52,7 +53,7 @@ def serve(
         store_loader(store), version_reader(store), changes=change_reader(store),
         observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds,
         on_rebuild=metrics.rebuild, on_first_load=_freeze,
-        snapshot=snapshot_path(settings.cache_dir, settings.database_url),
+        snapshot=lambda: snapshot_path(settings.cache_dir, settings.database_url, epoch_reader(store)()),
     )  # fmt: skip
     # built on its own thread: /healthz says "starting" meanwhile, pastes wait for it
     knowledge.start(wait=False)

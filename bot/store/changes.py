@@ -23,6 +23,7 @@ version pruned: a reader from before it is told to reload everything.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -37,6 +38,7 @@ from bot.store.models import KnowledgeChangeRow, StateRow, table_of
 
 KB_VERSION = "kb_version"
 FLOOR = "knowledge_floor"
+EPOCH = "knowledge_epoch"
 UPSERTED = "upserted"
 REMOVED = "removed"
 #: How long the feed remembers a record that was deleted or deprecated.
@@ -70,6 +72,20 @@ def _state(session: Session, key: str) -> int | None:
 def knowledge_version(session: Session) -> int:
     """The knowledge version: moves when what matching reads changes, never for evidence."""
     return int(_state(session, KB_VERSION) or 0)
+
+
+def knowledge_epoch(session: Session) -> int:
+    """A random number this database's knowledge gets once, on first asking.
+
+    Versions count from 0 in every database, so a database dropped and made again
+    at the same address soon reaches versions the old one had: what was built from
+    the old one (a snapshot) is recognised by its epoch, not by its version.
+    """
+    found = _state(session, EPOCH)
+    if found is None:
+        dialect.insert_ignoring_conflicts(session, _STATE, {"key": EPOCH, "value": secrets.randbelow(2**31 - 1) + 1})
+        found = _state(session, EPOCH)  # ours, or the one another process put first
+    return int(found or 0)
 
 
 def lock_knowledge(session: Session) -> int:

@@ -203,8 +203,9 @@ class AuditRow(Base):
 
 
 class StateRow(Base):
-    """Small named counters: the knowledge version (``kb_version``) and the oldest
-    version the change feed can still answer from (``knowledge_floor``)."""
+    """Small named counters: the knowledge version (``kb_version``), the oldest
+    version the change feed can still answer from (``knowledge_floor``) and the
+    database's knowledge epoch (``knowledge_epoch``)."""
 
     __tablename__ = "kb_state"
 
