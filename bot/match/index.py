@@ -61,7 +61,14 @@ from bot.match.patterns import (
 from bot.match.rank import Hit, Knowledge, Match, Triage, feature_rows, rank
 from bot.match.re2util import Matcher, matcher
 from bot.match.regexcheck import re2_options as _options
-from bot.match.similarity import Encoded, Similarity, Vocabulary, record_terms
+from bot.match.similarity import (
+    Encoded,
+    Similarity,
+    Vocabulary,
+    joined,
+    joined_runs,
+    record_terms,
+)
 from bot.match.variants import members, variant_groups
 from bot.records import Record
 
@@ -209,6 +216,9 @@ class _Segment:
                 else:
                     required_by.append((alt, branch.keys, branch.all_needed))
         self.anchored, self.automaton = _anchor(required_by)
+        # the run's identity and context documents, joined once (for the BM25 arrays)
+        self.identity = joined([p.identity for p in self.parts])
+        self.context = joined([p.context for p in self.parts])
 
     def __len__(self) -> int:
         return len(self.parts)
@@ -284,18 +294,20 @@ class MatchIndex:
         self.vocabulary = vocabulary
         self.records: tuple[Record, ...] = tuple(p.record for p in self.parts)
         self._by_id = {r.id: i for i, r in enumerate(self.records)}
-        self.similarity = Similarity.from_encoded(
-            [p.identity for p in self.parts], vocabulary,
+        self._segment_size = segment_size
+        self._segments = segments or _segments(self.parts, segment_size)
+        self.similarity = Similarity.from_arrays(
+            joined_runs([s.identity for s in self._segments]), vocabulary,
             tuple(p.identity_terms for p in self.parts),
         )  # fmt: skip
-        self.context = Similarity.from_encoded([p.context for p in self.parts], vocabulary)
+        self.context = Similarity.from_arrays(
+            joined_runs([s.context for s in self._segments]), vocabulary
+        )
         self.info = [p.info for p in self.parts]
         self.groups = variant_groups([p.variant for p in self.parts])
         self.knowledge = Knowledge(
             self.similarity, self.context, self.info, self.groups, self._by_id
         )
-        self._segment_size = segment_size
-        self._segments = segments or _segments(self.parts, segment_size)
         self._offsets = [0] * len(self._segments)  # segment → the position of its first record
         for n in range(1, len(self._segments)):
             self._offsets[n] = self._offsets[n - 1] + len(self._segments[n - 1])
