@@ -26,6 +26,7 @@ trust; wall times are given with the load average.
 
     python benchmarks/bench_knowledge.py               # 2.5k and 100k
     python benchmarks/bench_knowledge.py --sizes 2500  # the real corpus only
+    python benchmarks/bench_knowledge.py --sizes 100000 --in-process  # no served bot
 """
 
 from __future__ import annotations
@@ -346,7 +347,7 @@ def _served(size: int, folder: Path, slack_api_url: str) -> dict[str, Any]:
     return out
 
 
-def report(size: int, inproc: dict[str, Any], serve: dict[str, Any]) -> None:
+def report(size: int, inproc: dict[str, Any], serve: dict[str, Any] | None) -> None:
     name = "deadends corpus" if size != SYNTHETIC else "synthetic, distinct records"
     print(f"\n{inproc['size']:,} records ({name})")
     gb = 1024**3
@@ -390,6 +391,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=f"2500,{SYNTHETIC}",
                         help="2500 (the deadends corpus) and/or 100000 (synthetic)")  # fmt: skip
+    parser.add_argument("--in-process", action="store_true",
+                        help="only the in-process figures (no served bot)")  # fmt: skip
     parser.add_argument("--part", choices=("inproc", "served"), help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -406,7 +409,7 @@ def main() -> None:
             continue
         with tempfile.TemporaryDirectory(prefix="errkb-bench-kb-") as folder:
             inproc = child(size, "inproc", Path(folder))
-            serve = child(size, "served", Path(folder))
+            serve = None if args.in_process else child(size, "served", Path(folder))
         report(size, inproc, serve)
     print(f"\n({machine_load()} at the end)")
 

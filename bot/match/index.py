@@ -216,9 +216,15 @@ class _Segment:
                 else:
                     required_by.append((alt, branch.keys, branch.all_needed))
         self.anchored, self.automaton = _anchor(required_by)
-        # the run's identity and context documents, joined once (for the BM25 arrays)
+        # the run's identity and context documents, joined once (for the BM25 arrays), and
+        # what the index lists by record, per run: an update re-lists only the runs it changes
         self.identity = joined([p.identity for p in self.parts])
         self.context = joined([p.context for p in self.parts])
+        self.records = tuple(p.record for p in self.parts)
+        self.ids = tuple(r.id for r in self.records)
+        self.identity_terms = tuple(p.identity_terms for p in self.parts)
+        self.info = tuple(p.info for p in self.parts)
+        self.variants = tuple(p.variant for p in self.parts)
 
     def __len__(self) -> int:
         return len(self.parts)
@@ -292,19 +298,19 @@ class MatchIndex:
         :meth:`update`); made here, of ``segment_size`` records each, when not given."""
         self.parts: tuple[RecordParts, ...] = tuple(parts)
         self.vocabulary = vocabulary
-        self.records: tuple[Record, ...] = tuple(p.record for p in self.parts)
-        self._by_id = {r.id: i for i, r in enumerate(self.records)}
         self._segment_size = segment_size
         self._segments = segments or _segments(self.parts, segment_size)
+        runs = self._segments
+        self.records: tuple[Record, ...] = tuple(chain.from_iterable(s.records for s in runs))
+        ids = chain.from_iterable(s.ids for s in runs)
+        self._by_id = dict(zip(ids, range(len(self.parts)), strict=True))
         self.similarity = Similarity.from_arrays(
-            joined_runs([s.identity for s in self._segments]), vocabulary,
-            tuple(p.identity_terms for p in self.parts),
+            joined_runs([s.identity for s in runs]), vocabulary,
+            tuple(chain.from_iterable(s.identity_terms for s in runs)),
         )  # fmt: skip
-        self.context = Similarity.from_arrays(
-            joined_runs([s.context for s in self._segments]), vocabulary
-        )
-        self.info = [p.info for p in self.parts]
-        self.groups = variant_groups([p.variant for p in self.parts])
+        self.context = Similarity.from_arrays(joined_runs([s.context for s in runs]), vocabulary)
+        self.info = list(chain.from_iterable(s.info for s in runs))
+        self.groups = variant_groups(list(chain.from_iterable(s.variants for s in runs)))
         self.knowledge = Knowledge(
             self.similarity, self.context, self.info, self.groups, self._by_id
         )
@@ -358,7 +364,7 @@ class MatchIndex:
         if not segments and changed:  # an empty index: the new records are the first
             added = {k: p for k, p in changed[0].items() if p is not None}
             rebuilt = _segments([added[k] for k in sorted(added)], self._segment_size)
-        parts = [p for segment in rebuilt for p in segment.parts]
+        parts = list(chain.from_iterable(segment.parts for segment in rebuilt))
         return MatchIndex(parts, self.vocabulary, segments=rebuilt, segment_size=self._segment_size)
 
     def __len__(self) -> int:
