@@ -68,12 +68,12 @@ def compute_centrality(kg: KnowledgeGraph) -> dict[str, Centrality]:
     ``kg.node_ids`` order, each one's targets sorted), so the figures are the same."""
     nodes = sorted(kg.node_ids)
     index = {node: i for i, node in enumerate(nodes)}
-    edges = [
-        (index[source], index[target], float(near[target].weight))
-        for source in kg.node_ids
-        for near in (kg.successors(source),)
-        for target in sorted(near)
-    ]
+    edges: list[tuple[int, int, float]] = []
+    for source in kg.node_ids:
+        near = kg.successors(source)
+        if near:  # most nodes lead nowhere: nothing to sort
+            at = index[source]
+            edges += [(at, index[target], float(near[target].weight)) for target in sorted(near)]
     ranks = pagerank(nodes, edges)
     order = sorted(range(len(nodes)), key=lambda i: (-ranks[i], nodes[i]))
     position = {nodes[i]: place for place, i in enumerate(order, start=1)}
