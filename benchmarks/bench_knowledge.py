@@ -360,6 +360,8 @@ def report(size: int, inproc: dict[str, Any], serve: dict[str, Any] | None) -> N
     row("paste p99 during updates / usual", f"{ratio:.2f}x", f"<= {TARGET_P99_RATIO:g}x", ratio <= TARGET_P99_RATIO)
     row("memory while updating, in process", f"+{inproc['memory_pct']:.1f} % of {inproc['base_rss'] / gb:.2f} GB",
         f"<= +{TARGET_MEMORY_PCT:g} %", inproc["memory_pct"] <= TARGET_MEMORY_PCT)  # fmt: skip
+    if serve is None:
+        return
     row("serve: first start to healthy (s / CPU-s)", f"{serve['first_s']:.1f} / {serve['first_cpu']:.1f}",
         f"build <= {TARGET_BUILD_S:g}", serve["first_s"] <= TARGET_BUILD_S)  # fmt: skip
     row("serve: first start peak RSS", f"{serve['first_peak'] / gb:.2f} GB", "", None)

@@ -189,8 +189,13 @@ class _Segment:
     what one record's change rebuilds, instead of the whole index's. Its alternatives are
     numbered in the order first seen, its owners are positions within the run."""
 
-    def __init__(self, parts: Sequence[RecordParts]) -> None:
+    def __init__(
+        self, parts: Sequence[RecordParts], compiled: Mapping[str, Matcher | None] | None = None
+    ) -> None:
+        """``compiled``: RE2 matchers by branch text, carried over from the segment this
+        one replaces (compiling and warming them again cost more than the rest)."""
         self.parts = tuple(parts)
+        carried = compiled or {}
         self.owners: list[list[int]] = []  # alternative → the records whose regex has it
         # branch text → its alternative: identical branches are confirmed once
         seen: dict[str, int] = {}
@@ -214,6 +219,8 @@ class _Segment:
                 self.alts.append(branch.alternative)
                 self.texts.append(branch.text)
                 self.owners.append([i])
+                if branch.text in carried:
+                    self.compiled[alt] = carried[branch.text]
                 if branch.keys is None:
                     self.always.append(alt)
                 else:
@@ -269,8 +276,10 @@ class _Segment:
         return sorted(candidates)
 
 
-def _segments(parts: Sequence[RecordParts], size: int) -> list[_Segment]:
-    return [_Segment(parts[i : i + size]) for i in range(0, len(parts), size)]
+def _segments(
+    parts: Sequence[RecordParts], size: int, compiled: Mapping[str, Matcher | None] | None = None
+) -> list[_Segment]:
+    return [_Segment(parts[i : i + size], compiled) for i in range(0, len(parts), size)]
 
 
 class MatchIndex:
@@ -363,7 +372,8 @@ class MatchIndex:
             edits = changed.get(n, {})
             kept = {p.record.id: p for p in segment.parts if p.record.id not in edits}
             kept.update({k: p for k, p in edits.items() if p is not None})
-            rebuilt += _segments([kept[k] for k in sorted(kept)], self._segment_size)
+            compiled = {segment.texts[alt]: m for alt, m in list(segment.compiled.items())}
+            rebuilt += _segments([kept[k] for k in sorted(kept)], self._segment_size, compiled)
         if not segments and changed:  # an empty index: the new records are the first
             added = {k: p for k, p in changed[0].items() if p is not None}
             rebuilt = _segments([added[k] for k in sorted(added)], self._segment_size)
