@@ -26,6 +26,7 @@ trust; wall times are given with the load average.
 
     python benchmarks/bench_knowledge.py               # 2.5k and 100k
     python benchmarks/bench_knowledge.py --sizes 2500  # the real corpus only
+    python benchmarks/bench_knowledge.py --sizes 100000 --in-process  # no served bot
 """
 
 from __future__ import annotations
@@ -346,7 +347,7 @@ def _served(size: int, folder: Path, slack_api_url: str) -> dict[str, Any]:
     return out
 
 
-def report(size: int, inproc: dict[str, Any], serve: dict[str, Any]) -> None:
+def report(size: int, inproc: dict[str, Any], serve: dict[str, Any] | None) -> None:
     name = "deadends corpus" if size != SYNTHETIC else "synthetic, distinct records"
     print(f"\n{inproc['size']:,} records ({name})")
     gb = 1024**3
@@ -359,6 +360,8 @@ def report(size: int, inproc: dict[str, Any], serve: dict[str, Any]) -> None:
     row("paste p99 during updates / usual", f"{ratio:.2f}x", f"<= {TARGET_P99_RATIO:g}x", ratio <= TARGET_P99_RATIO)
     row("memory while updating, in process", f"+{inproc['memory_pct']:.1f} % of {inproc['base_rss'] / gb:.2f} GB",
         f"<= +{TARGET_MEMORY_PCT:g} %", inproc["memory_pct"] <= TARGET_MEMORY_PCT)  # fmt: skip
+    if serve is None:
+        return
     row("serve: first start to healthy (s / CPU-s)", f"{serve['first_s']:.1f} / {serve['first_cpu']:.1f}",
         f"build <= {TARGET_BUILD_S:g}", serve["first_s"] <= TARGET_BUILD_S)  # fmt: skip
     row("serve: first start peak RSS", f"{serve['first_peak'] / gb:.2f} GB", "", None)
@@ -390,6 +393,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=f"2500,{SYNTHETIC}",
                         help="2500 (the deadends corpus) and/or 100000 (synthetic)")  # fmt: skip
+    parser.add_argument("--in-process", action="store_true",
+                        help="only the in-process figures (no served bot)")  # fmt: skip
     parser.add_argument("--part", choices=("inproc", "served"), help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -406,7 +411,7 @@ def main() -> None:
             continue
         with tempfile.TemporaryDirectory(prefix="errkb-bench-kb-") as folder:
             inproc = child(size, "inproc", Path(folder))
-            serve = child(size, "served", Path(folder))
+            serve = None if args.in_process else child(size, "served", Path(folder))
         report(size, inproc, serve)
     print(f"\n({machine_load()} at the end)")
 

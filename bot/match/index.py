@@ -12,9 +12,12 @@ in two steps:
    alternative is keyed on the literals every match of it must contain
    (:func:`bot.match.patterns.required_literals`): on its rarest one when it
    needs them all, the others checked as substrings once the anchor is found;
-   on each when any one will do. The keys, lower-cased, go into one
-   Aho-Corasick automaton, built completely up front (10 ms for the corpus,
-   0.03 ms per paste, nothing to warm up);
+   on each when any one will do (rarest among the branches of its segment,
+   below). The keys, lower-cased, go into an Aho-Corasick automaton per
+   segment of :data:`SEGMENT` consecutive records, built completely up front
+   (10 ms for the corpus, 0.03 ms per paste, nothing to warm up); an update
+   rebuilds only the segments holding changed records (at 100k records one
+   automaton of all took ~4 CPU-s to rebuild, one segment's ~0.3);
 2. each candidate alternative is confirmed on its line with its own RE2
    regex, compiled once (linear time, whatever the regex). Lines are taken
    most telling first, and at most :data:`MAX_CONFIRMATIONS` checks are made
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -60,7 +64,14 @@ from bot.match.patterns import (
 from bot.match.rank import Hit, Knowledge, Match, Triage, feature_rows, rank
 from bot.match.re2util import Matcher, matcher
 from bot.match.regexcheck import re2_options as _options
-from bot.match.similarity import Encoded, Similarity, Vocabulary, record_terms
+from bot.match.similarity import (
+    Encoded,
+    Similarity,
+    Vocabulary,
+    joined,
+    joined_runs,
+    record_terms,
+)
 from bot.match.variants import members, variant_groups
 from bot.records import Record
 
@@ -68,6 +79,7 @@ log = logging.getLogger(__name__)
 EAGER_COMPILE = 60_000
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
+SEGMENT = 4096  # records per prefilter segment (an update rebuilds the segments it touches)
 MAX_CONFIRMATIONS = 500  # branch checks per paste; 280 real pastes needed at most 74
 _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
@@ -172,83 +184,155 @@ class RecordParts:
         )  # fmt: skip
 
 
-class MatchIndex:
-    """All records, compiled for matching. Immutable once built; safe to share.
-
-    Built from each record's :class:`RecordParts` (in the order given), their terms
-    numbered by ``vocabulary``; the global structures (BM25 arrays, the automaton,
-    variant groups) are linked from them. ``compiled``: RE2 matchers by branch text,
-    carried over from an earlier index.
-    """
+class _Segment:
+    """The branch table and automaton of a run of consecutive records (by position):
+    what one record's change rebuilds, instead of the whole index's. Its alternatives are
+    numbered in the order first seen, its owners are positions within the run."""
 
     def __init__(
-        self,
-        parts: Sequence[RecordParts],
-        vocabulary: Vocabulary,
-        compiled: Mapping[str, Matcher | None] | None = None,
-        *,
-        warm: bool = True,
+        self, parts: Sequence[RecordParts], compiled: Mapping[str, Matcher | None] | None = None
     ) -> None:
-        """``warm``: compile and first-run every branch regex now (up to
-        :data:`EAGER_COMPILE` branches), so no paste pays for it; a one-shot command
-        that matches one paste leaves it off and compiles only the branches it checks."""
-        self.parts: tuple[RecordParts, ...] = tuple(parts)
-        self.vocabulary = vocabulary
-        self.records: tuple[Record, ...] = tuple(p.record for p in self.parts)
-        self._by_id = {r.id: i for i, r in enumerate(self.records)}
-        self.similarity = Similarity.from_encoded(
-            [p.identity for p in self.parts], vocabulary,
-            tuple(p.identity_terms for p in self.parts),
-        )  # fmt: skip
-        self.context = Similarity.from_encoded([p.context for p in self.parts], vocabulary)
-        self.info = [p.info for p in self.parts]
-        self.groups = variant_groups([p.variant for p in self.parts])
-        self.knowledge = Knowledge(
-            self.similarity, self.context, self.info, self.groups, self._by_id
-        )
-        self._owners: list[list[int]] = []  # alternative → the records whose regex has it
+        """``compiled``: RE2 matchers by branch text, carried over from the segment this
+        one replaces (compiling and warming them again cost more than the rest)."""
+        self.parts = tuple(parts)
+        carried = compiled or {}
+        self.owners: list[list[int]] = []  # alternative → the records whose regex has it
         # branch text → its alternative: identical branches are confirmed once
         seen: dict[str, int] = {}
-        self._alts: list[Alternative] = []
-        self._texts: list[str] = []  # alternative → its branch text
-        self._compiled: dict[int, Matcher | None] = {}
-        self._always: list[int] = []  # alternatives without a prefilter key
+        self.alts: list[Alternative] = []
+        self.texts: list[str] = []  # alternative → its branch text
+        self.compiled: dict[int, Matcher | None] = {}
+        self.always: list[int] = []  # alternatives without a prefilter key
         self.skipped: list[str] = []  # ids of records whose regex RE2 refuses
         required_by: list[tuple[int, tuple[str, ...], bool]] = []  # (alternative, keys, all needed)
-        carried = compiled or {}
         for i, part in enumerate(self.parts):
             if part.branches is None:
                 self.skipped.append(part.record.id)
                 continue
             for branch in part.branches:
                 if branch.text in seen:
-                    owners = self._owners[seen[branch.text]]
+                    owners = self.owners[seen[branch.text]]
                     if owners[-1] != i:
                         owners.append(i)
                     continue
-                alt = seen[branch.text] = len(self._alts)
-                self._alts.append(branch.alternative)
-                self._texts.append(branch.text)
-                self._owners.append([i])
+                alt = seen[branch.text] = len(self.alts)
+                self.alts.append(branch.alternative)
+                self.texts.append(branch.text)
+                self.owners.append([i])
                 if branch.text in carried:
-                    self._compiled[alt] = carried[branch.text]
+                    self.compiled[alt] = carried[branch.text]
                 if branch.keys is None:
-                    self._always.append(alt)
+                    self.always.append(alt)
                 else:
                     required_by.append((alt, branch.keys, branch.all_needed))
-        if warm and len(self._alts) <= EAGER_COMPILE:  # small enough: no first-use cost
-            for alt in range(len(self._alts)):
-                if alt in self._compiled:
-                    continue  # compiled (and warmed) by an earlier index
-                # a first match builds the regex's first DFA states: done here, not in a paste
-                regex = self._regex(alt)
-                if regex is not None:
-                    regex(
-                        self.records[self._owners[alt][0]].signature.encode(
-                            "utf-8", "surrogatepass"
-                        )
+        self.anchored, self.automaton = _anchor(required_by)
+        # the run's identity and context documents, joined once (for the BM25 arrays), and
+        # what the index lists by record, per run: an update re-lists only the runs it changes
+        self.identity = joined([p.identity for p in self.parts])
+        self.context = joined([p.context for p in self.parts])
+        self.records = tuple(p.record for p in self.parts)
+        self.ids = tuple(r.id for r in self.records)
+        self.identity_terms = tuple(p.identity_terms for p in self.parts)
+        self.info = tuple(p.info for p in self.parts)
+        self.variants = tuple(p.variant for p in self.parts)
+
+    def __len__(self) -> int:
+        return len(self.parts)
+
+    def warm(self) -> None:
+        """Compile and first-run every branch regex not compiled yet."""
+        for alt in range(len(self.alts)):
+            if alt in self.compiled:
+                continue
+            # a first match builds the regex's first DFA states: done here, not in a paste
+            regex = self.regex(alt)
+            if regex is not None:
+                regex(
+                    self.parts[self.owners[alt][0]].record.signature.encode(
+                        "utf-8", "surrogatepass"
                     )
-        self._anchored, self._automaton = _anchor(required_by)
+                )
+
+    def regex(self, alt: int) -> Matcher | None:
+        if alt not in self.compiled:
+            try:
+                pattern = non_capturing(self.alts[alt].pattern)
+                self.compiled[alt] = matcher(re2.compile(pattern, _options()))
+            except Exception:  # noqa: BLE001 - a branch RE2 cannot take alone is skipped
+                self.compiled[alt] = None
+        return self.compiled[alt]
+
+    def candidates(self, low: str) -> list[int]:
+        """Alternatives whose required literals occur in the lower-cased text ``low``: the
+        anchor found by the automaton, the others checked as substrings."""
+        found = {key for _, key in self.automaton.iter(low)} if self.automaton else ()
+        candidates = {
+            alt
+            for key in found
+            for alt, others in self.anchored[key]
+            if all(other in low for other in others)
+        }
+        candidates.update(self.always)
+        return sorted(candidates)
+
+
+def _segments(
+    parts: Sequence[RecordParts], size: int, compiled: Mapping[str, Matcher | None] | None = None
+) -> list[_Segment]:
+    return [_Segment(parts[i : i + size], compiled) for i in range(0, len(parts), size)]
+
+
+class MatchIndex:
+    """All records, compiled for matching. Immutable once built; safe to share.
+
+    Built from each record's :class:`RecordParts` (in the order given), their terms
+    numbered by ``vocabulary``; the global structures (BM25 arrays, variant groups) are
+    linked from them. The regex prefilter is kept in segments of about :data:`SEGMENT`
+    consecutive records, each with its own automaton, so an update rebuilds only the
+    segments it touches; a line is checked against every segment and the candidates are
+    put back in the order one table of all records would give (first seen, by record),
+    so what matches does not depend on where the segments are cut.
+    """
+
+    def __init__(
+        self,
+        parts: Sequence[RecordParts],
+        vocabulary: Vocabulary,
+        *,
+        warm: bool = True,
+        segments: Sequence[_Segment] | None = None,
+        segment_size: int = SEGMENT,
+    ) -> None:
+        """``warm``: compile and first-run every branch regex now (up to
+        :data:`EAGER_COMPILE` branches), so no paste pays for it; a one-shot command
+        that matches one paste leaves it off and compiles only the branches it checks.
+        ``segments``: the prefilter segments of exactly ``parts``, in order (from
+        :meth:`update`); made here, of ``segment_size`` records each, when not given."""
+        self.parts: tuple[RecordParts, ...] = tuple(parts)
+        self.vocabulary = vocabulary
+        self._segment_size = segment_size
+        self._segments = segments or _segments(self.parts, segment_size)
+        runs = self._segments
+        self.records: tuple[Record, ...] = tuple(chain.from_iterable(s.records for s in runs))
+        ids = chain.from_iterable(s.ids for s in runs)
+        self._by_id = dict(zip(ids, range(len(self.parts)), strict=True))
+        self.similarity = Similarity.from_arrays(
+            joined_runs([s.identity for s in runs]), vocabulary,
+            tuple(chain.from_iterable(s.identity_terms for s in runs)),
+        )  # fmt: skip
+        self.context = Similarity.from_arrays(joined_runs([s.context for s in runs]), vocabulary)
+        self.info = list(chain.from_iterable(s.info for s in runs))
+        self.groups = variant_groups(list(chain.from_iterable(s.variants for s in runs)))
+        self.knowledge = Knowledge(
+            self.similarity, self.context, self.info, self.groups, self._by_id
+        )
+        self._offsets = [0] * len(self._segments)  # segment → the position of its first record
+        for n in range(1, len(self._segments)):
+            self._offsets[n] = self._offsets[n - 1] + len(self._segments[n - 1])
+        self.skipped = [record_id for segment in self._segments for record_id in segment.skipped]
+        if warm and sum(len(s.alts) for s in self._segments) <= EAGER_COMPILE:
+            for segment in self._segments:  # small enough: no first-use cost
+                segment.warm()
         if self.skipped:
             log.warning(
                 "%d record(s) with a regex RE2 cannot run are matched by text only: %s",
@@ -256,26 +340,45 @@ class MatchIndex:
             )  # fmt: skip
 
     @classmethod
-    def build(cls, records: Sequence[Record], *, warm: bool = True) -> MatchIndex:
+    def build(
+        cls, records: Sequence[Record], *, warm: bool = True, segment_size: int = SEGMENT
+    ) -> MatchIndex:
         vocabulary = Vocabulary()
-        return cls([RecordParts.of(r, vocabulary) for r in records], vocabulary, warm=warm)
-
-    def compiled(self) -> dict[str, Matcher | None]:
-        """The RE2 matchers compiled so far, by branch text (for :meth:`update`)."""
-        return {self._texts[alt]: m for alt, m in list(self._compiled.items())}
+        parts = [RecordParts.of(r, vocabulary) for r in records]
+        return cls(parts, vocabulary, warm=warm, segment_size=segment_size)
 
     def update(self, upserted: Sequence[Record], removed: Collection[str] = ()) -> MatchIndex:
         """A new index with ``upserted`` records added or replaced and ``removed`` ids gone,
         records ordered by id: the same index :meth:`build` makes of those records sorted
-        by id. Only the changed records' parts are computed; the others, and the compiled
-        branches, are shared with this index (which stays valid). Not to be called from
-        two threads at once (the shared vocabulary grows)."""
-        parts = {p.record.id: p for p in self.parts}
+        by id. Only the changed records' parts, and the prefilter segments holding them,
+        are computed; the others, with their compiled branches, are shared with this
+        index (which stays valid). Not to be called from two threads at once (the shared
+        vocabulary grows)."""
+        segments = self._segments
+        firsts = [segment.parts[0].record.id for segment in segments]
+        changed: dict[int, dict[str, RecordParts | None]] = {}
         for record_id in removed:
-            parts.pop(record_id, None)
+            if record_id in self._by_id:
+                n = bisect_right(firsts, record_id) - 1
+                changed.setdefault(n, {})[record_id] = None
         for record in upserted:
-            parts[record.id] = RecordParts.of(record, self.vocabulary)
-        return MatchIndex([parts[k] for k in sorted(parts)], self.vocabulary, self.compiled())
+            n = max(bisect_right(firsts, record.id) - 1, 0)
+            changed.setdefault(n, {})[record.id] = RecordParts.of(record, self.vocabulary)
+        rebuilt: list[_Segment] = []
+        for n, segment in enumerate(segments):
+            if n not in changed:
+                rebuilt.append(segment)
+                continue
+            edits = changed.get(n, {})
+            kept = {p.record.id: p for p in segment.parts if p.record.id not in edits}
+            kept.update({k: p for k, p in edits.items() if p is not None})
+            compiled = {segment.texts[alt]: m for alt, m in list(segment.compiled.items())}
+            rebuilt += _segments([kept[k] for k in sorted(kept)], self._segment_size, compiled)
+        if not segments and changed:  # an empty index: the new records are the first
+            added = {k: p for k, p in changed[0].items() if p is not None}
+            rebuilt = _segments([added[k] for k in sorted(added)], self._segment_size)
+        parts = list(chain.from_iterable(segment.parts for segment in rebuilt))
+        return MatchIndex(parts, self.vocabulary, segments=rebuilt, segment_size=self._segment_size)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -284,43 +387,29 @@ class MatchIndex:
         index = self._by_id.get(record_id)
         return None if index is None else self.records[index]
 
-    def _regex(self, alt: int) -> Matcher | None:
-        if alt not in self._compiled:
-            try:
-                pattern = non_capturing(self._alts[alt].pattern)
-                self._compiled[alt] = matcher(re2.compile(pattern, _options()))
-            except Exception:  # noqa: BLE001 - a branch RE2 cannot take alone is skipped
-                self._compiled[alt] = None
-        return self._compiled[alt]
-
-    def _candidates(self, text: str) -> list[int]:
-        """Branches whose required literals occur in ``text``: the anchor found by the
-        automaton, the others checked as substrings of the lower-cased text."""
-        low = text.lower()
-        found = {key for _, key in self._automaton.iter(low)} if self._automaton else ()
-        candidates = {
-            alt
-            for key in found
-            for alt, others in self._anchored[key]
-            if all(other in low for other in others)
-        }
-        candidates.update(self._always)
-        return sorted(candidates)
-
-    def _line_hits(self, line: str) -> tuple[list[tuple[int, int]], int]:
+    def _line_hits(self, line: str) -> tuple[list[tuple[int, Alternative]], int]:
         """(record, alternative) for every record branch that matches ``line``, and how
-        many branches were checked."""
+        many branches were checked. Each segment's candidates are taken in segment order;
+        a branch text seen in an earlier segment is checked there only, with the owners
+        of every segment (as one table of all records would)."""
         data = line.encode("utf-8", "surrogatepass")
-        found: list[tuple[int, int]] = []
-        candidates = self._candidates(line)
-        for alt in candidates:
-            regex = self._regex(alt)
+        low = line.lower()
+        order: dict[str, tuple[_Segment, int, list[int]]] = {}  # text → where first, owners
+        for segment, offset in zip(self._segments, self._offsets, strict=True):
+            for alt in segment.candidates(low):
+                text = segment.texts[alt]
+                owners = [offset + owner for owner in segment.owners[alt]]
+                if text in order:
+                    order[text][2].extend(owners)
+                else:
+                    order[text] = (segment, alt, owners)
+        found: list[tuple[int, Alternative]] = []
+        for segment, alt, owners in order.values():
+            regex = segment.regex(alt)
             if regex is not None and regex(data):
-                found.extend((owner, alt) for owner in self._owners[alt])
-        return found, len(candidates)
-
-    def _alternative(self, record: int, alt: int) -> Alternative:
-        return self._alts[alt]
+                branch = segment.alts[alt]
+                found.extend((owner, branch) for owner in owners)
+        return found, len(order)
 
     def regex_hits(self, line: str) -> list[int]:
         """Indices of every record whose regex matches ``line``."""
@@ -343,8 +432,7 @@ class MatchIndex:
                 break
             found, checked = self._line_hits(lines[position].text)
             budget -= checked
-            for record, alt in found:
-                branch = self._alternative(record, alt)
+            for record, branch in found:
                 known = best.get((record, position))
                 if known is None or branch.literal_chars > known.literal_chars:
                     best[(record, position)] = branch

@@ -85,6 +85,29 @@ def record_terms(
 Encoded = tuple[np.ndarray, np.ndarray]
 
 
+#: Documents joined: all their terms' numbers, all their counts, and each one's number of terms.
+Joined = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def joined(docs: Sequence[Encoded]) -> Joined:
+    """Encoded documents as one run, in order."""
+    per_doc = np.fromiter((len(n) for n, _ in docs), dtype=np.int64, count=len(docs))
+    return _concatenated([n for n, _ in docs], [c for _, c in docs], [per_doc])
+
+
+def joined_runs(runs: Sequence[Joined]) -> Joined:
+    """Runs of documents, each already :func:`joined`, as one run, in order."""
+    return _concatenated([r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs])
+
+
+def _concatenated(
+    numbers: list[np.ndarray], tfs: list[np.ndarray], per_doc: list[np.ndarray]
+) -> Joined:
+    if not numbers:
+        return np.zeros(0, np.int32), np.zeros(0, np.float64), np.zeros(0, np.int64)
+    return np.concatenate(numbers), np.concatenate(tfs), np.concatenate(per_doc)
+
+
 class Vocabulary:
     """Terms numbered in the order first seen; it only grows. Shared by the indexes built
     one after another, so a document encoded once stays valid for every later build."""
@@ -117,10 +140,38 @@ class Vocabulary:
         )
 
 
+class TermIdf(dict[str, float]):
+    """The IDF of each term of a build's documents, by term: read from the build's arrays
+    the first time a term is asked for, then kept (a dict of every term, filled up front,
+    cost half a second per build at 100k records). ``idf[term]`` raises KeyError for a
+    term in none of the documents; :meth:`weight` gives it 0.0."""
+
+    def __init__(self, vocabulary: Vocabulary, row_of: np.ndarray, idf_of: np.ndarray) -> None:
+        super().__init__()
+        self._numbers, self._known = vocabulary.numbers, len(row_of)
+        self._row_of, self._idf_of = row_of, idf_of
+
+    def weight(self, term: str) -> float:
+        known = self.get(term)
+        if known is not None:
+            return known
+        number = self._numbers.get(term, self._known)
+        if number >= self._known or self._row_of[number] < 0:
+            return 0.0
+        value = self[term] = float(self._idf_of[number])
+        return value
+
+    def __missing__(self, term: str) -> float:
+        value = self.weight(term)
+        if term not in self:
+            raise KeyError(term)
+        return value
+
+
 @dataclass(frozen=True)
 class Similarity:
     size: int
-    idf: dict[str, float]
+    idf: TermIdf
     #: term → its number (in a vocabulary shared with later builds, which may add terms)
     #: → its row (``row_of``, -1: not in these documents); a row's postings are
     #: ``ids[starts[row]:starts[row + 1]]`` and the same slice of ``weights`` (one pair
@@ -160,12 +211,21 @@ class Similarity:
     ) -> Similarity:
         """BM25 over documents encoded by ``vocabulary`` (:meth:`Vocabulary.encode`), in
         array operations. ``doc_terms``: each document's terms, when kept for comparing
-        lines with them; only then is :attr:`idf` by term filled (a loop over the terms)."""
-        count = len(docs)
+        lines with them; only then is :attr:`idf` by term read."""
+        return cls.from_arrays(joined(docs), vocabulary, doc_terms)
+
+    @classmethod
+    def from_arrays(
+        cls,
+        docs: Joined,
+        vocabulary: Vocabulary,
+        doc_terms: tuple[frozenset[str], ...] = (),
+    ) -> Similarity:
+        """:meth:`from_encoded` of documents already :func:`joined` (runs of documents
+        joined once, then together: an update re-joins only the runs it changes)."""
+        numbers, tfs, per_doc = docs
+        count = len(per_doc)
         size = max(count, 1)
-        per_doc = np.fromiter((len(n) for n, _ in docs), dtype=np.int64, count=count)
-        numbers = np.concatenate([n for n, _ in docs]) if count else np.zeros(0, np.int32)
-        tfs = np.concatenate([c for _, c in docs]) if count else np.zeros(0, np.float64)
         doc = np.repeat(np.arange(count, dtype=np.int32), per_doc)
         lengths = np.bincount(doc, weights=tfs, minlength=count) if count else np.zeros(1)
         average = float(lengths.mean()) or 1.0
@@ -183,10 +243,8 @@ class Similarity:
         np.cumsum(frequency[present], out=starts[1:])
         row_of = np.full(len(vocabulary), -1, dtype=np.int64)
         row_of[present] = np.arange(len(present))
-        idf: dict[str, float] = {}
-        if doc_terms:  # what ranking compares lines with: the terms' IDF by name
-            terms = vocabulary.terms
-            idf = dict(zip([terms[i] for i in present.tolist()], idf_of[present].tolist(), strict=True))
+        # what ranking compares lines with: the terms' IDF by name, when terms are kept
+        idf = TermIdf(vocabulary, row_of if doc_terms else row_of[:0], idf_of)
         doc_weight = np.bincount(doc, weights=idf_of[numbers], minlength=count)
         doc_weight[doc_weight == 0] = 1.0
         return cls(
@@ -202,7 +260,11 @@ class Similarity:
         known = len(row_of)  # terms numbered after this build are in none of its documents
         terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
         found = np.fromiter(
-            (row for t in terms if (n := numbers.get(t, known)) < known and (row := row_of[n]) >= 0),
+            (
+                row
+                for t in terms
+                if (n := numbers.get(t, known)) < known and (row := row_of[n]) >= 0
+            ),
             dtype=np.int64,
         )
         if not len(found):
@@ -240,5 +302,4 @@ class Similarity:
 
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""
-        known = line_terms & self.idf.keys()
-        return sum(map(self.idf.__getitem__, known)) or 1.0
+        return sum(map(self.idf.weight, line_terms)) or 1.0

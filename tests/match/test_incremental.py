@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.ingest import load_records
-from bot.match.index import MatchIndex
+from bot.match.index import SEGMENT, MatchIndex
 from bot.records import Record
 from graph.build import KnowledgeGraph, build_graph
 from tests.match.conftest import DEADENDS
@@ -95,9 +95,11 @@ def _same_graph(updated: KnowledgeGraph, fresh: KnowledgeGraph) -> None:
     assert updated.centralities() == fresh.centralities()
 
 
-def _check(records: list[Record], seed: int, pastes_every: int = 1) -> None:
+def _check(
+    records: list[Record], seed: int, pastes_every: int = 1, segment_size: int = SEGMENT
+) -> None:
     records = sorted(records, key=lambda r: r.id)
-    index, graph = MatchIndex.build(records), build_graph(records)
+    index, graph = MatchIndex.build(records, segment_size=segment_size), build_graph(records)
     for upserted, removed in _rounds(records, seed):
         old = index
         index = index.update(upserted, removed)
@@ -126,6 +128,21 @@ def test_an_updated_deadends_index_answers_as_one_built_from_scratch() -> None:
     if not DEADENDS.exists():
         pytest.skip("../shared corpora not present")
     _check(load_records([DEADENDS]), seed=7, pastes_every=25)
+
+
+@pytest.mark.parametrize("segment_size", [1, 7])
+def test_an_index_cut_in_small_segments_answers_as_one_of_a_single_segment(
+    segment_size: int,
+) -> None:
+    """Where the prefilter is cut, and which segments an update rebuilds, split or empties,
+    changes nothing a paste gets (the fresh index compared with is one segment)."""
+    _check(_starter(), seed=4, segment_size=segment_size)
+
+
+def test_a_deadends_index_in_segments_answers_as_one_of_a_single_segment() -> None:
+    if not DEADENDS.exists():
+        pytest.skip("../shared corpora not present")
+    _check(load_records([DEADENDS]), seed=8, pastes_every=25, segment_size=97)
 
 
 def test_the_old_index_keeps_answering_as_before_an_update() -> None:
