@@ -55,6 +55,7 @@ from benchmarks.synthetic_kb import synthetic_records
 from bot.records import Record
 
 SYNTHETIC = 100_000
+REAL = 2500  # --sizes 2500 means the deadends corpus; any other size, that many synthetic records
 TARGET_ANSWERABLE_S = 2.0
 TARGET_P99_RATIO = 2.0
 TARGET_MEMORY_PCT = 10.0
@@ -71,8 +72,8 @@ def row(what: str, figure: str, target: str, met: bool | None) -> None:
 
 
 def records_of(size: int) -> list[Record]:
-    if size == SYNTHETIC:
-        return synthetic_records(SYNTHETIC)
+    if size != REAL:
+        return synthetic_records(size)
     from bot.ingest import load_records
 
     return load_records([CORPUS])
@@ -282,10 +283,10 @@ def _served(size: int, folder: Path, slack_api_url: str) -> dict[str, Any]:
            "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": "bench-secret",
            "SLACK_API_URL": slack_api_url, "ERRKB_LOG_LEVEL": "INFO", "ERRKB_LOG_FORMAT": "json"}  # fmt: skip
     source = CORPUS
-    if size == SYNTHETIC:
+    if size != REAL:
         source = folder / "synthetic.jsonl.gz"
         with gzip.open(source, "wt", encoding="utf-8") as out:
-            for record in synthetic_records(SYNTHETIC):
+            for record in synthetic_records(size):
                 out.write(record.model_dump_json() + "\n")
     for args in (("init", "--no-starter"), ("import", str(source), "--json")):
         done = errkb(ROOT, *args, env=env, timeout=3600)
@@ -348,7 +349,7 @@ def _served(size: int, folder: Path, slack_api_url: str) -> dict[str, Any]:
 
 
 def report(size: int, inproc: dict[str, Any], serve: dict[str, Any] | None) -> None:
-    name = "deadends corpus" if size != SYNTHETIC else "synthetic, distinct records"
+    name = "deadends corpus" if size == REAL else "synthetic, distinct records"
     print(f"\n{inproc['size']:,} records ({name})")
     gb = 1024**3
     row("first build, in process (CPU-s)", f"{inproc['build']:.1f}", f"<= {TARGET_BUILD_S:g}",
@@ -392,7 +393,7 @@ def child(size: int, part: str, folder: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=f"2500,{SYNTHETIC}",
-                        help="2500 (the deadends corpus) and/or 100000 (synthetic)")  # fmt: skip
+                        help="2500 (the deadends corpus) and/or a number of synthetic records (100000)")  # fmt: skip
     parser.add_argument("--in-process", action="store_true",
                         help="only the in-process figures (no served bot)")  # fmt: skip
     parser.add_argument("--part", choices=("inproc", "served"), help=argparse.SUPPRESS)
@@ -406,7 +407,7 @@ def main() -> None:
         return
     print(f"errkb knowledge updates ({machine_load()} at start; figure, then target)")
     for size in sizes:
-        if size != SYNTHETIC and not CORPUS.exists():
+        if size == REAL and not CORPUS.exists():
             print(f"\nskipped the real corpus: {CORPUS} is not there")
             continue
         with tempfile.TemporaryDirectory(prefix="errkb-bench-kb-") as folder:

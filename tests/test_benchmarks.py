@@ -1,0 +1,92 @@
+"""Every benchmark still runs: each script, at its smallest size, prints its figures.
+
+The benchmarks are how errkb's speed targets are checked, and two of them once
+stopped running after refactors nobody measured. These runs check that each
+script works and prints what it promises, not its figures (those depend on the
+machine: a missed target is the script's report, not a failure here).
+They run once, in the SQLite pass of the suite (the benchmarks make their own
+databases); the two that need the deadends corpus skip without it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, need_shared
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        os.environ.get("ERRKB_TEST_DATABASE_URL", "").startswith("postgresql"),
+        reason="the benchmarks run once, in the SQLite pass of the suite",
+    ),
+]
+
+
+def bench(script: str, *args: str, timeout: float = 300) -> str:
+    """Run one benchmark script; its standard output. A crash fails the test."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    return done.stdout
+
+
+def test_bench_answer_prints_every_reply_and_a_verdict() -> None:
+    out = bench("bench_answer.py", "--no-before")
+    assert "12 replies:" in out and "fail" in out
+
+
+def test_bench_cli_times_help_and_triage() -> None:
+    out = bench("bench_cli.py", "--runs", "1")
+    assert "errkb --help:" in out and "errkb triage" in out and "CPU-s" in out
+
+
+def test_bench_graph_prints_query_latencies() -> None:
+    out = bench("bench_graph.py", "--nodes", "2000", "--edges", "6000", "--queries", "20")
+    assert "centrality lookup" in out and "worst p99" in out
+
+
+def test_bench_mcp_calls_each_tool() -> None:
+    out = bench("bench_mcp.py", "--calls", "3")
+    for tool in ("triage", "search", "show"):
+        assert f"{tool}" in out
+    assert "p50" in out and "p99" in out
+
+
+def test_bench_faults_runs_a_scenario_with_its_verdict() -> None:
+    out = bench("bench_faults.py", "--only", "malformed")
+    assert "tracebacks" in out and out.rstrip().endswith("PASS")
+
+
+def test_bench_knowledge_prints_every_figure_beside_its_target() -> None:
+    out = bench("bench_knowledge.py", "--sizes", "300")
+    for figure in ("first build", "one changed record", "paste p99 during updates",
+                   "restart, unchanged KB", "rebuilds for a vote", "one change answerable"):  # fmt: skip
+        assert figure in out, out
+
+
+def test_bench_slack_serves_the_corpus_under_load() -> None:
+    need_shared()
+    out = bench("bench_slack.py", "--seconds", "2", "--rate", "5", "--imports", "1")
+    for figure in ("ack p50 / p99", "paste-to-answer p50 / p99", "pastes answered twice",
+                   "one-record imports succeeded", "rebuilds from"):  # fmt: skip
+        assert figure in out, out
+    assert re.search(r"pastes answered twice\s+0\s", out), out
+
+
+def test_benchmarks_are_all_covered() -> None:
+    """A new benchmark gets a run here (or a reason it cannot have one)."""
+    heavy = {"bench_match.py", "bench_import.py"}  # minutes on the deadends corpus: run by hand
+    scripts = {p.name for p in Path(ROOT / "benchmarks").glob("bench_*.py")}
+    tested = {name.removeprefix("test_").split("_")[1] for name in globals() if name.startswith("test_bench_")}
+    assert {s.removeprefix("bench_").removesuffix(".py") for s in scripts - heavy} <= tested
