@@ -88,5 +88,9 @@ def test_benchmarks_are_all_covered() -> None:
     """A new benchmark gets a run here (or a reason it cannot have one)."""
     heavy = {"bench_match.py", "bench_import.py"}  # minutes on the deadends corpus: run by hand
     scripts = {p.name for p in Path(ROOT / "benchmarks").glob("bench_*.py")}
-    tested = {name.removeprefix("test_").split("_")[1] for name in globals() if name.startswith("test_bench_")}
+    tested = {
+        name.removeprefix("test_").split("_")[1]
+        for name in globals()
+        if name.startswith("test_bench_")
+    }
     assert {s.removeprefix("bench_").removesuffix(".py") for s in scripts - heavy} <= tested
