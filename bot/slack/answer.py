@@ -116,6 +116,15 @@ def read_context(store: Store, text: str, channel: str) -> tuple[dict[str, str |
         return learned, channel_repo.channel_settings(session, channel=channel)
 
 
+def read_learned(store: Store, text: str) -> dict[str, str | None]:
+    """What people taught errkb about the errors of ``text`` alone (the channel is known)."""
+    templates = [e.template for e in extract(text).errors]
+    if not templates:
+        return {}
+    with store.read() as session:
+        return corrections_repo.learned(session, templates=templates)
+
+
 def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store, index: IndexSource,
                  graph: GraphSource, slack: SlackGateway, clock: Clock, metrics: Metrics) -> Outcome:  # fmt: skip
     """Triage ``paste`` and answer it (in its thread, or privately)."""
@@ -126,7 +135,7 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     if paste.mention and not triage.errors:
         found = thread_error(paste, slack, kb, settings.paste_limit)
         if found is not None:
-            text, triage = found, triage_timed(kb, found, metrics, read_context(store, found, paste.channel)[0])
+            text, triage = found, triage_timed(kb, found, metrics, read_learned(store, found))
     outcome = decide(triage, asked=paste.asked, channel=here)
     if outcome == "silent" and not triage.errors:
         metrics.decline("no_error")
