@@ -29,16 +29,19 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, sessionmaker
 
 from bot.errors import SchemaOutOfDate, StorageUnavailable
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
 
 log = logging.getLogger(__name__)
 
@@ -260,20 +263,35 @@ class WriteTurn:
 
 @dataclass
 class Store:
+    """The database's units of work: :meth:`transaction` and :meth:`read` hand out ORM
+    sessions, :meth:`read_rows` a plain Core connection. The ORM is imported when the
+    first session is: a command that only reads rows (``errkb triage``) never loads it."""
+
     engine: Engine
-    sessions: sessionmaker[Session]  # writers: Store.transaction()
-    readers: sessionmaker[Session]  # Store.read()
     #: SQLite has one writer at a time: this process's writers queue here (None on PostgreSQL).
     writer: WriteTurn | None = None
 
     @classmethod
     def on(cls, engine: Engine) -> Store:
-        return cls(
-            engine=engine,
-            sessions=sessionmaker(_unit_engine(engine, "write"), expire_on_commit=False),
-            readers=sessionmaker(_unit_engine(engine, "read"), expire_on_commit=False),
-            writer=WriteTurn() if engine.dialect.name == "sqlite" else None,
-        )
+        return cls(engine=engine, writer=WriteTurn() if engine.dialect.name == "sqlite" else None)
+
+    @cached_property
+    def sessions(self) -> sessionmaker[Session]:
+        """Sessions of :meth:`transaction`."""
+        from sqlalchemy.orm import sessionmaker
+
+        return sessionmaker(_unit_engine(self.engine, "write"), expire_on_commit=False)
+
+    @cached_property
+    def readers(self) -> sessionmaker[Session]:
+        """Sessions of :meth:`read`."""
+        from sqlalchemy.orm import sessionmaker
+
+        return sessionmaker(_unit_engine(self.engine, "read"), expire_on_commit=False)
+
+    @cached_property
+    def _reading(self) -> Engine:
+        return _unit_engine(self.engine, "read")
 
     @contextmanager
     def transaction(self, *, wait: float | None = None) -> Iterator[Session]:
@@ -314,6 +332,15 @@ class Store:
                     yield session
             except OperationalError as exc:
                 raise StorageUnavailable(f"database error: {exc.orig}") from exc
+
+    @contextmanager
+    def read_rows(self) -> Iterator[Connection]:
+        """:meth:`read` as a Core connection: plain rows from one snapshot, no ORM."""
+        try:
+            with self._reading.connect() as connection, connection.begin():
+                yield connection
+        except OperationalError as exc:
+            raise StorageUnavailable(f"database error: {exc.orig}") from exc
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -16,30 +16,28 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Column, Select, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Column, Select, Table, select
 
 from bot.records import Record
+from bot.store import tables
 from bot.store.convert import record_data, trusted_record
-from bot.store.models import (
-    DeadEndRow,
-    LinkRow,
-    RecordRow,
-    RecordStateRow,
-    TranslationRow,
-    WorkaroundRow,
-    table_of,
-)
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+    from sqlalchemy.orm import Session
+
+    #: Where rows are read from: a session, or a connection (``Store.read_rows()``).
+    Rows = Session | Connection
 
 CHUNK = 900  # ids per IN (...): under SQLite's old 999-parameter limit
-#: The child tables: (model, the column naming the record, the order within a record).
-CHILDREN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
-    (TranslationRow, "record_id", ("locale", "field")),
-    (WorkaroundRow, "record_id", ("position",)),
-    (DeadEndRow, "record_id", ("position",)),
-    (LinkRow, "source_id", ("kind", "position")),
+#: The child tables: (table, the column naming the record, the order within a record).
+CHILDREN: tuple[tuple[Table, str, tuple[str, ...]], ...] = (
+    (tables.record_translations, "record_id", ("locale", "field")),
+    (tables.workarounds, "record_id", ("position",)),
+    (tables.dead_ends, "record_id", ("position",)),
+    (tables.links, "source_id", ("kind", "position")),
 )
 
 
@@ -48,7 +46,7 @@ def chunks(ids: Sequence[str], size: int = CHUNK) -> Iterable[Sequence[str]]:
         yield ids[start : start + size]
 
 
-def _dicts(session: Session, stmt: Select[Any]) -> list[dict[str, Any]]:
+def _dicts(session: Rows, stmt: Select[Any]) -> list[dict[str, Any]]:
     result = session.execute(stmt)
     keys = list(result.keys())
     return [dict(zip(keys, row, strict=True)) for row in result]
@@ -61,7 +59,7 @@ def _where_ids(stmt: Select[Any], column: Column[Any], ids: list[str] | None) ->
 
 
 def load_records(
-    session: Session,
+    session: Rows,
     *,
     domain: str | None = None,
     ids: Iterable[str] | None = None,
@@ -72,12 +70,12 @@ def load_records(
     ``include_deprecated=False`` leaves out what maintainers deprecated: what
     matching should offer.
     """
-    table = table_of(RecordRow)
+    table = tables.records
     stmt = select(*table.c).order_by(table.c.id)
     if domain is not None:
         stmt = stmt.where(table.c.domain == domain)
-    if not include_deprecated:  # (Core columns: reading records configures no ORM mapper)
-        state = table_of(RecordStateRow)
+    if not include_deprecated:
+        state = tables.record_state
         deprecated = select(state.c.record_id).where(state.c.deprecated_at.is_not(None))
         stmt = stmt.where(table.c.id.not_in(deprecated))
     wanted = None if ids is None else sorted(set(ids))
@@ -89,8 +87,8 @@ def load_records(
     # every child row when every record is wanted (one scan), else those of the records found
     whole = ids is None and domain is None
     children = [
-        _children(session, model, key, order, None if whole else [r["id"] for r in rows])
-        for model, key, order in CHILDREN
+        _children(session, table, key, order, None if whole else [r["id"] for r in rows])
+        for table, key, order in CHILDREN
     ]
     empty: list[dict[str, Any]] = []
     return [
@@ -100,9 +98,8 @@ def load_records(
 
 
 def _children(
-    session: Session, model: type, key: str, order: tuple[str, ...], ids: list[str] | None
+    session: Rows, table: Table, key: str, order: tuple[str, ...], ids: list[str] | None
 ) -> dict[str, list[dict[str, Any]]]:
-    table = table_of(model)
     stmt = select(*table.c).order_by(table.c[key], *(table.c[name] for name in order))
     grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for part in _where_ids(stmt, table.c[key], ids):
@@ -111,6 +108,24 @@ def _children(
     return grouped
 
 
-def get_record(session: Session, *, record_id: str) -> Record | None:
+def get_record(session: Rows, *, record_id: str) -> Record | None:
     found = load_records(session, ids=[record_id])
     return found[0] if found else None
+
+
+def workaround_counts(
+    session: Rows, *, record_ids: Iterable[str]
+) -> dict[tuple[str, int], tuple[int, int]]:
+    """``(record id, position) → (fixed, failed)`` for workarounds anyone voted on."""
+    ids = sorted(set(record_ids))
+    if not ids:
+        return {}
+    table = tables.workarounds
+    stmt = select(
+        table.c.record_id, table.c.position, table.c.fixed_count, table.c.failed_count
+    ).where(table.c.record_id.in_(ids))
+    return {
+        (rid, pos): (fixed, failed)
+        for rid, pos, fixed, failed in session.execute(stmt)
+        if fixed or failed
+    }
