@@ -23,6 +23,7 @@ refuses, in one line, a database that is missing or at another revision.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -57,6 +58,17 @@ UNIT = "errkb_unit"
 WAIT_MS = "errkb_wait_ms"
 
 
+def json_value(text: str) -> Any:
+    """A JSON column's value from its text (SQLite): ``json.loads``, the empty list and
+    object made directly. More than half the JSON values of a record are one of the
+    two; decoding them was a seventh of loading 100,000 records, measured."""
+    if text == "[]":
+        return []
+    if text == "{}":
+        return {}
+    return json.loads(text)
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for ``url``; SQLite gets its folder created, WAL, foreign keys and a busy timeout."""
     parsed = make_url(url)
@@ -64,7 +76,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         database = parsed.database
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, **kwargs)
+        engine = create_engine(url, **{"json_deserializer": json_value, **kwargs})
         _sqlite_pragmas(engine)
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() in ("", "psycopg2"):
