@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
@@ -217,33 +218,47 @@ def _built(model: type[M], values: dict[str, Any]) -> M:
     shape = _shape(model)
     if shape is None:
         return model.model_construct(_fields_set=set(values), **values)
-    names, defaults, extra_allowed = shape
-    own: dict[str, Any] = {}
-    for name in names:
-        if name in values:
-            own[name] = values[name]
-        elif name in defaults:  # (a required field left out stays out, as model_construct leaves it)
-            factory, default = defaults[name]
-            own[name] = factory() if factory is not None else default
-    extra = {k: v for k, v in values.items() if k not in own} if extra_allowed else None
+    given = values.keys()
+    if shape.fields <= given:
+        own = {name: values[name] for name in shape.names}
+    else:  # (a required field left out stays out, as model_construct leaves it)
+        own = {}
+        for name in shape.names:
+            if name in values:
+                own[name] = values[name]
+            elif name in shape.defaults:
+                factory, default = shape.defaults[name]
+                own[name] = factory() if factory is not None else default
+    extra = None
+    if shape.extra_allowed:
+        extra = {k: v for k, v in values.items() if k not in own} if given - shape.fields else {}
     built = model.__new__(model)
     object.__setattr__(built, "__dict__", own)
-    object.__setattr__(built, "__pydantic_fields_set__", set(values))
+    object.__setattr__(built, "__pydantic_fields_set__", set(given))
     object.__setattr__(built, "__pydantic_extra__", extra)
     object.__setattr__(built, "__pydantic_private__", None)
     return built
 
 
-_Shape = tuple[tuple[str, ...], dict[str, tuple[Callable[[], Any] | None, Any]], bool]
+@dataclass(frozen=True)
+class _Shape:
+    """What building one model needs: its field names in order, each optional field's
+    default (factory, value), whether it keeps extra keys."""
+
+    names: tuple[str, ...]
+    fields: frozenset[str]
+    defaults: dict[str, tuple[Callable[[], Any] | None, Any]]
+    extra_allowed: bool
+
+
 _SHAPES: dict[type[BaseModel], _Shape | None] = {}
 _IMMUTABLE = (str, int, float, bool, type(None))
 
 
 def _shape(model: type[BaseModel]) -> _Shape | None:
-    """What building ``model`` needs: its field names in order, each optional field's
-    default (factory, value), whether it keeps extra keys; None for a model this
-    shortcut does not cover (aliases, private attributes, a post-init hook, a root
-    model, a mutable default, a factory taking data), left to ``model_construct``."""
+    """``model``'s shape; None for a model this shortcut does not cover (aliases, private
+    attributes, a post-init hook, a root model, a mutable default, a factory taking
+    data), left to ``model_construct``."""
     if model in _SHAPES:
         return _SHAPES[model]
     fields = model.model_fields
@@ -263,7 +278,8 @@ def _shape(model: type[BaseModel]) -> _Shape | None:
         elif factory is not None and field.default_factory_takes_validated_data:
             plain = False
         defaults[name] = (cast(Callable[[], Any] | None, factory), field.default)
-    shape = (tuple(fields), defaults, model.model_config.get("extra") == "allow") if plain else None
+    extra_allowed = model.model_config.get("extra") == "allow"
+    shape = _Shape(tuple(fields), frozenset(fields), defaults, extra_allowed) if plain else None
     _SHAPES[model] = shape
     return shape
 

@@ -2,14 +2,23 @@
 
 A record is a ``records`` row plus its translations, workarounds, dead ends
 and links. :func:`load_records` reads each table once (in chunks of ids when
-only some records are wanted), groups the child rows by record in Python and
-builds the records without validating them again (:func:`trusted_record`:
-the store only holds records that were validated on their way in).
+only some records are wanted, with the records' own filter when one domain
+is), only the columns a record is built from, groups the child rows by
+record in Python and builds the records without validating them again
+(:func:`trusted_record`: the store only holds records that were validated on
+their way in). Everything here reads plain rows of the Core tables, through
+a session or a bare connection (``Store.read_rows()``, which ``errkb triage``
+uses so that it never loads the ORM).
+
 Measured on the 2,522 records of the deadends corpus (SQLite, 2 shared
 cores, best of five): 0.63–0.68 CPU-s, against 1.08–1.15 when each record was
 validated again (Python ``re`` compiling every regex was two thirds of that).
-What is left is about half building the models and half reading and decoding
-rows (40,000 JSON values).
+On 100,000 synthetic records (``benchmarks/bench_load.py``) a load took 28
+CPU-s: pydantic parsing ``list``'s signature for every default it filled in
+(now :func:`~bot.store.convert.trusted_record` fills them in itself), the
+garbage collector walking the new records again and again (now held off
+while they are built), rows fetched one at a time; 7 CPU-s since, about a
+third building models, a third SQLite and row handling, a quarter JSON.
 """
 
 from __future__ import annotations
