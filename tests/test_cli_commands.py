@@ -103,6 +103,8 @@ def test_triage_imports_only_what_triage_needs(committed_store: Store) -> None:
     }
     if os.environ["ERRKB_DATABASE_URL"].startswith("sqlite"):  # no PostgreSQL drivers for SQLite
         assert "sqlalchemy.dialects.postgresql" not in loaded
+    # records are read as plain rows of the Core tables: no ORM, no mapped classes
+    assert not {"sqlalchemy.orm", "bot.store.models"} & loaded
     assert {m for m in loaded if m.startswith("bot.cli.")} == {
         "bot.cli.commands",
         "bot.cli.group",

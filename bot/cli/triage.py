@@ -26,8 +26,8 @@ from bot.render.terminal import record_panel
 from bot.report import Cause, Counts, LookAlike, NextError, TriageReport, build_report
 from bot.store.db import Store
 from bot.store.loading import load_records as read_records
+from bot.store.loading import workaround_counts
 from bot.store.observed import list_observed
-from bot.store.slack_repo import workaround_counts
 from graph.build import KnowledgeGraph, build_graph
 
 RecordsOption = Annotated[
@@ -57,9 +57,9 @@ def _knowledge(paths: list[Path] | None) -> Knowledge:
         records = load_records(list(paths))
         return Knowledge(records, build_graph(records))
     store = open_default_store()
-    with store.read() as session:
-        records = read_records(session, include_deprecated=False)
-        observed = list_observed(session)
+    with store.read_rows() as rows:  # plain rows: a triage never loads the ORM
+        records = read_records(rows, include_deprecated=False)
+        observed = list_observed(rows)
     return Knowledge(records, build_graph(records, observed=observed), store)
 
 
@@ -195,7 +195,7 @@ def triage(
 
 def _counts(store: Store, ids: list[str]) -> Counts:
     """What votes observed about the answers' workarounds (as Slack shows them)."""
-    with store.read() as session:
-        return workaround_counts(session, record_ids=ids)
+    with store.read_rows() as rows:
+        return workaround_counts(rows, record_ids=ids)
 
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.orm import Session
-
 if TYPE_CHECKING:
     from sqlalchemy.dialects import postgresql, sqlite
+    from sqlalchemy.orm import Session
 
     Insert = postgresql.Insert | sqlite.Insert
 

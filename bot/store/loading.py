@@ -2,44 +2,53 @@
 
 A record is a ``records`` row plus its translations, workarounds, dead ends
 and links. :func:`load_records` reads each table once (in chunks of ids when
-only some records are wanted), groups the child rows by record in Python and
-builds the records without validating them again (:func:`trusted_record`:
-the store only holds records that were validated on their way in).
+only some records are wanted, with the records' own filter when one domain
+is), only the columns a record is built from, groups the child rows by
+record in Python and builds the records without validating them again
+(:func:`trusted_record`: the store only holds records that were validated on
+their way in). Everything here reads plain rows of the Core tables, through
+a session or a bare connection (``Store.read_rows()``, which ``errkb triage``
+uses so that it never loads the ORM).
+
 Measured on the 2,522 records of the deadends corpus (SQLite, 2 shared
 cores, best of five): 0.63–0.68 CPU-s, against 1.08–1.15 when each record was
 validated again (Python ``re`` compiling every regex was two thirds of that).
-What is left is about half building the models and half reading and decoding
-rows (40,000 JSON values).
+On 100,000 synthetic records (``benchmarks/bench_load.py``) a load took 28
+CPU-s: pydantic parsing ``list``'s signature for every default it filled in
+(now :func:`~bot.store.convert.trusted_record` fills them in itself), the
+garbage collector walking the new records again and again (now held off
+while they are built), rows fetched one at a time; 7 CPU-s since, about a
+third building models, a third SQLite and row handling, a quarter JSON.
 """
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Column, Select, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Column, Select, Table, select
 
 from bot.records import Record
-from bot.store.convert import record_data, trusted_record
-from bot.store.models import (
-    DeadEndRow,
-    LinkRow,
-    RecordRow,
-    RecordStateRow,
-    TranslationRow,
-    WorkaroundRow,
-    table_of,
-)
+from bot.store import tables
+from bot.store.convert import READ_COLUMNS, record_data, trusted_record
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+    from sqlalchemy.orm import Session
+
+    #: Where rows are read from: a session, or a connection (``Store.read_rows()``).
+    Rows = Session | Connection
 
 CHUNK = 900  # ids per IN (...): under SQLite's old 999-parameter limit
-#: The child tables: (model, the column naming the record, the order within a record).
-CHILDREN: tuple[tuple[type, str, tuple[str, ...]], ...] = (
-    (TranslationRow, "record_id", ("locale", "field")),
-    (WorkaroundRow, "record_id", ("position",)),
-    (DeadEndRow, "record_id", ("position",)),
-    (LinkRow, "source_id", ("kind", "position")),
+#: The child tables: (table, the column naming the record, the order within a record).
+CHILDREN: tuple[tuple[Table, str, tuple[str, ...]], ...] = (
+    (tables.record_translations, "record_id", ("locale", "field")),
+    (tables.workarounds, "record_id", ("position",)),
+    (tables.dead_ends, "record_id", ("position",)),
+    (tables.links, "source_id", ("kind", "position")),
 )
 
 
@@ -48,10 +57,14 @@ def chunks(ids: Sequence[str], size: int = CHUNK) -> Iterable[Sequence[str]]:
         yield ids[start : start + size]
 
 
-def _dicts(session: Session, stmt: Select[Any]) -> list[dict[str, Any]]:
+def _dicts(session: Rows, stmt: Select[Any]) -> list[dict[str, Any]]:
     result = session.execute(stmt)
     keys = list(result.keys())
-    return [dict(zip(keys, row, strict=True)) for row in result]
+    return [dict(zip(keys, row, strict=True)) for row in result.all()]
+
+
+def _read(table: Table) -> list[Column[Any]]:
+    return [table.c[name] for name in READ_COLUMNS[table.name]]
 
 
 def _where_ids(stmt: Select[Any], column: Column[Any], ids: list[str] | None) -> list[Select[Any]]:
@@ -61,7 +74,7 @@ def _where_ids(stmt: Select[Any], column: Column[Any], ids: list[str] | None) ->
 
 
 def load_records(
-    session: Session,
+    session: Rows,
     *,
     domain: str | None = None,
     ids: Iterable[str] | None = None,
@@ -72,38 +85,68 @@ def load_records(
     ``include_deprecated=False`` leaves out what maintainers deprecated: what
     matching should offer.
     """
-    table = table_of(RecordRow)
-    stmt = select(*table.c).order_by(table.c.id)
+    table = tables.records
+    stmt = select(*_read(table)).order_by(table.c.id)
+    # the children of the records read: of every record (one scan), of one domain's (the
+    # same filter, as a subquery), or of the given ids (in chunks, as the records are read)
+    chosen: Select[Any] | None = None
     if domain is not None:
         stmt = stmt.where(table.c.domain == domain)
-    if not include_deprecated:  # (Core columns: reading records configures no ORM mapper)
-        state = table_of(RecordStateRow)
+        chosen = select(table.c.id).where(table.c.domain == domain)
+    if not include_deprecated:
+        state = tables.record_state
         deprecated = select(state.c.record_id).where(state.c.deprecated_at.is_not(None))
         stmt = stmt.where(table.c.id.not_in(deprecated))
     wanted = None if ids is None else sorted(set(ids))
-    rows = [row for part in _where_ids(stmt, table.c.id, wanted) for row in _dicts(session, part)]
-    if not rows:
-        return []
-    if wanted is not None:
-        rows.sort(key=lambda r: r["id"])
-    # every child row when every record is wanted (one scan), else those of the records found
-    whole = ids is None and domain is None
-    children = [
-        _children(session, model, key, order, None if whole else [r["id"] for r in rows])
-        for model, key, order in CHILDREN
-    ]
-    empty: list[dict[str, Any]] = []
-    return [
-        trusted_record(record_data(row, *(found.get(row["id"], empty) for found in children)))
-        for row in rows
-    ]
+    with _collector_off():
+        rows = [row for part in _where_ids(stmt, table.c.id, wanted) for row in _dicts(session, part)]
+        if not rows:
+            return []
+        found = None
+        if wanted is not None:
+            rows.sort(key=lambda r: r["id"])
+            found = [r["id"] for r in rows]
+        children = [
+            _children(session, child, key, order, ids=found, chosen=chosen)
+            for child, key, order in CHILDREN
+        ]
+        empty: list[dict[str, Any]] = []
+        return [
+            trusted_record(record_data(row, *(rows_of.get(row["id"], empty) for rows_of in children)))
+            for row in rows
+        ]
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """No cyclic garbage collection while records are read and built.
+
+    Loading 100,000 records makes millions of objects that outlive the load; the
+    collector walked them again and again as they came: over half the CPU time of
+    the load, measured. Reference counting still frees what is dropped.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _children(
-    session: Session, model: type, key: str, order: tuple[str, ...], ids: list[str] | None
+    session: Rows,
+    table: Table,
+    key: str,
+    order: tuple[str, ...],
+    *,
+    ids: list[str] | None,
+    chosen: Select[Any] | None,
 ) -> dict[str, list[dict[str, Any]]]:
-    table = table_of(model)
-    stmt = select(*table.c).order_by(table.c[key], *(table.c[name] for name in order))
+    """``table``'s rows by record: of ``ids``, else of the records ``chosen`` selects, else all."""
+    stmt = select(table.c[key], *_read(table)).order_by(table.c[key], *(table.c[name] for name in order))
+    if ids is None and chosen is not None:
+        stmt = stmt.where(table.c[key].in_(chosen))
     grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for part in _where_ids(stmt, table.c[key], ids):
         for row in _dicts(session, part):
@@ -111,6 +154,24 @@ def _children(
     return grouped
 
 
-def get_record(session: Session, *, record_id: str) -> Record | None:
+def get_record(session: Rows, *, record_id: str) -> Record | None:
     found = load_records(session, ids=[record_id])
     return found[0] if found else None
+
+
+def workaround_counts(
+    session: Rows, *, record_ids: Iterable[str]
+) -> dict[tuple[str, int], tuple[int, int]]:
+    """``(record id, position) → (fixed, failed)`` for workarounds anyone voted on."""
+    ids = sorted(set(record_ids))
+    if not ids:
+        return {}
+    table = tables.workarounds
+    stmt = select(
+        table.c.record_id, table.c.position, table.c.fixed_count, table.c.failed_count
+    ).where(table.c.record_id.in_(ids))
+    return {
+        (rid, pos): (fixed, failed)
+        for rid, pos, fixed, failed in session.execute(stmt)
+        if fixed or failed
+    }

@@ -11,14 +11,19 @@ Observed transitions are evidence: they never move the knowledge version.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import case, select
-from sqlalchemy.orm import Session
 
 from bot.store.dialect import insert
-from bot.store.models import ObservedTransitionRow, ThreadErrorRow, table_of
+from bot.store.tables import observed_transitions, thread_errors
 from graph.build import ObservedEdge
 from graph.observe import DEFAULT_WINDOW, ObservedTransition, Sighting, transitions_for
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from bot.store.loading import Rows
 
 
 def _aware(value: datetime) -> datetime:
@@ -28,16 +33,18 @@ def _aware(value: datetime) -> datetime:
 
 def record_sighting(session: Session, *, scope: str, record_id: str, seen_at: datetime) -> None:
     """Remember that ``record_id`` was seen in ``scope`` at ``seen_at``."""
-    session.add(ThreadErrorRow(scope=scope, record_id=record_id, seen_at=_aware(seen_at)))
-    session.flush()
+    session.execute(
+        thread_errors.insert().values(scope=scope, record_id=record_id, seen_at=_aware(seen_at))
+    )
 
 
 def sightings(session: Session, *, scope: str, since: datetime) -> list[Sighting]:
     """What ``scope`` showed at or after ``since``, oldest first."""
+    table = thread_errors
     rows = session.execute(
-        select(ThreadErrorRow.record_id, ThreadErrorRow.seen_at)
-        .where(ThreadErrorRow.scope == scope, ThreadErrorRow.seen_at >= _aware(since))
-        .order_by(ThreadErrorRow.seen_at, ThreadErrorRow.id)
+        select(table.c.record_id, table.c.seen_at)
+        .where(table.c.scope == scope, table.c.seen_at >= _aware(since))
+        .order_by(table.c.seen_at, table.c.id)
     )
     return [Sighting(record_id, _aware(seen_at)) for record_id, seen_at in rows]
 
@@ -47,8 +54,8 @@ def upsert_transition(
 ) -> None:
     """Count one more A→B: insert it, or bump its count and widen first/last seen."""
     seen_at = _aware(seen_at)
-    row = ObservedTransitionRow
-    statement = insert(session, table_of(row)).values(
+    row = observed_transitions.c
+    statement = insert(session, observed_transitions).values(
         source_id=source_id, target_id=target_id, count=1, first_seen=seen_at, last_seen=seen_at
     )
     new = statement.excluded
@@ -89,13 +96,10 @@ def observe_error(
 
 
 def list_observed(
-    session: Session, *, min_count: int = 1, limit: int | None = None
+    session: Rows, *, min_count: int = 1, limit: int | None = None
 ) -> list[ObservedEdge]:
-    """Observed transitions, most seen first (then most recent, then ids).
-
-    Plain rows of the Core table, no ORM objects: a one-shot command (``errkb
-    triage``) then never configures the ORM's mappers."""
-    table = table_of(ObservedTransitionRow)
+    """Observed transitions, most seen first (then most recent, then ids)."""
+    table = observed_transitions
     query = (
         select(table.c.source_id, table.c.target_id, table.c.count, table.c.first_seen,
                table.c.last_seen)

@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.records import TRANSLATABLE, Record, normalise_locale
-from bot.store import dialect
+from bot.store import dialect, tables
 from bot.store.changes import (
     KnowledgeChanges,
     knowledge_changes,
@@ -35,7 +35,6 @@ from bot.store.models import (
     RecordRow,
     TranslationRow,
     WorkaroundRow,
-    table_of,
 )
 
 OnConflict = Literal["upsert", "skip", "fail"]
@@ -271,12 +270,12 @@ def _upsert_rows(session: Session, rows: list[dict[str, Any]], now: datetime) ->
     """``records`` rows in, or over the ones with their ids (``created_at`` kept)."""
     if not rows:
         return
-    statement = dialect.insert(session, table_of(RecordRow))
+    statement = dialect.insert(session, tables.records)
     kept = {"id", "created_at"}
-    columns = [c.name for c in table_of(RecordRow).c if c.name not in kept]
+    columns = [c.name for c in tables.records.c if c.name not in kept]
     session.execute(
         statement.on_conflict_do_update(
-            index_elements=[table_of(RecordRow).c.id],
+            index_elements=[tables.records.c.id],
             set_={name: statement.excluded[name] for name in columns},
         ),
         [{**values, "created_at": now, "updated_at": now} for values in rows],
@@ -287,17 +286,17 @@ def _delete_children(session: Session, ids: list[str]) -> dict[tuple[str, str], 
     """Delete the child rows of ``ids``; returns the vote counters by (record id, workaround
     action), to carry over to the workarounds that come back."""
     counters: dict[tuple[str, str], tuple[int, int]] = {}
-    for model, key, _ in CHILDREN:
-        column = table_of(model).c[key]
+    for table, key, _ in CHILDREN:
+        column = table.c[key]
         for part in chunks(ids):
-            if model is not WorkaroundRow:
-                session.execute(delete(model).where(column.in_(part)))
+            if table is not tables.workarounds:
+                session.execute(delete(table).where(column.in_(part)))
                 continue
             gone = session.execute(
-                delete(WorkaroundRow)
-                .where(WorkaroundRow.record_id.in_(part))
-                .returning(WorkaroundRow.record_id, WorkaroundRow.action,
-                           WorkaroundRow.fixed_count, WorkaroundRow.failed_count)
+                delete(table)
+                .where(column.in_(part))
+                .returning(table.c.record_id, table.c.action, table.c.fixed_count,
+                           table.c.failed_count)
             )  # fmt: skip
             for rid, action, fixed, failed in gone:
                 if fixed or failed:
@@ -313,18 +312,18 @@ def _insert_children(
 ) -> None:
     batches: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for number, record in enumerate(records, start=1):
-        for table, rows in child_values(record).items():
-            batches[table].extend(rows)
+        for name, rows in child_values(record).items():
+            batches[name].extend(rows)
         if progress is not None:
             progress(number, len(records))
     for row in batches["workarounds"]:
         row["fixed_count"], row["failed_count"] = counters.get(
             (row["record_id"], row["action"]), (0, 0)
         )
-    for model, _, _ in CHILDREN:
-        rows = batches[model.__tablename__]  # type: ignore[attr-defined]
+    for table, _, _ in CHILDREN:
+        rows = batches[table.name]
         if rows:
-            session.execute(insert(model), rows)
+            session.execute(insert(table), rows)
 
 
 def delete_record(session: Session, *, record_id: str, actor: str, now: datetime) -> bool:

@@ -15,7 +15,7 @@ locks the record's row first (:func:`bot.store.repository.note_evidence`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from bot.records import Record
 from bot.store.dialect import insert, insert_ignoring_conflicts
-from bot.store.loading import chunks
+from bot.store.loading import chunks, workaround_counts
 from bot.store.models import (
     RecordRow,
     SlackReplyRow,
@@ -119,24 +119,6 @@ def get_reply(session: Session, *, reply_id: int) -> Reply | None:
 
 
 # -- votes -----------------------------------------------------------------------
-
-
-def workaround_counts(
-    session: Session, *, record_ids: Iterable[str]
-) -> dict[tuple[str, int], tuple[int, int]]:
-    """``(record id, position) → (fixed, failed)`` for workarounds anyone voted on."""
-    ids = sorted(set(record_ids))
-    if not ids:
-        return {}
-    table = table_of(WorkaroundRow)  # Core columns: a one-shot triage configures no ORM mapper
-    stmt = select(
-        table.c.record_id, table.c.position, table.c.fixed_count, table.c.failed_count
-    ).where(table.c.record_id.in_(ids))
-    return {
-        (rid, pos): (fixed, failed)
-        for rid, pos, fixed, failed in session.execute(stmt)
-        if fixed or failed
-    }
 
 
 @dataclass(frozen=True)

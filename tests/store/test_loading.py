@@ -62,6 +62,25 @@ def test_the_trusted_build_equals_validation_field_sets_included(records: Any) -
         assert built.to_native() == record.to_native(), record.id
 
 
+def test_items_given_few_keys_get_their_defaults_as_validation_gives_them() -> None:
+    """Defaults are filled in by the store's own builder (not pydantic's per-call lookup):
+    the same values, in field order, each one a fresh object."""
+    sparse = Record.model_validate({
+        "id": "py/sparse", "signature": "E: x", "regex": "E: x", "domain": "py", "team": "core",
+        "versions": [{"version": "1.0"}], "workarounds": [{"action": "a"}, {"action": "b", "how": "h"}],
+        "dead_ends": [{"why_fails": "w"}],
+        "transition_graph": {"leads_to": [{"error_id": "py/next"}, "py/other"], "note": "kept"},
+    })  # fmt: skip
+    built, validated = trusted_record(_data(sparse)), Record.model_validate(_data(sparse))
+    assert built == validated == sparse
+    assert _shape(built) == _shape(validated)
+    assert [list(dict(w)) for w in built.workarounds] == [list(dict(w)) for w in validated.workarounds]
+    assert list(dict(built)) == list(dict(validated))
+    first, second = built.workarounds
+    first.sources.append("https://example.org")
+    assert second.sources == [] and trusted_record(_data(sparse)).workarounds[0].sources == []
+
+
 def test_loaded_records_equal_what_was_imported_and_validate_again(session: Session, tmp_path: Path) -> None:
     records = read_files([starter_dir(), FIXTURES / "deadends-canon.json"])
     repo.import_records(session, records=records, on_conflict="upsert", actor="test", now=NOW)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
 from bot.errors import SchemaOutOfDate
-from bot.store import repository
+from bot.store import models, repository, tables
 from bot.store.db import SCHEMA_REVISION, Store, alembic_config, make_engine, open_store, upgrade
 from bot.store.oauth import oauth_metadata
 from tests.ops.conftest import clean_env, errkb_command
@@ -23,6 +24,19 @@ from tests.slack.conftest import SECRET, TOKEN
 def test_upgrade_head_then_alembic_check_finds_nothing(store: Store) -> None:
     upgrade(store.engine)  # idempotent on an up-to-date database
     command.check(alembic_config(store.engine))  # raises when models and migrations differ
+
+
+def test_the_orm_maps_the_core_tables_and_declares_none_of_its_own() -> None:
+    """The schema is declared once, in ``bot.store.tables`` (what Alembic compares); a mapped
+    class that declared a table of its own would be missed by code reading plain rows."""
+    declared = subprocess.run(
+        [sys.executable, "-c", "import json, bot.store.tables as t; print(json.dumps(sorted(t.metadata.tables)))"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    mapped = {mapper.local_table for mapper in models.Base.registry.mappers}
+    assert mapped <= set(tables.metadata.tables.values())
+    assert models.Base.metadata is tables.metadata
+    assert json.loads(declared) == sorted(tables.metadata.tables)
 
 
 def test_schema_has_the_tables_the_bot_asks_for(store: Store) -> None:

@@ -11,7 +11,7 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 
 from bot.errors import StorageUnavailable
-from bot.store import digest_repo, repository, slack_repo
+from bot.store import digest_repo, repository, slack_repo, tables
 from bot.store.db import BUSY_TIMEOUT_MS, Store, WriteTurn
 from bot.store.models import UnknownErrorRow
 from tests.store.test_changes import record
@@ -41,6 +41,24 @@ def test_a_read_unit_sees_one_snapshot_while_others_commit(committed_store: Stor
         assert [r.id for r in repository.load_records(session)] == ["u/a"]
     with committed_store.read() as session:
         assert repository.knowledge_version(session) == version + 1
+
+
+def test_a_row_reader_sees_one_snapshot_and_refuses_to_write(committed_store: Store) -> None:
+    """``Store.read_rows()`` (what ``errkb triage`` reads through): ``read()`` without the ORM."""
+    with committed_store.transaction() as session:
+        repository.import_records(session, records=[record("u/a")], on_conflict="upsert", actor="t", now=NOW)
+    with committed_store.read_rows() as rows:
+        assert [r.id for r in repository.load_records(rows)] == ["u/a"]
+        with committed_store.transaction() as other:  # commits while the reader is open
+            repository.import_records(other, records=[record("u/b")], on_conflict="upsert", actor="t", now=NOW)
+        assert [r.id for r in repository.load_records(rows)] == ["u/a"]
+    with committed_store.read_rows() as rows:
+        assert [r.id for r in repository.load_records(rows)] == ["u/a", "u/b"]
+    choice = tables.slack_users.insert().values(user_id="U1", locale="zh", updated_at=NOW)
+    with pytest.raises((StorageUnavailable, DBAPIError)), committed_store.read_rows() as rows:
+        rows.execute(choice)
+    with committed_store.read() as session:
+        assert slack_repo.chosen_locale(session, user_id="U1") is None
 
 
 def test_concurrent_writers_that_read_first_all_succeed_and_count_exactly(committed_store: Store) -> None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-from bot.store.models import Base
 from bot.store.oauth import oauth_metadata
+from bot.store.tables import metadata
 
 config = context.config
 #: errkb's own tables and those of slack_sdk's OAuth stores: ``alembic check`` covers both.
-target_metadata = [Base.metadata, oauth_metadata()]
+target_metadata = [metadata, oauth_metadata()]
 
 
 def _configure(connection: Connection) -> None:
