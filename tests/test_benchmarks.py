@@ -75,6 +75,11 @@ def test_bench_knowledge_prints_every_figure_beside_its_target() -> None:
         assert figure in out, out
 
 
+def test_bench_load_loads_what_it_imported(tmp_path: Path) -> None:
+    out = bench("bench_load.py", "--size", "200", "--runs", "1", "--folder", str(tmp_path))
+    assert re.search(r"load_records, 200 records \(SQLite\): [\d.]+ CPU-s", out), out
+
+
 def test_bench_slack_serves_the_corpus_under_load() -> None:
     need_shared()
     out = bench("bench_slack.py", "--seconds", "2", "--rate", "5", "--imports", "1")
