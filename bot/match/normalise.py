@@ -234,6 +234,13 @@ def terms(text: str) -> list[str]:
     return _scan(text, phrases=True)
 
 
+@lru_cache(maxsize=512)
+def recent_terms(text: str) -> tuple[str, ...]:
+    """:func:`terms`, remembered for the last texts asked: a regex literal is scanned for
+    its alternative's words, then for its record's context terms."""
+    return tuple(_scan(text, phrases=True))
+
+
 _MASK_NAMES = frozenset({"uuid", "url", "hex", "path", "ip", "ver", "q", "n"})
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bot.match.normalise import tokens
+from bot.match.normalise import recent_terms
 
 _CLASS_ESCAPES = set("dDwWsSbBAZzG")
 _OPTIONAL = ("*", "?")
@@ -99,8 +99,28 @@ _ANALYSE_STEP = re.compile(r"\\[\s\S]|[^\\\[*+?{.()|^$]+|[\s\S]")
 _SPACES = re.compile(r"\s+")
 
 
+#: A plain alternative (most are): characters, escaped punctuation, ``.``, ``.*`` and ``.+``,
+#: whose unescaped ``*`` and ``+`` follow a ``.``; read with a few regex passes.
+_PLAIN = re.compile(r"(?:[^\\\[*+?{.()|^$]|\\[ -/:-@\[-`{-~]|\.[*+]?)*")
+_UNESCAPE = re.compile(r"\\(.)")
+_UNESCAPE_GAPS = re.compile(r"\\(.)|[*+]")  # a gap's "*" or "+" goes, its "." stays
+_PLAIN_RUN = re.compile(r"(?:[^\\.*+]|\\.)+")  # what lies between the gaps
+
+
 def analyse(pattern: str) -> Alternative:
     """Literal text, literal size and gap count of one alternative."""
+    if _PLAIN.fullmatch(pattern) is not None:
+        if "\\\\" in pattern or "\\*" in pattern or "\\+" in pattern:
+            literal = _UNESCAPE_GAPS.sub(r"\1", pattern)
+        else:  # every backslash escapes a character, every "*" and "+" ends a gap
+            literal = pattern.replace("\\", "").replace("*", "").replace("+", "")
+        literal = literal.replace(".", " ")
+        return _alternative(pattern, literal, pattern.count(".*") + pattern.count(".+"))
+    return _analyse_steps(pattern)
+
+
+def _analyse_steps(pattern: str) -> Alternative:
+    """:func:`analyse` of any pattern, step by step."""
     out: list[str] = []  # runs of literal text; a quantifier acts on the last character
     gaps, i, end = 0, 0, len(pattern)
     step = _ANALYSE_STEP.match
@@ -140,9 +160,15 @@ def analyse(pattern: str) -> Alternative:
         else:  # plain characters (or a backslash ending the pattern)
             out.append(token)
             i += len(token)
-    literal = _SPACES.sub(" ", "".join(out).replace(".", " ")).strip()
+    return _alternative(pattern, "".join(out).replace(".", " "), gaps)
+
+
+def _alternative(pattern: str, literal: str, gaps: int) -> Alternative:
+    literal = _SPACES.sub(" ", literal).strip()
     chars = sum(map(str.isalnum, literal))
-    return Alternative(pattern, literal, chars, frozenset(tokens(literal)), gaps)
+    # its tokens: its terms but their phrases (no token has a space)
+    words = frozenset(t for t in recent_terms(literal) if " " not in t)
+    return Alternative(pattern, literal, chars, words, gaps)
 
 
 #: The steps of :func:`fragments`: an escape, a run of plain characters, or one character.
@@ -155,6 +181,18 @@ def fragments(pattern: str) -> list[str]:
     Groups without alternation are read through; a group with ``|`` or an
     optional quantifier is a gap. Used to pick a prefilter key.
     """
+    if _PLAIN.fullmatch(pattern) is None:
+        return _fragment_steps(pattern)
+    out = []
+    for run in _PLAIN_RUN.findall(pattern):  # the runs between the gaps, unescaped
+        run = _UNESCAPE.sub(r"\1", run) if "\\\\" in run else run.replace("\\", "")
+        if run.strip():
+            out.append(run)
+    return out
+
+
+def _fragment_steps(pattern: str) -> list[str]:
+    """:func:`fragments` of any pattern, step by step."""
     out: list[str] = []
     current = ""
     body = _FLAGS.sub("", pattern)
