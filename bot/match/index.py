@@ -63,6 +63,7 @@ from bot.match.patterns import (
 )
 from bot.match.rank import Hit, Knowledge, Match, Triage, feature_rows, rank
 from bot.match.re2util import Matcher, matcher
+from bot.match.regexcheck import re2_accepts
 from bot.match.regexcheck import re2_options as _options
 from bot.match.similarity import (
     Encoded,
@@ -97,9 +98,7 @@ class Branch:
 
 def record_branches(record: Record) -> list[Branch] | None:
     """The branches of one record's regex, or None when RE2 refuses the regex."""
-    try:
-        re2.compile(record.regex, _options())
-    except Exception:  # noqa: BLE001 - RE2 refuses lookarounds/backrefs
+    if not re2_accepts(record.regex):  # lookarounds, backreferences
         return None
     out = []
     for branch in split_alternatives(record.regex):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -64,7 +65,7 @@ class RecordInfo:
         env = parts[-1] if len(parts) > 2 else ""
         words = {record.domain.lower(), parts[0]}
         for text in [env, *(v.version for v in record.versions)]:
-            words.update(w.rstrip("0123456789.") for w in re.split(r"[^a-z0-9.]+", text.lower()))
+            words.update(w.rstrip("0123456789.") for w in _ENV_SPLIT(text.lower()))
         words.update(tag for tag in (str(t).lower() for t in record.tags) if tag in TOOL_WORDS)
         words = {w for w in words if len(w) > 1 and w not in _GENERIC_ENV}
         words |= DOMAIN_HINTS.get(record.domain.lower(), frozenset())
@@ -78,21 +79,33 @@ class RecordInfo:
             versions=tuple(spec for v in record.versions if (spec := _specifier(v.version))),
             services=services(named),
             os=record_os(env) or (os_name.lower() if os_name in ("windows", "macos") else ""),
-            names=frozenset(w.replace("-", "_") for w in _NAME.findall(named) if len(w) > 3),
+            # the words of four characters or more, "-" read as "_"
+            names=frozenset(_LONG_NAME.findall(named.replace("-", "_"))),
         )
 
 
 def _specifier(text: str) -> tuple[str, SpecifierSet] | None:
     """``"vllm >=0.4,<0.5"`` → ``("vllm", SpecifierSet(">=0.4,<0.5"))``; None if it is not one."""
     name, _, spec = text.strip().partition(" ")
+    if not spec.strip():
+        return None
+    specifiers = _specifier_set(spec.replace(" ", ""))
+    return None if specifiers is None else (name.lower(), specifiers)
+
+
+@lru_cache(maxsize=4096)  # records share their version ranges; parsing one is slow
+def _specifier_set(spec: str) -> SpecifierSet | None:
     try:
-        return (name.lower(), SpecifierSet(spec.replace(" ", ""))) if spec.strip() else None
+        return SpecifierSet(spec)
     except InvalidSpecifier:
         return None
 
 
+_ENV_SPLIT = re.compile(r"[^a-z0-9.]+").split
 _WORDS = re.compile(r"[a-z0-9]+")
-_NAME = re.compile(r"[a-z][a-z0-9_-]*[a-z0-9]")
+#: A name: a letter, then letters, digits, "-" or "_", ending in a letter or digit; the
+#: names of four characters or more (a shorter match is a whole run: no longer one is in it).
+_LONG_NAME = re.compile(r"[a-z][a-z0-9_-]{2,}[a-z0-9]")
 
 
 def variant_key(record: Record) -> tuple[str, str]:

@@ -234,43 +234,49 @@ def terms(text: str) -> list[str]:
     return _scan(text, phrases=True)
 
 
+@lru_cache(maxsize=512)
+def recent_terms(text: str) -> tuple[str, ...]:
+    """:func:`terms`, remembered for the last texts asked: a regex literal is scanned for
+    its alternative's words, then for its record's context terms."""
+    return tuple(_scan(text, phrases=True))
+
+
 _MASK_NAMES = frozenset({"uuid", "url", "hex", "path", "ip", "ver", "q", "n"})
 
 
 def _scan(text: str, *, phrases: bool) -> list[str]:
     out: list[str] = []
+    append = out.append
     previous = ""
     for word in _WORD.findall(text[:20000]):
         if not word.isascii():
-            out.extend(_mixed_tokens(word))
+            out += _mixed_tokens(word)
             previous = ""
             continue
         lower = word.lower()
-        mask = lower in _MASK_NAMES or lower.isdigit()
+        if lower in _STOP:  # (no stop word is a mask name or a number)
+            continue
+        mask = lower.isdigit() or lower in _MASK_NAMES  # breaks a phrase, and is in none
         if mask:
             previous = ""
-        if lower in _STOP or len(lower) < 2 or lower.isdigit():
+        if len(lower) < 2 or lower.isdigit():
             continue
-        out.append(lower)
+        append(lower)
         if lower in _SYNONYMS:
-            out.extend(_SYNONYMS[lower])
-        parts = _CAMEL.findall(word) if _compound(word) else ()
-        if len(parts) > 1:
-            kept = [p.lower() for p in parts if len(p) > 2 and not p.isdigit()]
-            out.extend(kept)
-            if phrases:
-                out.extend(f"{a} {b}" for a, b in pairwise(kept))
-        if mask or not phrases:
-            continue
-        if previous:
-            out.append(f"{previous} {lower}")
-        previous = lower
+            out += _SYNONYMS[lower]
+        # an identifier (not plain letters in one case, or Capitalised): its parts too
+        if not (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower())):
+            parts = _CAMEL.findall(word)
+            if len(parts) > 1:
+                kept = [p.lower() for p in parts if len(p) > 2 and not p.isdigit()]
+                out += kept
+                if phrases:
+                    out += [f"{a} {b}" for a, b in pairwise(kept)]
+        if phrases and not mask:
+            if previous:
+                append(f"{previous} {lower}")
+            previous = lower
     return out
-
-
-def _compound(word: str) -> bool:
-    """Can ``word`` split into parts? Not if it is plain letters in one case (or Capitalised)."""
-    return not (word.isalpha() and (word.islower() or word.isupper() or word[1:].islower()))
 
 
 def _mixed_tokens(word: str) -> list[str]:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bot.match.normalise import tokens
+from bot.match.normalise import recent_terms
 
 _CLASS_ESCAPES = set("dDwWsSbBAZzG")
 _OPTIONAL = ("*", "?")
@@ -31,25 +31,24 @@ class Alternative:
 _FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
 
 
+#: What :func:`_structure` steps over at once: an escape, a character class (a ``]`` right
+#: after the ``[`` is a literal; an escape inside is stepped over; to the end if unclosed),
+#: or else one character; a ``(``, ``)`` or ``|`` is captured.
+_STRUCTURE = re.compile(r"\\[\s\S]?|\[\]?(?:\\[\s\S]?|[^\]\\])*\]?|([()|])")
+
+
 def _structure(body: str) -> Iterator[tuple[int, str, int]]:
     """``(index, char, depth)`` of every ``(``, ``)`` and ``|`` that is neither escaped nor
     inside a character class; ``depth`` is the group nesting after the character."""
-    depth, i, in_class = 0, 0, False
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-            if body[i + 1 : i + 2] == "]":  # "[]...]": the first ] is a literal
-                i += 1
-        elif ch in "()|":
-            depth += {"(": 1, ")": -1}.get(ch, 0)
-            yield i, ch, depth
-        i += 1
+    depth = 0
+    for found in _STRUCTURE.finditer(body):
+        ch = found.group(1)
+        if ch is not None:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            yield found.start(), ch, depth
 
 
 def split_alternatives(pattern: str) -> list[str]:
@@ -95,49 +94,85 @@ def _unwrap(body: str) -> str | None:
     return body[len(prefix) : -1]
 
 
+#: The steps of :func:`analyse`: an escape, a run of plain characters, or one character.
+_ANALYSE_STEP = re.compile(r"\\[\s\S]|[^\\\[*+?{.()|^$]+|[\s\S]")
+_SPACES = re.compile(r"\s+")
+
+
+#: A plain alternative (most are): characters, escaped punctuation, ``.``, ``.*`` and ``.+``,
+#: whose unescaped ``*`` and ``+`` follow a ``.``; read with a few regex passes.
+_PLAIN = re.compile(r"(?:[^\\\[*+?{.()|^$]|\\[ -/:-@\[-`{-~]|\.[*+]?)*")
+_UNESCAPE = re.compile(r"\\(.)")
+_UNESCAPE_GAPS = re.compile(r"\\(.)|[*+]")  # a gap's "*" or "+" goes, its "." stays
+_PLAIN_RUN = re.compile(r"(?:[^\\.*+]|\\.)+")  # what lies between the gaps
+
+
 def analyse(pattern: str) -> Alternative:
     """Literal text, literal size and gap count of one alternative."""
-    out: list[str] = []
-    gaps, i = 0, 0
-    while i < len(pattern):
-        ch = pattern[i]
-        nxt = pattern[i + 1 : i + 2]
-        if ch == "\\" and nxt:
-            out.append(" " if nxt in _CLASS_ESCAPES else nxt)
+    if _PLAIN.fullmatch(pattern) is not None:
+        if "\\\\" in pattern or "\\*" in pattern or "\\+" in pattern:
+            literal = _UNESCAPE_GAPS.sub(r"\1", pattern)
+        else:  # every backslash escapes a character, every "*" and "+" ends a gap
+            literal = pattern.replace("\\", "").replace("*", "").replace("+", "")
+        literal = literal.replace(".", " ")
+        return _alternative(pattern, literal, pattern.count(".*") + pattern.count(".+"))
+    return _analyse_steps(pattern)
+
+
+def _analyse_steps(pattern: str) -> Alternative:
+    """:func:`analyse` of any pattern, step by step."""
+    out: list[str] = []  # runs of literal text; a quantifier acts on the last character
+    gaps, i, end = 0, 0, len(pattern)
+    step = _ANALYSE_STEP.match
+    while i < end:
+        token = step(pattern, i).group()  # type: ignore[union-attr]  # every character is one
+        ch = token[0]
+        if ch == "\\" and len(token) == 2:
+            out.append(" " if token[1] in _CLASS_ESCAPES else token[1])
             i += 2
         elif ch == "[":
-            end = pattern.find("]", i + 2)
-            end = len(pattern) - 1 if end < 0 else end
+            close = pattern.find("]", i + 2)
+            close = end - 1 if close < 0 else close
             out.append(" ")
-            i = end + 1
-        elif ch in "*+":
-            gaps += out[-1:] == [" "] or out[-1:] == ["."]
+            i = close + 1
+        elif ch == "*" or ch == "+":
+            last = out[-1][-1] if out else ""
+            gaps += last == " " or last == "."
             if ch == "*" and out:
-                out[-1] = " "
+                out[-1] = out[-1][:-1] + " "
             i += 1
         elif ch == "?":
             if out and pattern[i - 1 : i] not in "(*+?":
-                out[-1] = " "
+                out[-1] = out[-1][:-1] + " "
             i += 1
         elif ch == "{":
-            end = pattern.find("}", i)
-            end = i if end < 0 else end
+            close = pattern.find("}", i)
+            close = i if close < 0 else close
             if pattern[i + 1 : i + 2] == "0" and out:
-                out[-1] = " "
-            i = end + 1
+                out[-1] = out[-1][:-1] + " "
+            i = close + 1
         elif ch == ".":
             out.append(".")
             i += 1
         elif ch in "()|^$":
             out.append(" ")
             i += 3 if pattern[i : i + 3] in ("(?:", "(?i") else 1
-        else:
-            out.append(ch)
-            i += 1
-    literal = "".join(" " if c == "." else c for c in out)
-    literal = re.sub(r"\s+", " ", literal).strip()
-    chars = sum(c.isalnum() for c in literal)
-    return Alternative(pattern, literal, chars, frozenset(tokens(literal)), gaps)
+        else:  # plain characters (or a backslash ending the pattern)
+            out.append(token)
+            i += len(token)
+    return _alternative(pattern, "".join(out).replace(".", " "), gaps)
+
+
+def _alternative(pattern: str, literal: str, gaps: int) -> Alternative:
+    literal = _SPACES.sub(" ", literal).strip()
+    chars = sum(map(str.isalnum, literal))
+    # its tokens: its terms but their phrases (no token has a space)
+    words = frozenset(t for t in recent_terms(literal) if " " not in t)
+    return Alternative(pattern, literal, chars, words, gaps)
+
+
+#: The steps of :func:`fragments`: an escape, a run of plain characters, or one character.
+_FRAGMENT_STEP = re.compile(r"\\[\s\S]|[^\\\[*?{+.^$|)(]+|[\s\S]")
 
 
 def fragments(pattern: str) -> list[str]:
@@ -146,55 +181,74 @@ def fragments(pattern: str) -> list[str]:
     Groups without alternation are read through; a group with ``|`` or an
     optional quantifier is a gap. Used to pick a prefilter key.
     """
+    if _PLAIN.fullmatch(pattern) is None:
+        return _fragment_steps(pattern)
+    out = []
+    for run in _PLAIN_RUN.findall(pattern):  # the runs between the gaps, unescaped
+        run = _UNESCAPE.sub(r"\1", run) if "\\\\" in run else run.replace("\\", "")
+        if run.strip():
+            out.append(run)
+    return out
+
+
+def _fragment_steps(pattern: str) -> list[str]:
+    """:func:`fragments` of any pattern, step by step."""
     out: list[str] = []
-    current: list[str] = []
-
-    def flush() -> None:
-        if current:
-            out.append("".join(current))
-            current.clear()
-
+    current = ""
     body = _FLAGS.sub("", pattern)
-    i = 0
-    while i < len(body):
-        ch, nxt = body[i], body[i + 1 : i + 2]
-        if ch == "\\" and nxt:
+    i, end = 0, len(body)
+    step = _FRAGMENT_STEP.match
+    while i < end:
+        token = step(body, i).group()  # type: ignore[union-attr]  # every character is one
+        ch = token[0]
+        if ch == "\\" and len(token) == 2:
+            nxt = token[1]
             if nxt in _CLASS_ESCAPES or nxt.isdigit() or nxt in "xupPNQEkntrfva":
-                flush()
+                if current:
+                    out.append(current)
+                    current = ""
             else:
-                current.append(nxt)
+                current += nxt
             i += 2
         elif ch == "[":
-            flush()
-            end = body.find("]", i + 2)
-            i = len(body) if end < 0 else end + 1
-        elif ch in "*?":
             if current:
-                current.pop()
-            flush()
+                out.append(current)
+                current = ""
+            close = body.find("]", i + 2)
+            i = end if close < 0 else close + 1
+        elif ch == "*" or ch == "?":
+            if current[:-1]:
+                out.append(current[:-1])
+            current = ""
             i += 1
         elif ch == "{":
-            if body[i + 1 : i + 2] == "0" and current:
-                current.pop()
-            flush()
-            end = body.find("}", i)
-            i = i + 1 if end < 0 else end + 1
+            if body[i + 1 : i + 2] == "0":
+                current = current[:-1]
+            if current:
+                out.append(current)
+                current = ""
+            close = body.find("}", i)
+            i = i + 1 if close < 0 else close + 1
         elif ch in "+.^$|)":
-            flush()
+            if current:
+                out.append(current)
+                current = ""
             i += 1
         elif ch == "(":
-            flush()
-            end = _group_end(body, i)
-            inner = body[i + 1 : end]
-            inner = inner.removeprefix("?:")
-            quantified = body[end + 1 : end + 2] in ("?", "*", "{")
+            if current:
+                out.append(current)
+                current = ""
+            close = _group_end(body, i)
+            inner = body[i + 1 : close].removeprefix("?:")
+            quantified = body[close + 1 : close + 2] in ("?", "*", "{")
             if not quantified and "|" not in inner and not inner.startswith("?"):
                 out.extend(fragments(inner))
-            i = end + 1
-        else:
-            current.append(ch)
-            i += 1
-    flush()
+            i = close + 1
+        else:  # plain characters (or a backslash ending the pattern)
+            current += token
+            i += len(token)
+    if current:
+        out.append(current)
     return [f for f in out if f.strip()]
 
 
@@ -264,7 +318,7 @@ def required_literals(pattern: str) -> tuple[list[str], int] | None:
     of which suffices. ``None``: no key, so the alternative is always checked.
     """
     found = {f.strip().lower() for f in fragments(pattern)}
-    strong = sorted(f for f in found if sum(c.isalnum() for c in f) >= 3)
+    strong = sorted(f for f in found if sum(map(str.isalnum, f)) >= 3)
     if strong:
         return strong, len(strong)
     keys = prefilter_keys(pattern)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bot.match.normalise import recent_terms
 from bot.match.normalise import terms as text_terms
 from bot.match.patterns import Alternative, analyse, split_alternatives
 from bot.records import Record
@@ -73,11 +74,13 @@ def record_terms(
     """The identity and the context terms of one record, with their (weighted) counts."""
     identity = Counter(t for text in record_text(record) for t in text_terms(text))
     context: dict[str, float] = {}
+    get = context.get
     for name, texts in context_text(record, alternatives).items():
         weight = CONTEXT_FIELDS[name]
+        scan = recent_terms if name == "regex" else text_terms  # literals: scanned by analyse
         for text in texts:
-            for term in text_terms(text):
-                context[term] = context.get(term, 0.0) + weight
+            for term in scan(text):
+                context[term] = get(term, 0.0) + weight
     return identity, context
 
 
@@ -127,15 +130,12 @@ class Vocabulary:
 
     def encode(self, doc: Mapping[str, float]) -> Encoded:
         numbers, terms = self.numbers, self.terms
-        out = []
-        for term in doc:
-            number = numbers.get(term)
-            if number is None:
-                number = numbers[term] = len(terms)
-                terms.append(term)
-            out.append(number)
+        added = [term for term in doc if term not in numbers]  # numbered in the doc's order
+        if added:
+            numbers.update(zip(added, range(len(terms), len(terms) + len(added)), strict=True))
+            terms += added
         return (
-            np.array(out, dtype=np.int32),
+            np.fromiter(map(numbers.__getitem__, doc), dtype=np.int32, count=len(doc)),
             np.fromiter(doc.values(), dtype=np.float64, count=len(doc)),
         )
 
