@@ -314,9 +314,9 @@ class KnowledgeGraph:
                 touched += said.pop(record_id)
                 changed.add(record_id)
         for record in upserted:
-            before, now = said.get(record.id, ()), tuple(_references(record))
+            before, given = said.get(record.id, ()), tuple(_references(record))
             records[record.id] = record
-            said[record.id] = before if now == before else now  # the same edges, kept
+            said[record.id] = before if given == before else given  # the same edges, kept
             touched += before
             touched += said[record.id]
             changed.add(record.id)
@@ -339,9 +339,9 @@ class KnowledgeGraph:
                 edit.put(edit.alike, pair[1], pair[0], confusion)
         nodes, order = self._nodes, self._order
         for node in sorted(changed | {ref.target for ref in touched}):
-            was = nodes.get(node)
+            was = nodes.get(node)  # placeholder or not; None: not a node
             linked = node in edit.succ or node in edit.pred or node in edit.alike
-            now = False if node in records else (True if linked else None)
+            now: bool | None = False if node in records else (True if linked else None)
             if now == was:
                 continue
             if nodes is self._nodes:

@@ -146,17 +146,17 @@ class TermIdf(dict[str, float]):
     cost half a second per build at 100k records). ``idf[term]`` raises KeyError for a
     term in none of the documents; :meth:`weight` gives it 0.0."""
 
-    def __init__(self, vocabulary: Vocabulary, row_of: np.ndarray, idf_of: np.ndarray) -> None:
+    def __init__(self, vocabulary: Vocabulary, frequency: np.ndarray, idf_of: np.ndarray) -> None:
         super().__init__()
-        self._numbers, self._known = vocabulary.numbers, len(row_of)
-        self._row_of, self._idf_of = row_of, idf_of
+        self._numbers, self._known = vocabulary.numbers, len(frequency)
+        self._frequency, self._idf_of = frequency, idf_of
 
     def weight(self, term: str) -> float:
         known = self.get(term)
         if known is not None:
             return known
         number = self._numbers.get(term, self._known)
-        if number >= self._known or self._row_of[number] < 0:
+        if number >= self._known or self._frequency[number] == 0:
             return 0.0
         value = self[term] = float(self._idf_of[number])
         return value
@@ -172,16 +172,20 @@ class TermIdf(dict[str, float]):
 class Similarity:
     size: int
     idf: TermIdf
-    #: term → its number (in a vocabulary shared with later builds, which may add terms)
-    #: → its row (``row_of``, -1: not in these documents); a row's postings are
-    #: ``ids[starts[row]:starts[row + 1]]`` and the same slice of ``weights`` (one pair
-    #: of flat arrays, not two arrays per term, and no table of terms per build)
+    #: term → its number (in a vocabulary shared with later builds, which may add terms);
+    #: the postings of term number ``n`` are ``ids[starts[n]:starts[n + 1]]`` and the same
+    #: slice of ``weights`` (one pair of flat arrays, by term then document; a term in none
+    #: of these documents has an empty slice, one numbered after this build none at all)
     vocabulary: Vocabulary = field(repr=False)
-    row_of: np.ndarray = field(repr=False)
+    frequency: np.ndarray = field(repr=False)  # term number → its documents
     starts: np.ndarray = field(repr=False)
     ids: np.ndarray = field(repr=False)
     weights: np.ndarray = field(repr=False)
     self_score: np.ndarray = field(repr=False)
+    #: each posting's place in the documents joined (by document, then as each document
+    #: lists its terms), and where each document starts there: what an update edits
+    order: np.ndarray = field(repr=False)
+    offsets: np.ndarray = field(repr=False)
     doc_terms: tuple[frozenset[str], ...] = field(repr=False, default=())
     doc_weight: tuple[float, ...] = field(repr=False, default=())
 
@@ -223,48 +227,101 @@ class Similarity:
     ) -> Similarity:
         """:meth:`from_encoded` of documents already :func:`joined` (runs of documents
         joined once, then together: an update re-joins only the runs it changes)."""
+        numbers = docs[0]
+        frequency = np.bincount(numbers, minlength=len(vocabulary))
+        order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
+        return cls._weighted(docs, vocabulary, frequency, order, doc_terms)
+
+    def update(
+        self,
+        docs: Joined,
+        doc_terms: tuple[frozenset[str], ...],
+        removed: Sequence[int],
+        added: Sequence[int],
+    ) -> Similarity:
+        """The index :meth:`from_arrays` makes of ``docs``: these documents with those at
+        ``removed`` (sorted positions here) taken out and those at ``added`` (sorted
+        positions in ``docs``) put in. The postings are not sorted again: the kept ones
+        move, the added ones are merged in; BM25 weights are computed again (the average
+        length, and so every weight, moves with any change)."""
+        vocabulary = self.vocabulary
+        numbers, _, per_doc = docs
+        count, known = len(per_doc), len(self.frequency)
+        gone, new = np.array(removed, dtype=np.int64), np.array(added, dtype=np.int64)
+        # each kept document's position among the new ones
+        kept = np.arange(len(self.offsets) - 1, dtype=np.int64)
+        kept -= np.searchsorted(gone, kept)
+        kept += np.searchsorted(new - np.arange(len(new)), kept, side="right")
+        offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(per_doc, out=offsets[1:])
+        old_docs = self.ids
+        keep = ~np.isin(old_docs, gone) if len(gone) else np.ones(len(old_docs), dtype=bool)
+        moved_docs = kept[old_docs[keep]]
+        order = offsets[moved_docs] + (self.order[keep] - self.offsets[old_docs[keep]])
+        every = np.repeat(np.arange(known, dtype=np.int64), self.frequency)  # each posting's term
+        terms = every[keep]
+        # the added documents' postings, by term then document, merged in
+        spans = [np.arange(offsets[j], offsets[j + 1]) for j in new.tolist()]
+        fresh = np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
+        fresh_docs = np.repeat(new, per_doc[new]) if len(new) else np.zeros(0, dtype=np.int64)
+        fresh_terms = numbers[fresh].astype(np.int64)
+        by_key = np.lexsort((fresh_docs, fresh_terms))
+        fresh, fresh_docs, fresh_terms = fresh[by_key], fresh_docs[by_key], fresh_terms[by_key]
+        at = np.searchsorted(terms * count + moved_docs, fresh_terms * count + fresh_docs)
+        order = np.insert(order, at, fresh)
+        frequency = np.zeros(len(vocabulary), dtype=np.int64)
+        frequency[:known] = self.frequency
+        np.subtract.at(frequency, every[~keep], 1)
+        np.add.at(frequency, fresh_terms, 1)
+        return self._weighted(docs, vocabulary, frequency, order, doc_terms)
+
+    @classmethod
+    def _weighted(
+        cls,
+        docs: Joined,
+        vocabulary: Vocabulary,
+        frequency: np.ndarray,
+        order: np.ndarray,
+        doc_terms: tuple[frozenset[str], ...],
+    ) -> Similarity:
+        """BM25 of ``docs`` given each term's document frequency and the postings' order by
+        term then document (``order``: positions in the joined arrays)."""
         numbers, tfs, per_doc = docs
         count = len(per_doc)
         size = max(count, 1)
         doc = np.repeat(np.arange(count, dtype=np.int32), per_doc)
         lengths = np.bincount(doc, weights=tfs, minlength=count) if count else np.zeros(1)
         average = float(lengths.mean()) or 1.0
-        frequency = np.bincount(numbers, minlength=len(vocabulary))
         present = np.flatnonzero(frequency)
         df = frequency[present].astype(np.float64)
-        idf_of = np.zeros(len(vocabulary), dtype=np.float64)
+        idf_of = np.zeros(len(frequency), dtype=np.float64)
         idf_of[present] = np.log(1 + (size - df + 0.5) / (df + 0.5))
         norm = K1 * (1 - B + B * lengths / average)
         weights = idf_of[numbers] * tfs * (K1 + 1) / (tfs + norm[doc])
         self_score = np.bincount(doc, weights=weights, minlength=count).astype(np.float64)
         self_score[self_score == 0] = 1.0
-        order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
-        starts = np.zeros(len(present) + 1, dtype=np.int64)
-        np.cumsum(frequency[present], out=starts[1:])
-        row_of = np.full(len(vocabulary), -1, dtype=np.int64)
-        row_of[present] = np.arange(len(present))
+        starts = np.zeros(len(frequency) + 1, dtype=np.int64)
+        np.cumsum(frequency, out=starts[1:])
+        offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(per_doc, out=offsets[1:])
         # what ranking compares lines with: the terms' IDF by name, when terms are kept
-        idf = TermIdf(vocabulary, row_of if doc_terms else row_of[:0], idf_of)
+        idf = TermIdf(vocabulary, frequency if doc_terms else frequency[:0], idf_of)
         doc_weight = np.bincount(doc, weights=idf_of[numbers], minlength=count)
         doc_weight[doc_weight == 0] = 1.0
         return cls(
-            count, idf, vocabulary, row_of, starts, doc[order], weights[order].astype(np.float32),
-            self_score, doc_terms, tuple(doc_weight.tolist()),
+            count, idf, vocabulary, frequency, starts, doc[order], weights[order].astype(np.float32),
+            self_score, order, offsets, doc_terms, tuple(doc_weight.tolist()),
         )  # fmt: skip
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
         """BM25 of every record against the query terms; normalised by each record's
         self-score (0..1-ish: how much of the record the query holds), or plain (how
         much of the query the record holds, for searching by a few words)."""
-        numbers, row_of = self.vocabulary.numbers, self.row_of
-        known = len(row_of)  # terms numbered after this build are in none of its documents
+        numbers, frequency = self.vocabulary.numbers, self.frequency
+        known = len(frequency)  # terms numbered after this build are in none of its documents
         terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
         found = np.fromiter(
-            (
-                row
-                for t in terms
-                if (n := numbers.get(t, known)) < known and (row := row_of[n]) >= 0
-            ),
+            (n for t in terms if (n := numbers.get(t, known)) < known and frequency[n] > 0),
             dtype=np.int64,
         )
         if not len(found):
