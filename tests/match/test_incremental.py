@@ -152,3 +152,65 @@ def test_the_old_index_keeps_answering_as_before_an_update() -> None:
     before = index.triage(paste)
     index.update([], [records[0].id])
     assert index.triage(paste) == before and index.record(records[0].id) is not None
+
+
+def test_variant_groups_follow_records_joining_leaving_and_coming_before_them() -> None:
+    """A record given another's signature and domain joins its group, and leaves it when
+    changed back; a group loses its first member; a new record sorting first moves every
+    group: the updated index groups as a fresh one at each step."""
+    records = _starter()
+    a, b, c = records[3], records[10], records[20]
+
+    def like(record: Record, other: Record) -> Record:
+        return record.model_copy(update={"signature": other.signature, "domain": other.domain})
+
+    first = like(records[5], a).model_copy(update={"id": "aaa/first-of-all/x"})
+    steps: list[tuple[list[Record], list[str]]] = [
+        ([like(b, a)], []), ([like(c, a)], []), ([b], []), ([], [a.id]), ([first], []),
+        ([like(b, c)], [first.id]), ([a, like(first, b)], [c.id]),
+    ]  # fmt: skip
+    current = {r.id: r for r in records}
+    index = MatchIndex.build(records, segment_size=7)
+    grouped = []
+    for upserted, removed in steps:
+        index = index.update(upserted, removed)
+        for record_id in removed:
+            del current[record_id]
+        current.update({r.id: r for r in upserted})
+        fresh = MatchIndex.build(sorted(current.values(), key=lambda r: r.id))
+        assert index.groups == fresh.groups
+        assert index.variant_groups() == fresh.variant_groups()
+        grouped.append(len(index.variant_groups()))
+    assert grouped[:2] == [1, 1] and 0 in grouped, grouped
+
+
+def test_graph_nodes_turn_into_placeholders_and_back_as_a_fresh_build_does() -> None:
+    """A missing id that becomes a record, a record removed while others still point at it,
+    a placeholder nobody points at any more, links that change PageRank and links that do
+    not: each updated graph equals the graph built from the same records."""
+    from tests.graph.conftest import rec, to
+
+    records = [
+        rec("t/a", leads_to=[to("t/ghost", 0.4), "t/b"], frequently_confused_with=["t/c"]),
+        rec("t/b", preceded_by=[to("t/a", 0.7)]),
+        rec("t/c", leads_to=[to("t/b", 0.2)]),
+    ]
+    steps: list[tuple[list[Record], list[str]]] = [
+        ([rec("t/ghost", leads_to=["t/c"])], []),
+        ([], ["t/b"]),
+        ([rec("t/a", frequently_confused_with=["t/c", "t/gone"])], []),
+        ([rec("t/a", frequently_confused_with=["t/c", "t/gone"])], []),
+        ([rec("t/b", preceded_by=[to("t/c", 0.9)])], ["t/ghost"]),
+        ([], ["t/a", "t/c"]),
+    ]
+    current = {r.id: r for r in records}
+    graph = build_graph(records)
+    for upserted, removed in steps:
+        graph = graph.update(upserted, removed)
+        for record_id in removed:
+            del current[record_id]
+        current.update({r.id: r for r in upserted})
+        fresh = build_graph(current.values())
+        _same_graph(graph, fresh)
+        assert graph.node_ids == fresh.node_ids and len(graph) == len(fresh)
+        assert list(graph.centralities().values()) == list(fresh.centralities().values())
