@@ -69,6 +69,7 @@ class Variants:
 
     groups: list[int]
     holders: tuple[dict[str, str], dict[str, str]] = field(repr=False)
+    array: np.ndarray = field(repr=False, compare=False)  # ``groups`` as an array
 
     @classmethod
     def of(cls, keys: Sequence[tuple[str, str]], ids: Sequence[str]) -> Variants:
@@ -77,7 +78,8 @@ class Variants:
             for part, value in enumerate(key):
                 if value:
                     holders[part].setdefault(value, record_id)
-        return cls(variant_groups(keys), holders)
+        groups = variant_groups(keys)
+        return cls(groups, holders, np.array(groups, dtype=np.int64))
 
     def update(
         self,
@@ -92,7 +94,7 @@ class Variants:
         ``before`` (at ``position`` by id) with those at the sorted positions ``gone``
         taken out and those at the sorted new positions ``added`` put in. Only the groups
         of the records taken out, and those the added keys join, are formed again."""
-        old = np.asarray(self.groups, dtype=np.int64)
+        old = self.array
         at = moved(len(before), gone, added)
         alive = np.ones(len(before), dtype=bool)
         alive[list(gone)] = False
@@ -117,4 +119,4 @@ class Variants:
                 holders[part].pop(value, None)
             else:
                 holders[part][value] = holder
-        return Variants(groups.tolist(), holders)
+        return Variants(groups.tolist(), holders, groups)
