@@ -27,6 +27,7 @@ import numpy as np
 
 from bot.match.normalise import terms as text_terms
 from bot.match.patterns import Alternative, analyse, split_alternatives
+from bot.match.variants import moved
 from bot.records import Record
 
 K1 = 1.2
@@ -246,34 +247,35 @@ class Similarity:
         length, and so every weight, moves with any change)."""
         vocabulary = self.vocabulary
         numbers, _, per_doc = docs
-        count, known = len(per_doc), len(self.frequency)
         gone, new = np.array(removed, dtype=np.int64), np.array(added, dtype=np.int64)
-        # each kept document's position among the new ones
-        kept = np.arange(len(self.offsets) - 1, dtype=np.int64)
-        kept -= np.searchsorted(gone, kept)
-        kept += np.searchsorted(new - np.arange(len(new)), kept, side="right")
-        offsets = np.zeros(count + 1, dtype=np.int64)
+        kept = moved(len(self.offsets) - 1, removed, added)  # old document → new
+        offsets = np.zeros(len(per_doc) + 1, dtype=np.int64)
         np.cumsum(per_doc, out=offsets[1:])
         old_docs = self.ids
         keep = ~np.isin(old_docs, gone) if len(gone) else np.ones(len(old_docs), dtype=bool)
         moved_docs = kept[old_docs[keep]]
         order = offsets[moved_docs] + (self.order[keep] - self.offsets[old_docs[keep]])
-        every = np.repeat(np.arange(known, dtype=np.int64), self.frequency)  # each posting's term
-        terms = every[keep]
-        # the added documents' postings, by term then document, merged in
-        spans = [np.arange(offsets[j], offsets[j + 1]) for j in new.tolist()]
-        fresh = np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
-        fresh_docs = np.repeat(new, per_doc[new]) if len(new) else np.zeros(0, dtype=np.int64)
-        fresh_terms = numbers[fresh].astype(np.int64)
-        by_key = np.lexsort((fresh_docs, fresh_terms))
-        fresh, fresh_docs, fresh_terms = fresh[by_key], fresh_docs[by_key], fresh_terms[by_key]
-        at = np.searchsorted(terms * count + moved_docs, fresh_terms * count + fresh_docs)
-        order = np.insert(order, at, fresh)
         frequency = np.zeros(len(vocabulary), dtype=np.int64)
-        frequency[:known] = self.frequency
-        np.subtract.at(frequency, every[~keep], 1)
-        np.add.at(frequency, fresh_terms, 1)
-        return self._weighted(docs, vocabulary, frequency, order, doc_terms)
+        frequency[: len(self.frequency)] = self.frequency
+        np.subtract.at(frequency, np.searchsorted(self.starts, np.flatnonzero(~keep), "right") - 1, 1)
+        starts = np.zeros(len(frequency) + 1, dtype=np.int64)
+        np.cumsum(frequency, out=starts[1:])
+        # the added documents' postings put in their places (by term, then document)
+        # (place among the kept, term, document, position): a place at the end of one term's
+        # postings is also the start of the next term's, so the term comes before the document
+        places: list[tuple[int, int, int, int]] = []
+        for j in new.tolist():
+            for at in range(int(offsets[j]), int(offsets[j + 1])):
+                term = int(numbers[at])
+                first, end = starts[term], starts[term + 1]
+                places.append((int(first + np.searchsorted(moved_docs[first:end], j)), term, j, at))
+        places.sort()
+        where = np.array([p[0] for p in places], dtype=np.int64)
+        fresh = np.array([p[3] for p in places], dtype=np.int64)
+        order = np.insert(order, where, fresh)
+        ids = np.insert(moved_docs.astype(np.int32), where, np.array([p[2] for p in places], np.int32))
+        np.add.at(frequency, numbers[fresh], 1)
+        return self._weighted(docs, vocabulary, frequency, order, doc_terms, ids)
 
     @classmethod
     def _weighted(
@@ -283,9 +285,11 @@ class Similarity:
         frequency: np.ndarray,
         order: np.ndarray,
         doc_terms: tuple[frozenset[str], ...],
+        ids: np.ndarray | None = None,
     ) -> Similarity:
         """BM25 of ``docs`` given each term's document frequency and the postings' order by
-        term then document (``order``: positions in the joined arrays)."""
+        term then document (``order``: positions in the joined arrays; ``ids``: their
+        documents, when known)."""
         numbers, tfs, per_doc = docs
         count = len(per_doc)
         size = max(count, 1)
@@ -297,7 +301,8 @@ class Similarity:
         idf_of = np.zeros(len(frequency), dtype=np.float64)
         idf_of[present] = np.log(1 + (size - df + 0.5) / (df + 0.5))
         norm = K1 * (1 - B + B * lengths / average)
-        weights = idf_of[numbers] * tfs * (K1 + 1) / (tfs + norm[doc])
+        idf_each = idf_of[numbers]
+        weights = idf_each * tfs * (K1 + 1) / (tfs + norm[doc])
         self_score = np.bincount(doc, weights=weights, minlength=count).astype(np.float64)
         self_score[self_score == 0] = 1.0
         starts = np.zeros(len(frequency) + 1, dtype=np.int64)
@@ -306,10 +311,11 @@ class Similarity:
         np.cumsum(per_doc, out=offsets[1:])
         # what ranking compares lines with: the terms' IDF by name, when terms are kept
         idf = TermIdf(vocabulary, frequency if doc_terms else frequency[:0], idf_of)
-        doc_weight = np.bincount(doc, weights=idf_of[numbers], minlength=count)
+        doc_weight = np.bincount(doc, weights=idf_each, minlength=count)
         doc_weight[doc_weight == 0] = 1.0
         return cls(
-            count, idf, vocabulary, frequency, starts, doc[order], weights[order].astype(np.float32),
+            count, idf, vocabulary, frequency, starts, doc[order] if ids is None else ids,
+            weights[order].astype(np.float32),
             self_score, order, offsets, doc_terms, tuple(doc_weight.tolist()),
         )  # fmt: skip
 
