@@ -352,7 +352,7 @@ class MatchIndex:
             self.context = before.context.update(context, (), gone, added)
             self.variants = before.variants.update(
                 before._variants, before._by_id, self._variants,
-                [r.id for r in self.records], gone, added,
+                lambda n: self.records[n].id, gone, added,
             )  # fmt: skip
         self.groups = self.variants.groups
         self.knowledge = Knowledge(

@@ -12,7 +12,7 @@ regroups only the records its changes touch (:meth:`Variants.update`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -86,11 +86,11 @@ class Variants:
         before: Sequence[tuple[str, str]],
         position: Mapping[str, int],
         keys: Sequence[tuple[str, str]],
-        ids: Sequence[str],
+        id_of: Callable[[int], str],
         gone: Sequence[int],
         added: Sequence[int],
     ) -> Variants:
-        """The groups :meth:`of` gives for ``keys`` (of records ``ids``): the keys
+        """The groups :meth:`of` gives for ``keys`` (of the records ``id_of`` names): the keys
         ``before`` (at ``position`` by id) with those at the sorted positions ``gone``
         taken out and those at the sorted new positions ``added`` put in. Only the groups
         of the records taken out, and those the added keys join, are formed again."""
@@ -114,7 +114,7 @@ class Variants:
         values = {(p, v) for o in gone for p, v in enumerate(before[o]) if v}
         values |= {(p, v) for j in added for p, v in enumerate(keys[j]) if v}
         for part, value in values:
-            holder = next((ids[j] for j in again if keys[j][part] == value), None)
+            holder = next((id_of(j) for j in again if keys[j][part] == value), None)
             if holder is None:
                 holders[part].pop(value, None)
             else:
