@@ -13,8 +13,12 @@ are split into their parts. The terms of each record come from
 :func:`record_terms`, a function of that record alone. Built once per index; a
 query is a handful of numpy ``bincount`` calls over posting arrays, never a
 Python loop over records, and a build is array operations over documents
-encoded once (:class:`Vocabulary`), so an index update re-links it quickly. Scores are normalised by each document's self-score,
-so ``1.0`` means the query contains every term of the record's text.
+encoded once (:class:`Vocabulary`). An update (:meth:`Similarity.update`) does not
+sort the postings again: the kept ones are renumbered and the changed documents'
+put in their places; the weights are computed again in array operations (the
+average document length moves with any change, and every weight with it). Scores
+are normalised by each document's self-score, so ``1.0`` means the query contains
+every term of the record's text.
 """
 
 from __future__ import annotations
