@@ -214,3 +214,28 @@ def test_graph_nodes_turn_into_placeholders_and_back_as_a_fresh_build_does() -> 
         _same_graph(graph, fresh)
         assert graph.node_ids == fresh.node_ids and len(graph) == len(fresh)
         assert list(graph.centralities().values()) == list(fresh.centralities().values())
+
+
+def test_an_updated_bm25_index_scores_as_one_built_from_scratch() -> None:
+    """Documents taken out and put in at the front, middle and end, an empty one, terms no
+    document had before and terms no document keeps: every term scores the same documents
+    the same as in an index built from the final documents."""
+    from bot.match.similarity import Similarity, Vocabulary, joined
+
+    words = "disk full cuda memory socket refused 显存 不足 retry token expired lock".split()
+    rng = random.Random(11)
+    docs = [{w: float(rng.randint(1, 3)) for w in rng.sample(words, rng.randint(1, 5))} for _ in range(30)]
+    vocabulary = Vocabulary()
+    index = Similarity.from_arrays(joined([vocabulary.encode(d) for d in docs]), vocabulary)
+    steps = [([0, 7, 29], [0, 5, 27, 28]), ([3], [3, 4, 29, 30]), ([1, 2, 31], []), ([], [1, 9])]
+    for number, (removed, added) in enumerate(steps):
+        kept = [d for n, d in enumerate(docs) if n not in removed]
+        for at in added:
+            new = {w: float(rng.randint(1, 3)) for w in rng.sample(words, 6)} | {f"new{number}": 2.0}
+            kept.insert(at, new if at % 4 else {})
+        docs = kept
+        index = index.update(joined([vocabulary.encode(d) for d in docs]), (), removed, added)
+        fresh = Similarity.from_docs(docs, keep_terms=False)
+        for term in [*words, "new0", "new1", "new2", "new3"]:
+            assert index.scores([term]).tolist() == fresh.scores([term]).tolist(), term
+        assert index.doc_weight == fresh.doc_weight and index.size == fresh.size == len(docs)
