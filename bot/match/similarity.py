@@ -191,6 +191,7 @@ class Similarity:
     #: lists its terms), and where each document starts there: what an update edits
     order: np.ndarray = field(repr=False)
     offsets: np.ndarray = field(repr=False)
+    lengths: np.ndarray = field(repr=False)  # each document's length (its counts summed)
     doc_terms: tuple[frozenset[str], ...] = field(repr=False, default=())
     doc_weight: tuple[float, ...] = field(repr=False, default=())
 
@@ -279,7 +280,14 @@ class Similarity:
         order = np.insert(order, where, fresh)
         ids = np.insert(moved_docs.astype(np.int32), where, np.array([p[2] for p in places], np.int32))
         np.add.at(frequency, numbers[fresh], 1)
-        return self._weighted(docs, vocabulary, frequency, order, doc_terms, ids)
+        lengths = np.zeros(len(per_doc), dtype=np.float64)
+        alive = np.ones(len(kept), dtype=bool)
+        alive[gone] = False
+        lengths[kept[alive]] = self.lengths[alive]
+        for j in new.tolist():  # summed as a build sums them (in order, from zero)
+            counts = docs[1][offsets[j] : offsets[j + 1]]
+            lengths[j] = np.bincount(np.zeros(len(counts), np.intp), counts, minlength=1)[0]
+        return self._weighted(docs, vocabulary, frequency, order, doc_terms, ids, lengths)
 
     @classmethod
     def _weighted(
@@ -290,16 +298,18 @@ class Similarity:
         order: np.ndarray,
         doc_terms: tuple[frozenset[str], ...],
         ids: np.ndarray | None = None,
+        lengths: np.ndarray | None = None,
     ) -> Similarity:
         """BM25 of ``docs`` given each term's document frequency and the postings' order by
         term then document (``order``: positions in the joined arrays; ``ids``: their
-        documents, when known)."""
+        documents, and ``lengths``: each document's, when known)."""
         numbers, tfs, per_doc = docs
         count = len(per_doc)
         size = max(count, 1)
         doc = np.repeat(np.arange(count, dtype=np.int32), per_doc)
-        lengths = np.bincount(doc, weights=tfs, minlength=count) if count else np.zeros(1)
-        average = float(lengths.mean()) or 1.0
+        if lengths is None:
+            lengths = np.bincount(doc, weights=tfs, minlength=count)
+        average = (float(lengths.mean()) if count else 0.0) or 1.0
         present = np.flatnonzero(frequency)
         df = frequency[present].astype(np.float64)
         idf_of = np.zeros(len(frequency), dtype=np.float64)
@@ -319,8 +329,8 @@ class Similarity:
         doc_weight[doc_weight == 0] = 1.0
         return cls(
             count, idf, vocabulary, frequency, starts, doc[order] if ids is None else ids,
-            weights[order].astype(np.float32),
-            self_score, order, offsets, doc_terms, tuple(doc_weight.tolist()),
+            weights.astype(np.float32)[order],
+            self_score, order, offsets, lengths, doc_terms, tuple(doc_weight.tolist()),
         )  # fmt: skip
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
