@@ -18,10 +18,12 @@ networkx stays inside ``graph/``: callers get the frozen dataclasses below.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.records import Record, link_condition, link_probability, link_target
@@ -29,7 +31,7 @@ from bot.records import Record, link_condition, link_probability, link_target
 if TYPE_CHECKING:
     import networkx as nx
 
-    from graph.centrality import Centrality
+    from graph.centrality import Centralities, Centrality, Ranking
 
 #: Score used for a link that states no probability (a plain id, or an object without one).
 DEFAULT_PROBABILITY = 0.5
@@ -160,55 +162,53 @@ def build_graph(
         record_id: known[record_id] if record_id in known else tuple(_references(record))
         for record_id, record in by_id.items()
     }
-    return _link(by_id, said, observed, {}, {})
+    return _link(by_id, said, observed)
+
+
+def _edge_key(ref: Reference) -> tuple[str, str]:
+    """The ``leads_to`` edge a reference asserts, or the look-alike pair (first < second)."""
+    if ref.kind == CONFUSED:
+        return (min(ref.source, ref.target), max(ref.source, ref.target))
+    return (ref.source, ref.target) if ref.kind == LEADS_TO else (ref.target, ref.source)
 
 
 def _link(
     by_id: dict[str, Record],
     said: dict[str, tuple[Reference, ...]],
     observed: Iterable[ObservedEdge],
-    transitions: dict[tuple[str, str], Transition],
-    confusions: dict[tuple[str, str], Confusion],
 ) -> KnowledgeGraph:
-    """The graph of ``by_id`` given each record's references (``said``). ``transitions`` and
-    ``confusions``: merged edges of an earlier graph, reused where their references are
-    the same objects (the records asserting them did not change)."""
-    references: list[Reference] = []
+    """The graph of ``by_id`` given each record's references (``said``)."""
     edges: dict[tuple[str, str], list[Reference]] = {}
     pairs: dict[tuple[str, str], list[Reference]] = {}
+    targets: set[str] = set()
     for record_id in sorted(by_id):
         for ref in said[record_id]:
-            references.append(ref)
-            if ref.kind == CONFUSED:
-                pair = (min(ref.source, ref.target), max(ref.source, ref.target))
-                pairs.setdefault(pair, []).append(ref)
-            else:
-                key = (ref.source, ref.target) if ref.kind == LEADS_TO else (ref.target, ref.source)
-                edges.setdefault(key, []).append(ref)
+            targets.add(ref.target)
+            (pairs if ref.kind == CONFUSED else edges).setdefault(_edge_key(ref), []).append(ref)
 
-    nodes = dict.fromkeys(sorted(by_id), False)
-    nodes.update(
-        dict.fromkeys(sorted({r.target for r in references if r.target not in by_id}), True)
-    )
-    succ: dict[str, dict[str, Transition]] = {node: {} for node in nodes}
-    pred: dict[str, dict[str, Transition]] = {node: {} for node in nodes}
+    nodes = dict.fromkeys(by_id, False)
+    nodes.update(dict.fromkeys((t for t in targets if t not in by_id), True))
+    succ: dict[str, dict[str, Transition]] = {}
+    pred: dict[str, dict[str, Transition]] = {}
     for (source, target), refs in sorted(edges.items()):
-        merged = _same(transitions.get((source, target)), refs)
-        succ[source][target] = pred[target][source] = merged or _merge_transition(
-            source, target, refs
+        succ.setdefault(source, {})[target] = pred.setdefault(target, {})[source] = (
+            _merge_transition(source, target, refs)
         )
 
     alike: dict[str, dict[str, Confusion]] = {}
     for pair, refs in sorted(pairs.items()):
         if pair[0] != pair[1]:
-            confusion = _same(confusions.get(pair), refs) or _merge_confusion(pair, refs)
+            confusion = _merge_confusion(pair, refs)
             alike.setdefault(pair[0], {})[pair[1]] = confusion
             alike.setdefault(pair[1], {})[pair[0]] = confusion
+    return KnowledgeGraph(by_id, nodes, sorted(nodes), succ, pred, alike, _observed(observed), said)
 
+
+def _observed(observed: Iterable[ObservedEdge]) -> dict[str, tuple[ObservedEdge, ...]]:
     seen: dict[str, list[ObservedEdge]] = {}
     for edge in observed:
         seen.setdefault(edge.source, []).append(edge)
-    return KnowledgeGraph(by_id, nodes, succ, pred, alike, tuple(references), seen, said)
+    return {k: tuple(sorted(v, key=lambda e: (-e.count, e.target))) for k, v in seen.items()}
 
 
 E_ = TypeVar("E_", Transition, Confusion)
@@ -221,6 +221,43 @@ def _same(known: E_ | None, refs: list[Reference]) -> E_ | None:
     return known if all(a is b for a, b in zip(known.asserted_by, refs, strict=True)) else None
 
 
+def _asserting(
+    key: tuple[str, str], said: Mapping[str, tuple[Reference, ...]], *, confused: bool
+) -> list[Reference]:
+    """The references asserting the edge (or look-alike pair) ``key``, in the order a build
+    reads them: by record, then as each record gave them."""
+    return [
+        ref
+        for record_id in sorted(set(key))
+        for ref in said.get(record_id, ())
+        if (ref.kind == CONFUSED) == confused and _edge_key(ref) == key
+    ]
+
+
+class _Edit:
+    """The adjacency of a graph being updated: each outer dict copied once, each inner dict
+    (a node's neighbours) copied the first time it changes; the old graph keeps its own."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self.succ, self.pred, self.alike = dict(kg._succ), dict(kg._pred), dict(kg._alike)
+        self._copied: set[tuple[int, str]] = set()
+
+    def near(self, outer: dict[str, dict[str, Any]], node: str) -> dict[str, Any]:
+        if (id(outer), node) not in self._copied:
+            self._copied.add((id(outer), node))
+            outer[node] = dict(outer.get(node, {}))
+        return outer[node]
+
+    def put(self, outer: dict[str, dict[str, Any]], a: str, b: str, value: Any) -> None:
+        near = self.near(outer, a)
+        if value is None:
+            near.pop(b, None)
+            if not near:
+                del outer[a]
+        else:
+            near[b] = value
+
+
 class KnowledgeGraph:
     """The transition graph. Read-only once built; queries live in :mod:`graph.triage`."""
 
@@ -228,27 +265,33 @@ class KnowledgeGraph:
         self,
         records: dict[str, Record],
         nodes: dict[str, bool],
+        order: list[str],
         succ: dict[str, dict[str, Transition]],
         pred: dict[str, dict[str, Transition]],
         alike: dict[str, dict[str, Confusion]],
-        references: tuple[Reference, ...],
-        observed: dict[str, list[ObservedEdge]],
-        said: dict[str, tuple[Reference, ...]] | None = None,
+        observed: dict[str, tuple[ObservedEdge, ...]],
+        said: dict[str, tuple[Reference, ...]],
+        ranking: Ranking | None = None,
     ) -> None:
         self._records = records
         self._nodes = nodes  # node id → whether it is a placeholder
-        self._succ = succ  # A → B → the transition A→B
-        self._pred = pred  # B → A → the transition A→B
+        self._order = order  # every node, sorted
+        self._succ = succ  # A → B → the transition A→B (nodes with successors only)
+        self._pred = pred  # B → A → the transition A→B (nodes with predecessors only)
         self._alike = alike  # A → B → their confusion, both ways
-        self.references = references
-        self._observed = {
-            k: tuple(sorted(v, key=lambda e: (-e.count, e.target))) for k, v in observed.items()
-        }
-        self._said = said if said is not None else {}
+        self._observed = observed
+        self._said = said
+        if ranking is not None:
+            self.__dict__["_ranking"] = ranking  # carried over: the same leads_to graph
 
     def said(self) -> dict[str, tuple[Reference, ...]]:
         """Each record's references (what :func:`build_graph` can take again)."""
         return dict(self._said)
+
+    @cached_property
+    def references(self) -> tuple[Reference, ...]:
+        """Every reference, by record (in id order), each record's in the order it gave them."""
+        return tuple(chain.from_iterable(self._said[r] for r in self.record_ids))
 
     def update(
         self,
@@ -258,23 +301,62 @@ class KnowledgeGraph:
         observed: Iterable[ObservedEdge] = (),
     ) -> KnowledgeGraph:
         """A new graph with ``upserted`` records added or replaced and ``removed`` ids gone:
-        the graph :func:`build_graph` makes of those records. Only the changed records'
-        references are read again; the edges of the others are reused. This graph stays
-        as it was."""
-        by_id, said = dict(self._records), dict(self._said)
+        the graph :func:`build_graph` makes of those records. Only the edges the changed
+        records' references (old and new) touch are merged again, and the PageRank is
+        kept when the ``leads_to`` edges and the nodes are the same. This graph stays as
+        it was."""
+        records, said = dict(self._records), dict(self._said)
+        touched: list[Reference] = []
+        changed: set[str] = set()
         for record_id in removed:
-            by_id.pop(record_id, None)
-            said.pop(record_id, None)
+            if record_id in records:
+                del records[record_id]
+                touched += said.pop(record_id)
+                changed.add(record_id)
         for record in upserted:
-            by_id[record.id] = record
-            said[record.id] = tuple(_references(record))
-        transitions = {
-            (t.source, t.target): t for near in self._succ.values() for t in near.values()
-        }
-        confusions = {
-            (c.first, c.second): c for near in self._alike.values() for c in near.values()
-        }
-        return _link(by_id, said, observed, transitions, confusions)
+            before, given = said.get(record.id, ()), tuple(_references(record))
+            records[record.id] = record
+            said[record.id] = before if given == before else given  # the same edges, kept
+            touched += before
+            touched += said[record.id]
+            changed.add(record.id)
+        edit = _Edit(self)
+        moved = False  # whether a leads_to edge changed (PageRank computed again)
+        for key in sorted({_edge_key(ref) for ref in touched if ref.kind != CONFUSED}):
+            old = self._succ.get(key[0], {}).get(key[1])
+            refs = _asserting(key, said, confused=False)
+            new = (_same(old, refs) or _merge_transition(*key, refs)) if refs else None
+            if new is not old:
+                moved = moved or old is None or new is None or old.weight != new.weight
+                edit.put(edit.succ, key[0], key[1], new)
+                edit.put(edit.pred, key[1], key[0], new)
+        for pair in sorted({_edge_key(ref) for ref in touched if ref.kind == CONFUSED}):
+            known = self._alike.get(pair[0], {}).get(pair[1])
+            refs = _asserting(pair, said, confused=True) if pair[0] != pair[1] else []
+            confusion = (_same(known, refs) or _merge_confusion(pair, refs)) if refs else None
+            if confusion is not known:
+                edit.put(edit.alike, pair[0], pair[1], confusion)
+                edit.put(edit.alike, pair[1], pair[0], confusion)
+        nodes, order = self._nodes, self._order
+        for node in sorted(changed | {ref.target for ref in touched}):
+            was = nodes.get(node)  # placeholder or not; None: not a node
+            linked = node in edit.succ or node in edit.pred or node in edit.alike
+            now: bool | None = False if node in records else (True if linked else None)
+            if now == was:
+                continue
+            if nodes is self._nodes:
+                nodes, order = dict(nodes), list(order)
+            if now is None:
+                del nodes[node]
+                del order[bisect_left(order, node)]
+            else:
+                if was is None:
+                    insort(order, node)
+                nodes[node] = now
+            moved = moved or was is None or now is None
+        ranking = None if moved else self.__dict__.get("_ranking")
+        return KnowledgeGraph(records, nodes, order, edit.succ, edit.pred, edit.alike,
+                              _observed(observed), said, ranking)  # fmt: skip
 
     # -- nodes -------------------------------------------------------------
 
@@ -284,18 +366,20 @@ class KnowledgeGraph:
     def __len__(self) -> int:
         return len(self._nodes)
 
-    @property
+    @cached_property
     def node_ids(self) -> tuple[str, ...]:
         """Every node, records (by id) then placeholders (by id)."""
-        return tuple(self._nodes)
+        return self.record_ids + self.placeholder_ids
 
-    @property
+    @cached_property
     def record_ids(self) -> tuple[str, ...]:
-        return tuple(sorted(self._records))
+        nodes = self._nodes
+        return tuple(n for n in self._order if not nodes[n])
 
-    @property
+    @cached_property
     def placeholder_ids(self) -> tuple[str, ...]:
-        return tuple(n for n, p in sorted(self._nodes.items()) if p)
+        nodes = self._nodes
+        return tuple(n for n in self._order if nodes[n])
 
     def is_placeholder(self, node_id: str) -> bool:
         return self._nodes[node_id]
@@ -387,16 +471,20 @@ class KnowledgeGraph:
             confused.add_edge(c.first, c.second, c=c)
         return confused
 
-    # -- centrality (computed once, looked up) -----------------------------
+    # -- centrality (PageRank computed once per leads_to graph, looked up) ----
 
     @cached_property
-    def _centrality(self) -> dict[str, Centrality]:
-        from graph.centrality import compute_centrality
+    def _ranking(self) -> Ranking:
+        from graph.centrality import rank_nodes
 
-        return compute_centrality(self)
+        return rank_nodes(self._order, self._succ)
 
     def centrality(self, node_id: str) -> Centrality:
-        return self._centrality[node_id]
+        return self.centralities()[node_id]
 
-    def centralities(self) -> dict[str, Centrality]:
-        return dict(self._centrality)
+    def centralities(self) -> Centralities:
+        """Every node's centrality, by node id (sorted); the PageRank is computed here the
+        first time (an update keeps it when its ``leads_to`` edges and nodes are the same)."""
+        from graph.centrality import Centralities
+
+        return Centralities(self, self._ranking)

@@ -4,18 +4,21 @@ PageRank over the ``leads_to`` edges weighted by probability (the same
 definition as ``networkx.pagerank``: dangling nodes spread their rank evenly),
 computed with numpy power iteration so it needs no scipy and takes well under
 a second at 100k nodes; plus in/out degree and the number of look-alikes.
-A :class:`~graph.build.KnowledgeGraph` computes it once and looks it up.
+A :class:`~graph.build.KnowledgeGraph` computes the PageRank once (an update
+that leaves the ``leads_to`` edges and the nodes as they were keeps it) and
+makes each node's :class:`Centrality` when it is looked up.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from graph.build import KnowledgeGraph
+    from graph.build import KnowledgeGraph, Transition
 
 
 @dataclass(frozen=True)
@@ -33,20 +36,19 @@ class Centrality:
 
 
 def pagerank(
-    nodes: list[str],
-    edges: list[tuple[int, int, float]],
+    n: int,
+    src: np.ndarray,
+    dst: np.ndarray,
+    weight: np.ndarray,
     *,
     alpha: float = 0.85,
     max_iter: int = 100,
     tol: float = 1.0e-6,
-) -> list[float]:
-    """PageRank of ``nodes`` given weighted edges as (source index, target index, weight)."""
-    n = len(nodes)
+) -> np.ndarray:
+    """PageRank of ``n`` nodes given weighted edges as arrays of source index, target index
+    and weight."""
     if n == 0:
-        return []
-    src = np.fromiter((e[0] for e in edges), dtype=np.int64, count=len(edges))
-    dst = np.fromiter((e[1] for e in edges), dtype=np.int64, count=len(edges))
-    weight = np.fromiter((e[2] for e in edges), dtype=np.float64, count=len(edges))
+        return np.zeros(0)
     out = np.bincount(src, weights=weight, minlength=n)
     share = np.divide(weight, out[src], out=np.zeros_like(weight), where=out[src] > 0)
     dangling = out == 0
@@ -58,33 +60,64 @@ def pagerank(
         x = new
         if delta < n * tol:
             break
-    return [float(v) for v in x]
+    return x
 
 
-def compute_centrality(kg: KnowledgeGraph) -> dict[str, Centrality]:
-    """Centrality of every node of ``kg`` (records and placeholders), read from the graph's
-    own adjacency (no networkx copy: at 100k nodes that copy cost seconds per update).
-    Edges are taken as networkx lists them for ``kg``'s ``leads_to`` graph (nodes in
-    ``kg.node_ids`` order, each one's targets sorted), so the figures are the same."""
-    nodes = sorted(kg.node_ids)
-    index = {node: i for i, node in enumerate(nodes)}
-    edges: list[tuple[int, int, float]] = []
-    for source in kg.node_ids:
-        near = kg.successors(source)
-        if near:  # most nodes lead nowhere: nothing to sort
-            at = index[source]
-            edges += [(at, index[target], float(near[target].weight)) for target in sorted(near)]
-    ranks = pagerank(nodes, edges)
-    order = sorted(range(len(nodes)), key=lambda i: (-ranks[i], nodes[i]))
-    position = {nodes[i]: place for place, i in enumerate(order, start=1)}
-    return {
-        node: Centrality(
+@dataclass(frozen=True)
+class Ranking:
+    """The PageRank of every node of a ``leads_to`` graph and its place (1 = most central,
+    ties by id); ``position``: node → its index in the arrays (nodes sorted by id)."""
+
+    nodes: Sequence[str]
+    position: Mapping[str, int]
+    pagerank: np.ndarray
+    rank: np.ndarray
+
+
+def rank_nodes(nodes: Sequence[str], succ: Mapping[str, Mapping[str, Transition]]) -> Ranking:
+    """PageRank over the ``leads_to`` edges of ``succ`` (source → target → transition) among
+    ``nodes`` (sorted by id), edges taken by source then target (by id)."""
+    position = {node: i for i, node in enumerate(nodes)}
+    src: list[int] = []
+    dst: list[int] = []
+    weight: list[float] = []
+    for source, near in succ.items():
+        src += [position[source]] * len(near)
+        dst += [position[target] for target in near]
+        weight += [t.weight for t in near.values()]
+    sources, targets = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+    order = np.lexsort((targets, sources))
+    ranks = pagerank(len(nodes), sources[order], targets[order],
+                     np.array(weight, dtype=np.float64)[order])  # fmt: skip
+    place = np.empty(len(nodes), dtype=np.int64)
+    place[np.argsort(-ranks, kind="stable")] = np.arange(1, len(nodes) + 1)
+    return Ranking(nodes, position, ranks, place)
+
+
+class Centralities(Mapping[str, Centrality]):
+    """Every node's :class:`Centrality`, by id (sorted), each made when it is looked up."""
+
+    def __init__(self, kg: KnowledgeGraph, ranking: Ranking) -> None:
+        self._kg, self._ranking = kg, ranking
+
+    def __getitem__(self, node: str) -> Centrality:
+        at, kg = self._ranking.position[node], self._kg
+        return Centrality(
             id=node,
-            pagerank=ranks[i],
-            rank=position[node],
+            pagerank=float(self._ranking.pagerank[at]),
+            rank=int(self._ranking.rank[at]),
             in_degree=len(kg.predecessors(node)),
             out_degree=len(kg.successors(node)),
             confused_degree=len(kg.look_alikes_of(node)),
         )
-        for i, node in enumerate(nodes)
-    }
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ranking.nodes)
+
+    def __len__(self) -> int:
+        return len(self._ranking.nodes)
+
+
+def compute_centrality(kg: KnowledgeGraph) -> dict[str, Centrality]:
+    """Centrality of every node of ``kg`` (records and placeholders), by id."""
+    return dict(kg.centralities())

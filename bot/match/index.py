@@ -17,7 +17,7 @@ in two steps:
    segment of :data:`SEGMENT` consecutive records, built completely up front
    (10 ms for the corpus, 0.03 ms per paste, nothing to warm up); an update
    rebuilds only the segments holding changed records (at 100k records one
-   automaton of all took ~4 CPU-s to rebuild, one segment's ~0.3);
+   automaton of all took ~4 CPU-s to rebuild, one segment of 4,096 records ~0.3);
 2. each candidate alternative is confirmed on its line with its own RE2
    regex, compiled once (linear time, whatever the regex). Lines are taken
    most telling first, and at most :data:`MAX_CONFIRMATIONS` checks are made
@@ -73,14 +73,17 @@ from bot.match.similarity import (
     joined_runs,
     record_terms,
 )
-from bot.match.variants import members, variant_groups
+from bot.match.variants import Variants, members
 from bot.records import Record
 
 log = logging.getLogger(__name__)
 EAGER_COMPILE = 60_000
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
-SEGMENT = 4096  # records per prefilter segment (an update rebuilds the segments it touches)
+#: Records per prefilter segment: an update rebuilds the segments it touches (at 4096, one
+#: segment's rebuild cost ~0.3 CPU-s and its automaton build held the interpreter lock
+#: ~0.1 s at 100k records); each segment adds ~0.02 ms to a paste.
+SEGMENT = 1024
 MAX_CONFIRMATIONS = 500  # branch checks per paste; 280 real pastes needed at most 74
 _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
@@ -275,6 +278,18 @@ class _Segment:
         return sorted(candidates)
 
 
+def _positions(
+    before: MatchIndex, records: Sequence[Record], changed: Collection[str], upserted: Collection[str]
+) -> dict[str, int]:
+    """Each record's position in ``records``: the index before's own when no record came or
+    went (edits keep every position), else read again."""
+    came = any(k not in before._by_id for k in upserted)
+    went = any(k in before._by_id and k not in upserted for k in changed)
+    if not came and not went:
+        return before._by_id
+    return {record.id: n for n, record in enumerate(records)}
+
+
 def _segments(
     parts: Sequence[RecordParts], size: int, compiled: Mapping[str, Matcher | None] | None = None
 ) -> list[_Segment]:
@@ -301,27 +316,44 @@ class MatchIndex:
         warm: bool = True,
         segments: Sequence[_Segment] | None = None,
         segment_size: int = SEGMENT,
+        previous: tuple[MatchIndex, Collection[str], Collection[str]] | None = None,
     ) -> None:
         """``warm``: compile and first-run every branch regex now (up to
         :data:`EAGER_COMPILE` branches), so no paste pays for it; a one-shot command
         that matches one paste leaves it off and compiles only the branches it checks.
         ``segments``: the prefilter segments of exactly ``parts``, in order (from
-        :meth:`update`); made here, of ``segment_size`` records each, when not given."""
+        :meth:`update`); made here, of ``segment_size`` records each, when not given.
+        ``previous``: (the index these parts were updated from, the ids changed or removed
+        since, the ids upserted), so the global structures are updated, not rebuilt."""
         self.parts: tuple[RecordParts, ...] = tuple(parts)
         self.vocabulary = vocabulary
         self._segment_size = segment_size
         self._segments = segments or _segments(self.parts, segment_size)
         runs = self._segments
         self.records: tuple[Record, ...] = tuple(chain.from_iterable(s.records for s in runs))
-        ids = chain.from_iterable(s.ids for s in runs)
-        self._by_id = dict(zip(ids, range(len(self.parts)), strict=True))
-        self.similarity = Similarity.from_arrays(
-            joined_runs([s.identity for s in runs]), vocabulary,
-            tuple(chain.from_iterable(s.identity_terms for s in runs)),
-        )  # fmt: skip
-        self.context = Similarity.from_arrays(joined_runs([s.context for s in runs]), vocabulary)
+        self._variants = list(chain.from_iterable(s.variants for s in runs))
+        identity = joined_runs([s.identity for s in runs])
+        identity_terms = tuple(chain.from_iterable(s.identity_terms for s in runs))
+        context = joined_runs([s.context for s in runs])
         self.info = list(chain.from_iterable(s.info for s in runs))
-        self.groups = variant_groups(list(chain.from_iterable(s.variants for s in runs)))
+        if previous is None:
+            ids = chain.from_iterable(s.ids for s in runs)
+            self._by_id = dict(zip(ids, range(len(self.parts)), strict=True))
+            self.similarity = Similarity.from_arrays(identity, vocabulary, identity_terms)
+            self.context = Similarity.from_arrays(context, vocabulary)
+            self.variants = Variants.of(self._variants, [r.id for r in self.records])
+        else:  # from the index before, these records changed: only their share is redone
+            before, changed, upserted = previous
+            self._by_id = _positions(before, self.records, changed, upserted)
+            gone = sorted(before._by_id[k] for k in changed if k in before._by_id)
+            added = sorted(self._by_id[k] for k in upserted)
+            self.similarity = before.similarity.update(identity, identity_terms, gone, added)
+            self.context = before.context.update(context, (), gone, added)
+            self.variants = before.variants.update(
+                before._variants, before._by_id, self._variants,
+                lambda n: self.records[n].id, gone, added,
+            )  # fmt: skip
+        self.groups = self.variants.groups
         self.knowledge = Knowledge(
             self.similarity, self.context, self.info, self.groups, self._by_id
         )
@@ -377,7 +409,9 @@ class MatchIndex:
             added = {k: p for k, p in changed[0].items() if p is not None}
             rebuilt = _segments([added[k] for k in sorted(added)], self._segment_size)
         parts = list(chain.from_iterable(segment.parts for segment in rebuilt))
-        return MatchIndex(parts, self.vocabulary, segments=rebuilt, segment_size=self._segment_size)
+        upserted_ids = {record.id for record in upserted}
+        return MatchIndex(parts, self.vocabulary, segments=rebuilt, segment_size=self._segment_size,
+                          previous=(self, upserted_ids | set(removed), upserted_ids))  # fmt: skip
 
     def __len__(self) -> int:
         return len(self.records)

@@ -13,8 +13,12 @@ are split into their parts. The terms of each record come from
 :func:`record_terms`, a function of that record alone. Built once per index; a
 query is a handful of numpy ``bincount`` calls over posting arrays, never a
 Python loop over records, and a build is array operations over documents
-encoded once (:class:`Vocabulary`), so an index update re-links it quickly. Scores are normalised by each document's self-score,
-so ``1.0`` means the query contains every term of the record's text.
+encoded once (:class:`Vocabulary`). An update (:meth:`Similarity.update`) does not
+sort the postings again: the kept ones are renumbered and the changed documents'
+put in their places; the weights are computed again in array operations (the
+average document length moves with any change, and every weight with it). Scores
+are normalised by each document's self-score, so ``1.0`` means the query contains
+every term of the record's text.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 from bot.match.normalise import recent_terms
 from bot.match.normalise import terms as text_terms
 from bot.match.patterns import Alternative, analyse, split_alternatives
+from bot.match.variants import moved
 from bot.records import Record
 
 K1 = 1.2
@@ -146,17 +151,17 @@ class TermIdf(dict[str, float]):
     cost half a second per build at 100k records). ``idf[term]`` raises KeyError for a
     term in none of the documents; :meth:`weight` gives it 0.0."""
 
-    def __init__(self, vocabulary: Vocabulary, row_of: np.ndarray, idf_of: np.ndarray) -> None:
+    def __init__(self, vocabulary: Vocabulary, frequency: np.ndarray, idf_of: np.ndarray) -> None:
         super().__init__()
-        self._numbers, self._known = vocabulary.numbers, len(row_of)
-        self._row_of, self._idf_of = row_of, idf_of
+        self._numbers, self._known = vocabulary.numbers, len(frequency)
+        self._frequency, self._idf_of = frequency, idf_of
 
     def weight(self, term: str) -> float:
         known = self.get(term)
         if known is not None:
             return known
         number = self._numbers.get(term, self._known)
-        if number >= self._known or self._row_of[number] < 0:
+        if number >= self._known or self._frequency[number] == 0:
             return 0.0
         value = self[term] = float(self._idf_of[number])
         return value
@@ -172,16 +177,21 @@ class TermIdf(dict[str, float]):
 class Similarity:
     size: int
     idf: TermIdf
-    #: term → its number (in a vocabulary shared with later builds, which may add terms)
-    #: → its row (``row_of``, -1: not in these documents); a row's postings are
-    #: ``ids[starts[row]:starts[row + 1]]`` and the same slice of ``weights`` (one pair
-    #: of flat arrays, not two arrays per term, and no table of terms per build)
+    #: term → its number (in a vocabulary shared with later builds, which may add terms);
+    #: the postings of term number ``n`` are ``ids[starts[n]:starts[n + 1]]`` and the same
+    #: slice of ``weights`` (one pair of flat arrays, by term then document; a term in none
+    #: of these documents has an empty slice, one numbered after this build none at all)
     vocabulary: Vocabulary = field(repr=False)
-    row_of: np.ndarray = field(repr=False)
+    frequency: np.ndarray = field(repr=False)  # term number → its documents
     starts: np.ndarray = field(repr=False)
     ids: np.ndarray = field(repr=False)
     weights: np.ndarray = field(repr=False)
     self_score: np.ndarray = field(repr=False)
+    #: each posting's place in the documents joined (by document, then as each document
+    #: lists its terms), and where each document starts there: what an update edits
+    order: np.ndarray = field(repr=False)
+    offsets: np.ndarray = field(repr=False)
+    lengths: np.ndarray = field(repr=False)  # each document's length (its counts summed)
     doc_terms: tuple[frozenset[str], ...] = field(repr=False, default=())
     doc_weight: tuple[float, ...] = field(repr=False, default=())
 
@@ -223,48 +233,115 @@ class Similarity:
     ) -> Similarity:
         """:meth:`from_encoded` of documents already :func:`joined` (runs of documents
         joined once, then together: an update re-joins only the runs it changes)."""
+        numbers = docs[0]
+        frequency = np.bincount(numbers, minlength=len(vocabulary))
+        order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
+        return cls._weighted(docs, vocabulary, frequency, order, doc_terms)
+
+    def update(
+        self,
+        docs: Joined,
+        doc_terms: tuple[frozenset[str], ...],
+        removed: Sequence[int],
+        added: Sequence[int],
+    ) -> Similarity:
+        """The index :meth:`from_arrays` makes of ``docs``: these documents with those at
+        ``removed`` (sorted positions here) taken out and those at ``added`` (sorted
+        positions in ``docs``) put in. The postings are not sorted again: the kept ones
+        move, the added ones are merged in; BM25 weights are computed again (the average
+        length, and so every weight, moves with any change)."""
+        vocabulary = self.vocabulary
+        numbers, _, per_doc = docs
+        gone, new = np.array(removed, dtype=np.int64), np.array(added, dtype=np.int64)
+        kept = moved(len(self.offsets) - 1, removed, added)  # old document → new
+        offsets = np.zeros(len(per_doc) + 1, dtype=np.int64)
+        np.cumsum(per_doc, out=offsets[1:])
+        old_docs = self.ids
+        keep = ~np.isin(old_docs, gone) if len(gone) else np.ones(len(old_docs), dtype=bool)
+        moved_docs = kept[old_docs[keep]]
+        order = offsets[moved_docs] + (self.order[keep] - self.offsets[old_docs[keep]])
+        frequency = np.zeros(len(vocabulary), dtype=np.int64)
+        frequency[: len(self.frequency)] = self.frequency
+        np.subtract.at(frequency, np.searchsorted(self.starts, np.flatnonzero(~keep), "right") - 1, 1)
+        starts = np.zeros(len(frequency) + 1, dtype=np.int64)
+        np.cumsum(frequency, out=starts[1:])
+        # the added documents' postings put in their places (by term, then document)
+        # (place among the kept, term, document, position): a place at the end of one term's
+        # postings is also the start of the next term's, so the term comes before the document
+        places: list[tuple[int, int, int, int]] = []
+        for j in new.tolist():
+            for at in range(int(offsets[j]), int(offsets[j + 1])):
+                term = int(numbers[at])
+                first, end = starts[term], starts[term + 1]
+                places.append((int(first + np.searchsorted(moved_docs[first:end], j)), term, j, at))
+        places.sort()
+        where = np.array([p[0] for p in places], dtype=np.int64)
+        fresh = np.array([p[3] for p in places], dtype=np.int64)
+        order = np.insert(order, where, fresh)
+        ids = np.insert(moved_docs.astype(np.int32), where, np.array([p[2] for p in places], np.int32))
+        np.add.at(frequency, numbers[fresh], 1)
+        lengths = np.zeros(len(per_doc), dtype=np.float64)
+        alive = np.ones(len(kept), dtype=bool)
+        alive[gone] = False
+        lengths[kept[alive]] = self.lengths[alive]
+        for j in new.tolist():  # summed as a build sums them (in order, from zero)
+            counts = docs[1][offsets[j] : offsets[j + 1]]
+            lengths[j] = np.bincount(np.zeros(len(counts), np.intp), counts, minlength=1)[0]
+        return self._weighted(docs, vocabulary, frequency, order, doc_terms, ids, lengths)
+
+    @classmethod
+    def _weighted(
+        cls,
+        docs: Joined,
+        vocabulary: Vocabulary,
+        frequency: np.ndarray,
+        order: np.ndarray,
+        doc_terms: tuple[frozenset[str], ...],
+        ids: np.ndarray | None = None,
+        lengths: np.ndarray | None = None,
+    ) -> Similarity:
+        """BM25 of ``docs`` given each term's document frequency and the postings' order by
+        term then document (``order``: positions in the joined arrays; ``ids``: their
+        documents, and ``lengths``: each document's, when known)."""
         numbers, tfs, per_doc = docs
         count = len(per_doc)
         size = max(count, 1)
         doc = np.repeat(np.arange(count, dtype=np.int32), per_doc)
-        lengths = np.bincount(doc, weights=tfs, minlength=count) if count else np.zeros(1)
-        average = float(lengths.mean()) or 1.0
-        frequency = np.bincount(numbers, minlength=len(vocabulary))
+        if lengths is None:
+            lengths = np.bincount(doc, weights=tfs, minlength=count)
+        average = (float(lengths.mean()) if count else 0.0) or 1.0
         present = np.flatnonzero(frequency)
         df = frequency[present].astype(np.float64)
-        idf_of = np.zeros(len(vocabulary), dtype=np.float64)
+        idf_of = np.zeros(len(frequency), dtype=np.float64)
         idf_of[present] = np.log(1 + (size - df + 0.5) / (df + 0.5))
         norm = K1 * (1 - B + B * lengths / average)
-        weights = idf_of[numbers] * tfs * (K1 + 1) / (tfs + norm[doc])
+        idf_each = idf_of[numbers]
+        weights = idf_each * tfs * (K1 + 1) / (tfs + norm[doc])
         self_score = np.bincount(doc, weights=weights, minlength=count).astype(np.float64)
         self_score[self_score == 0] = 1.0
-        order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
-        starts = np.zeros(len(present) + 1, dtype=np.int64)
-        np.cumsum(frequency[present], out=starts[1:])
-        row_of = np.full(len(vocabulary), -1, dtype=np.int64)
-        row_of[present] = np.arange(len(present))
+        starts = np.zeros(len(frequency) + 1, dtype=np.int64)
+        np.cumsum(frequency, out=starts[1:])
+        offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(per_doc, out=offsets[1:])
         # what ranking compares lines with: the terms' IDF by name, when terms are kept
-        idf = TermIdf(vocabulary, row_of if doc_terms else row_of[:0], idf_of)
-        doc_weight = np.bincount(doc, weights=idf_of[numbers], minlength=count)
+        idf = TermIdf(vocabulary, frequency if doc_terms else frequency[:0], idf_of)
+        doc_weight = np.bincount(doc, weights=idf_each, minlength=count)
         doc_weight[doc_weight == 0] = 1.0
         return cls(
-            count, idf, vocabulary, row_of, starts, doc[order], weights[order].astype(np.float32),
-            self_score, doc_terms, tuple(doc_weight.tolist()),
+            count, idf, vocabulary, frequency, starts, doc[order] if ids is None else ids,
+            weights.astype(np.float32)[order],
+            self_score, order, offsets, lengths, doc_terms, tuple(doc_weight.tolist()),
         )  # fmt: skip
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
         """BM25 of every record against the query terms; normalised by each record's
         self-score (0..1-ish: how much of the record the query holds), or plain (how
         much of the query the record holds, for searching by a few words)."""
-        numbers, row_of = self.vocabulary.numbers, self.row_of
-        known = len(row_of)  # terms numbered after this build are in none of its documents
+        numbers, frequency = self.vocabulary.numbers, self.frequency
+        known = len(frequency)  # terms numbered after this build are in none of its documents
         terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
         found = np.fromiter(
-            (
-                row
-                for t in terms
-                if (n := numbers.get(t, known)) < known and (row := row_of[n]) >= 0
-            ),
+            (n for t in terms if (n := numbers.get(t, known)) < known and frequency[n] > 0),
             dtype=np.int64,
         )
         if not len(found):

@@ -6,12 +6,16 @@ records sharing an id slug, or a domain and an error template
 (:func:`bot.match.info.variant_key`), form one group. The ranker then lets the
 paste's versions and OS choose among a group's members and names the others as
 variants of the answer, not as rival answers; ``errkb graph check`` lists the
-groups so maintainers can merge them or tell them apart.
+groups so maintainers can merge them or tell them apart. An index update
+regroups only the records its changes touch (:meth:`Variants.update`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
 
 
 def variant_groups(keys: Sequence[tuple[str, str]]) -> list[int]:
@@ -44,3 +48,75 @@ def members(groups: Sequence[int]) -> dict[int, tuple[int, ...]]:
     for i, group in enumerate(groups):
         found.setdefault(group, []).append(i)
     return {g: tuple(m) for g, m in found.items() if len(m) > 1}
+
+
+def moved(before: int, gone: Sequence[int], added: Sequence[int]) -> np.ndarray:
+    """Where each of ``before`` positions is after the (sorted) positions ``gone`` are taken
+    out and records are put in at the (sorted, new) positions ``added``; a gone position's
+    entry means nothing."""
+    new = np.asarray(added, dtype=np.int64)
+    at = np.arange(before, dtype=np.int64)
+    at -= np.searchsorted(np.asarray(gone, dtype=np.int64), at)
+    at += np.searchsorted(new - np.arange(len(new)), at, side="right")
+    return at
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Each record's variant group (:func:`variant_groups`, by position), and for each key
+    part's value a record that has it: what an update needs to regroup only the records
+    its changes touch."""
+
+    groups: list[int]
+    holders: tuple[dict[str, str], dict[str, str]] = field(repr=False)
+    array: np.ndarray = field(repr=False, compare=False)  # ``groups`` as an array
+
+    @classmethod
+    def of(cls, keys: Sequence[tuple[str, str]], ids: Sequence[str]) -> Variants:
+        holders: tuple[dict[str, str], dict[str, str]] = ({}, {})
+        for record_id, key in zip(ids, keys, strict=True):
+            for part, value in enumerate(key):
+                if value:
+                    holders[part].setdefault(value, record_id)
+        groups = variant_groups(keys)
+        return cls(groups, holders, np.array(groups, dtype=np.int64))
+
+    def update(
+        self,
+        before: Sequence[tuple[str, str]],
+        position: Mapping[str, int],
+        keys: Sequence[tuple[str, str]],
+        id_of: Callable[[int], str],
+        gone: Sequence[int],
+        added: Sequence[int],
+    ) -> Variants:
+        """The groups :meth:`of` gives for ``keys`` (of the records ``id_of`` names): the keys
+        ``before`` (at ``position`` by id) with those at the sorted positions ``gone``
+        taken out and those at the sorted new positions ``added`` put in. Only the groups
+        of the records taken out, and those the added keys join, are formed again."""
+        old = self.array
+        at = moved(len(before), gone, added)
+        alive = np.ones(len(before), dtype=bool)
+        alive[list(gone)] = False
+        groups = np.empty(len(keys), dtype=np.int64)
+        groups[at[alive]] = at[old[alive]]  # an untouched group keeps its first member
+        touched = set(old[list(gone)].tolist())
+        for j in added:
+            for part, value in enumerate(keys[j]):
+                holder = self.holders[part].get(value) if value else None
+                if holder is not None:
+                    touched.add(int(old[position[holder]]))
+        again = at[np.flatnonzero(np.isin(old, list(touched)) & alive)].tolist()
+        again = sorted({*again, *added})
+        for j, group in zip(again, variant_groups([keys[j] for j in again]), strict=True):
+            groups[j] = again[group]
+        holders = (dict(self.holders[0]), dict(self.holders[1]))
+        values = {(p, v) for o in gone for p, v in enumerate(before[o]) if v}
+        values |= {(p, v) for j in added for p, v in enumerate(keys[j]) if v}
+        for part, value in values:
+            holder = next((id_of(j) for j in again if keys[j][part] == value), None)
+            if holder is None:
+                holders[part].pop(value, None)
+            else:
+                holders[part][value] = holder
+        return Variants(groups.tolist(), holders, groups)
