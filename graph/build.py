@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.records import Record, link_condition, link_probability, link_target
+from bot.records.packed import PackedRecords
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -36,7 +37,7 @@ DEFAULT_PROBABILITY = 0.5
 LEADS_TO, PRECEDED_BY, CONFUSED = "leads_to", "preceded_by", "frequently_confused_with"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reference:
     """One transition-graph item as a record wrote it."""
 
@@ -148,23 +149,42 @@ def build_graph(
     *,
     observed: Iterable[ObservedEdge] = (),
     references: Mapping[str, tuple[Reference, ...]] | None = None,
+    packed: PackedRecords | None = None,
 ) -> KnowledgeGraph:
     """Build the transition graph of ``records`` (see the module docstring).
 
     ``references``: each record's references as :meth:`KnowledgeGraph.said` gave them
     (kept from an earlier build), so they need not be read from the records again.
+    ``packed``: ``records`` already packed (the match index's), kept as they are; a
+    graph keeps its records packed (:mod:`bot.records.packed`).
     """
-    by_id = {record.id: record for record in records}
+    records = list(records)
     known = references or {}
-    said = {
-        record_id: known[record_id] if record_id in known else tuple(_references(record))
-        for record_id, record in by_id.items()
-    }
+    said: dict[str, tuple[Reference, ...]] = {}
+    for record in records:
+        said[record.id] = known[record.id] if record.id in known else tuple(_references(record))
+    by_id = packed if packed is not None else PackedRecords.of(records)
     return _link(by_id, said, observed, {}, {})
 
 
+def relink_graph(
+    packed: PackedRecords,
+    references: Mapping[str, tuple[Reference, ...]],
+    *,
+    observed: Iterable[ObservedEdge] = (),
+) -> KnowledgeGraph:
+    """The graph :func:`build_graph` made of these records, given every record's references
+    as :meth:`KnowledgeGraph.said` gave them: no record is unpacked."""
+    said = {
+        record_id: references[record_id] if record_id in references
+        else tuple(_references(packed[record_id]))
+        for record_id in packed
+    }  # fmt: skip
+    return _link(packed, said, observed, {}, {})
+
+
 def _link(
-    by_id: dict[str, Record],
+    by_id: PackedRecords,
     said: dict[str, tuple[Reference, ...]],
     observed: Iterable[ObservedEdge],
     transitions: dict[tuple[str, str], Transition],
@@ -226,7 +246,7 @@ class KnowledgeGraph:
 
     def __init__(
         self,
-        records: dict[str, Record],
+        records: PackedRecords,
         nodes: dict[str, bool],
         succ: dict[str, dict[str, Transition]],
         pred: dict[str, dict[str, Transition]],
@@ -261,12 +281,11 @@ class KnowledgeGraph:
         the graph :func:`build_graph` makes of those records. Only the changed records'
         references are read again; the edges of the others are reused. This graph stays
         as it was."""
-        by_id, said = dict(self._records), dict(self._said)
+        upserted, removed = list(upserted), list(removed)
+        by_id, said = self._records.changed(upserted, removed), dict(self._said)
         for record_id in removed:
-            by_id.pop(record_id, None)
             said.pop(record_id, None)
         for record in upserted:
-            by_id[record.id] = record
             said[record.id] = tuple(_references(record))
         transitions = {
             (t.source, t.target): t for near in self._succ.values() for t in near.values()

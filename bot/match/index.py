@@ -46,6 +46,8 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from sys import intern
+from typing import overload
 
 import ahocorasick
 import numpy as np
@@ -74,6 +76,7 @@ from bot.match.similarity import (
 )
 from bot.match.variants import members, variant_groups
 from bot.records import Record
+from bot.records.packed import PackedRecords, pack, unpack
 
 log = logging.getLogger(__name__)
 EAGER_COMPILE = 60_000
@@ -85,18 +88,20 @@ _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Branch:
-    """One top-level alternative of a record's regex and what the prefilter keys it on."""
+    """One top-level alternative of a record's regex, what the prefilter keys it on, and
+    what a hit on it weighs (of its :class:`Alternative`, only what matching reads)."""
 
     text: str
-    alternative: Alternative
+    literal_chars: int  # alphanumeric literal characters (Alternative.literal_chars)
+    type_named: bool  # its literal text is an exception type name
     keys: tuple[str, ...] | None  # required literals, lower-cased; None: always check
     all_needed: bool  # every key must occur (an AND filter), or any one (OR)
 
 
-def record_branches(record: Record) -> list[Branch] | None:
-    """The branches of one record's regex, or None when RE2 refuses the regex."""
+def _analysed(record: Record) -> list[tuple[Branch, Alternative]] | None:
+    """Each branch of one record's regex with its analysis; None when RE2 refuses the regex."""
     try:
         re2.compile(record.regex, _options())
     except Exception:  # noqa: BLE001 - RE2 refuses lookarounds/backrefs
@@ -104,14 +109,25 @@ def record_branches(record: Record) -> list[Branch] | None:
     out = []
     for branch in split_alternatives(record.regex):
         required = required_literals(branch)
-        keys = None if required is None else tuple(sorted({k.lower() for k in required[0]}))
-        out.append(Branch(branch, analyse(branch), keys, required is not None and required[1] > 1))
+        # keys recur across records ("connection", "error"): one string each
+        keys = None if required is None else tuple(sorted({intern(k.lower()) for k in required[0]}))
+        alternative = analyse(branch)
+        named = bool(_TYPE_NAME.match(alternative.literal))
+        all_needed = required is not None and required[1] > 1
+        branch_of = Branch(branch, alternative.literal_chars, named, keys, all_needed)
+        out.append((branch_of, alternative))
     return out
+
+
+def record_branches(record: Record) -> list[Branch] | None:
+    """The branches of one record's regex, or None when RE2 refuses the regex."""
+    analysed = _analysed(record)
+    return None if analysed is None else [branch for branch, _ in analysed]
 
 
 def _anchor(
     required_by: list[tuple[int, tuple[str, ...], bool]],
-) -> tuple[list[list[tuple[int, tuple[str, ...]]]], ahocorasick.Automaton | None]:
+) -> tuple[list[tuple[tuple[int, tuple[str, ...]], ...]], ahocorasick.Automaton | None]:
     """Key each branch on one literal for the automaton.
 
     A branch that needs all its literals is keyed on its rarest one (the literal
@@ -131,11 +147,11 @@ def _anchor(
                 anchored.setdefault(key, []).append((alt, ()))
     if not anchored:
         return [], None
-    automaton = ahocorasick.Automaton()
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)  # no int object per key
     for number, key in enumerate(anchored):
         automaton.add_word(key, number)
     automaton.make_automaton()
-    return list(anchored.values()), automaton
+    return [tuple(branches) for branches in anchored.values()], automaton
 
 
 def _scan_positions(extraction: Extraction) -> list[int]:
@@ -158,15 +174,16 @@ def _scan_positions(extraction: Extraction) -> list[int]:
     ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RecordParts:
     """Everything the index computes from one record alone; shared by every index that
-    holds the record, so an update recomputes only the records it changes."""
+    holds the record, so an update recomputes only the records it changes. The record
+    itself is kept packed (:mod:`bot.records.packed`): matching reads only the parts."""
 
-    record: Record
+    id: str
+    packed: bytes  # the record (:func:`~bot.records.packed.unpack`)
     branches: tuple[Branch, ...] | None  # None: RE2 refuses the regex
-    identity: Encoded  # identity text terms and their counts
-    identity_terms: frozenset[str]
+    identity: Encoded  # identity text terms (numbered in first-seen order) and their counts
     context: Encoded  # context text terms and their weights
     info: RecordInfo
     variant: tuple[str, str]
@@ -174,14 +191,64 @@ class RecordParts:
     @classmethod
     def of(cls, record: Record, vocabulary: Vocabulary) -> RecordParts:
         """The parts of ``record``, its terms numbered by ``vocabulary`` (which grows)."""
-        branches = record_branches(record)
-        analysed = None if branches is None else [b.alternative for b in branches]
-        identity, context = record_terms(record, analysed)
+        analysed = _analysed(record)
+        alternatives = None if analysed is None else [alt for _, alt in analysed]
+        identity, context = record_terms(record, alternatives)
         return cls(
-            record, None if branches is None else tuple(branches), vocabulary.encode(identity),
-            frozenset(identity), vocabulary.encode(context), RecordInfo.of(record),
+            record.id, pack(record),
+            None if analysed is None else tuple(branch for branch, _ in analysed),
+            vocabulary.encode(identity), vocabulary.encode(context), RecordInfo.of(record),
             variant_key(record),
         )  # fmt: skip
+
+    @property
+    def record(self) -> Record:
+        return unpack(self.packed)
+
+
+class _Records(Sequence[Record]):
+    """The records of an index, by position, unpacked when read (the last few cached)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, parts: Sequence[RecordParts]) -> None:
+        self._parts = parts
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        if isinstance(index, slice):
+            return [unpack(part.packed) for part in self._parts[index]]
+        return unpack(self._parts[index].packed)
+
+
+class _DocTerms(Sequence[frozenset[str]]):
+    """Each record's identity terms, made from its encoded document when asked (the ranker
+    asks for a paste's candidates only; kept for all, they cost 2 KB a record). A set
+    made in the order the terms were first seen, as :meth:`RecordParts.of` saw them."""
+
+    __slots__ = ("_parts", "_terms")
+
+    def __init__(self, parts: Sequence[RecordParts], vocabulary: Vocabulary) -> None:
+        self._parts, self._terms = parts, vocabulary.terms
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+    @overload
+    def __getitem__(self, index: int) -> frozenset[str]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[frozenset[str]]: ...
+    def __getitem__(self, index: int | slice) -> frozenset[str] | list[frozenset[str]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        terms = self._terms
+        return frozenset([terms[n] for n in self._parts[index].identity[0].tolist()])
 
 
 class _Segment:
@@ -196,29 +263,27 @@ class _Segment:
         one replaces (compiling and warming them again cost more than the rest)."""
         self.parts = tuple(parts)
         carried = compiled or {}
-        self.owners: list[list[int]] = []  # alternative → the records whose regex has it
+        building: list[list[int]] = []  # alternative → the records whose regex has it
         # branch text → its alternative: identical branches are confirmed once
         seen: dict[str, int] = {}
-        self.alts: list[Alternative] = []
-        self.texts: list[str] = []  # alternative → its branch text
+        self.alts: list[Branch] = []  # alternative → the first branch of that text
         self.compiled: dict[int, Matcher | None] = {}
         self.always: list[int] = []  # alternatives without a prefilter key
         self.skipped: list[str] = []  # ids of records whose regex RE2 refuses
         required_by: list[tuple[int, tuple[str, ...], bool]] = []  # (alternative, keys, all needed)
         for i, part in enumerate(self.parts):
             if part.branches is None:
-                self.skipped.append(part.record.id)
+                self.skipped.append(part.id)
                 continue
             for branch in part.branches:
                 if branch.text in seen:
-                    owners = self.owners[seen[branch.text]]
+                    owners = building[seen[branch.text]]
                     if owners[-1] != i:
                         owners.append(i)
                     continue
                 alt = seen[branch.text] = len(self.alts)
-                self.alts.append(branch.alternative)
-                self.texts.append(branch.text)
-                self.owners.append([i])
+                self.alts.append(branch)
+                building.append([i])
                 if branch.text in carried:
                     self.compiled[alt] = carried[branch.text]
                 if branch.keys is None:
@@ -226,13 +291,11 @@ class _Segment:
                 else:
                     required_by.append((alt, branch.keys, branch.all_needed))
         self.anchored, self.automaton = _anchor(required_by)
+        self.owners = [tuple(owners) for owners in building]  # kept: tuples are smaller
         # the run's identity and context documents, joined once (for the BM25 arrays), and
         # what the index lists by record, per run: an update re-lists only the runs it changes
         self.identity = joined([p.identity for p in self.parts])
         self.context = joined([p.context for p in self.parts])
-        self.records = tuple(p.record for p in self.parts)
-        self.ids = tuple(r.id for r in self.records)
-        self.identity_terms = tuple(p.identity_terms for p in self.parts)
         self.info = tuple(p.info for p in self.parts)
         self.variants = tuple(p.variant for p in self.parts)
 
@@ -247,16 +310,17 @@ class _Segment:
             # a first match builds the regex's first DFA states: done here, not in a paste
             regex = self.regex(alt)
             if regex is not None:
-                regex(
-                    self.parts[self.owners[alt][0]].record.signature.encode(
-                        "utf-8", "surrogatepass"
-                    )
-                )
+                signature = unpack(self.parts[self.owners[alt][0]].packed).signature
+                regex(signature.encode("utf-8", "surrogatepass"))
+
+    def text(self, alt: int) -> str:
+        """The branch text of alternative ``alt``."""
+        return self.alts[alt].text
 
     def regex(self, alt: int) -> Matcher | None:
         if alt not in self.compiled:
             try:
-                pattern = non_capturing(self.alts[alt].pattern)
+                pattern = non_capturing(self.alts[alt].text)
                 self.compiled[alt] = matcher(re2.compile(pattern, _options()))
             except Exception:  # noqa: BLE001 - a branch RE2 cannot take alone is skipped
                 self.compiled[alt] = None
@@ -313,13 +377,11 @@ class MatchIndex:
         self._segment_size = segment_size
         self._segments = segments or _segments(self.parts, segment_size)
         runs = self._segments
-        self.records: tuple[Record, ...] = tuple(chain.from_iterable(s.records for s in runs))
-        ids = chain.from_iterable(s.ids for s in runs)
-        self._by_id = dict(zip(ids, range(len(self.parts)), strict=True))
+        self.records: Sequence[Record] = _Records(self.parts)  # unpacked when read
+        self._by_id = {part.id: n for n, part in enumerate(self.parts)}
         self.similarity = Similarity.from_arrays(
-            joined_runs([s.identity for s in runs]), vocabulary,
-            tuple(chain.from_iterable(s.identity_terms for s in runs)),
-        )  # fmt: skip
+            joined_runs([s.identity for s in runs]), vocabulary, _DocTerms(self.parts, vocabulary)
+        )
         self.context = Similarity.from_arrays(joined_runs([s.context for s in runs]), vocabulary)
         self.info = list(chain.from_iterable(s.info for s in runs))
         self.groups = variant_groups(list(chain.from_iterable(s.variants for s in runs)))
@@ -355,7 +417,7 @@ class MatchIndex:
         index (which stays valid). Not to be called from two threads at once (the shared
         vocabulary grows)."""
         segments = self._segments
-        firsts = [segment.parts[0].record.id for segment in segments]
+        firsts = [segment.parts[0].id for segment in segments]
         changed: dict[int, dict[str, RecordParts | None]] = {}
         for record_id in removed:
             if record_id in self._by_id:
@@ -370,9 +432,9 @@ class MatchIndex:
                 rebuilt.append(segment)
                 continue
             edits = changed.get(n, {})
-            kept = {p.record.id: p for p in segment.parts if p.record.id not in edits}
+            kept = {p.id: p for p in segment.parts if p.id not in edits}
             kept.update({k: p for k, p in edits.items() if p is not None})
-            compiled = {segment.texts[alt]: m for alt, m in list(segment.compiled.items())}
+            compiled = {segment.text(alt): m for alt, m in list(segment.compiled.items())}
             rebuilt += _segments([kept[k] for k in sorted(kept)], self._segment_size, compiled)
         if not segments and changed:  # an empty index: the new records are the first
             added = {k: p for k, p in changed[0].items() if p is not None}
@@ -381,13 +443,17 @@ class MatchIndex:
         return MatchIndex(parts, self.vocabulary, segments=rebuilt, segment_size=self._segment_size)
 
     def __len__(self) -> int:
-        return len(self.records)
+        return len(self.parts)
 
     def record(self, record_id: str) -> Record | None:
         index = self._by_id.get(record_id)
-        return None if index is None else self.records[index]
+        return None if index is None else unpack(self.parts[index].packed)
 
-    def _line_hits(self, line: str) -> tuple[list[tuple[int, Alternative]], int]:
+    def packed_records(self) -> PackedRecords:
+        """The records by id, still packed (what the graph keeps: the same bytes)."""
+        return PackedRecords({part.id: part.packed for part in self.parts})
+
+    def _line_hits(self, line: str) -> tuple[list[tuple[int, Branch]], int]:
         """(record, alternative) for every record branch that matches ``line``, and how
         many branches were checked. Each segment's candidates are taken in segment order;
         a branch text seen in an earlier segment is checked there only, with the owners
@@ -397,13 +463,13 @@ class MatchIndex:
         order: dict[str, tuple[_Segment, int, list[int]]] = {}  # text → where first, owners
         for segment, offset in zip(self._segments, self._offsets, strict=True):
             for alt in segment.candidates(low):
-                text = segment.texts[alt]
+                text = segment.text(alt)
                 owners = [offset + owner for owner in segment.owners[alt]]
                 if text in order:
                     order[text][2].extend(owners)
                 else:
                     order[text] = (segment, alt, owners)
-        found: list[tuple[int, Alternative]] = []
+        found: list[tuple[int, Branch]] = []
         for segment, alt, owners in order.values():
             regex = segment.regex(alt)
             if regex is not None and regex(data):
@@ -425,7 +491,7 @@ class MatchIndex:
         """
         lines = extraction.lines
         order = sorted(_scan_positions(extraction), key=lambda i: (_PRIORITY[lines[i].role], -i))
-        best: dict[tuple[int, int], Alternative] = {}
+        best: dict[tuple[int, int], Branch] = {}
         budget = MAX_CONFIRMATIONS
         for position in order:
             if budget <= 0:
@@ -437,8 +503,8 @@ class MatchIndex:
                 if known is None or branch.literal_chars > known.literal_chars:
                     best[(record, position)] = branch
         return [
-            Hit(record, position, alt.literal_chars, bool(_TYPE_NAME.match(alt.literal)))
-            for (record, position), alt in sorted(best.items())
+            Hit(record, position, branch.literal_chars, branch.type_named)
+            for (record, position), branch in sorted(best.items())
         ]
 
     def triage(
@@ -465,7 +531,7 @@ class MatchIndex:
         unscored: what the ranker's weights are fitted on."""
         extraction = extract(text)
         records, values = feature_rows(extraction, self._hits(extraction), self.knowledge)
-        return [self.records[r].id for r in records], [self.groups[r] for r in records], values
+        return [self.parts[r].id for r in records], [self.groups[r] for r in records], values
 
     def search(self, words: str, *, limit: int = 10) -> list[tuple[str, float]]:
         """Records best matching ``words`` in any text that names or describes them: the
@@ -473,18 +539,18 @@ class MatchIndex:
         in every locale (Chinese by character bigrams). Scores are relative to the best
         match (1.0)."""
         query = terms(words)
-        if not query or not self.records:
+        if not query or not self.parts:
             return []
         scores = self.similarity.scores(query, normalised=False) + 0.5 * self.context.scores(
             query, normalised=False
         )
         top = self.similarity.best(scores, limit)
         best = top[0][1] if top else 1.0
-        return [(self.records[i].id, round(score / best, 4)) for i, score in top]
+        return [(self.parts[i].id, round(score / best, 4)) for i, score in top]
 
     def variant_groups(self) -> list[list[str]]:
         """Records that are variants of one error (same template or id slug), by group."""
-        return [[self.records[i].id for i in m] for m in members(self.groups).values()]
+        return [[self.parts[i].id for i in m] for m in members(self.groups).values()]
 
 
 __all__ = ["Match", "MatchIndex", "Triage"]

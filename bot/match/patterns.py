@@ -19,13 +19,17 @@ _CLASS_ESCAPES = set("dDwWsSbBAZzG")
 _OPTIONAL = ("*", "?")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Alternative:
     pattern: str
     literal: str  # literal text, gaps as spaces
     literal_chars: int  # alphanumeric literal characters
-    words: frozenset[str]
     gaps: int  # unbounded gaps (.*, .+, \s*, [^x]*)
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The words of the literal text (made when asked: an index keeps many alternatives)."""
+        return frozenset(tokens(self.literal))
 
 
 _FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
@@ -137,7 +141,7 @@ def analyse(pattern: str) -> Alternative:
     literal = "".join(" " if c == "." else c for c in out)
     literal = re.sub(r"\s+", " ", literal).strip()
     chars = sum(c.isalnum() for c in literal)
-    return Alternative(pattern, literal, chars, frozenset(tokens(literal)), gaps)
+    return Alternative(pattern, literal, chars, gaps)
 
 
 def fragments(pattern: str) -> list[str]:

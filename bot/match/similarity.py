@@ -182,7 +182,7 @@ class Similarity:
     ids: np.ndarray = field(repr=False)
     weights: np.ndarray = field(repr=False)
     self_score: np.ndarray = field(repr=False)
-    doc_terms: tuple[frozenset[str], ...] = field(repr=False, default=())
+    doc_terms: Sequence[frozenset[str]] = field(repr=False, default=())
     doc_weight: tuple[float, ...] = field(repr=False, default=())
 
     @classmethod
@@ -219,7 +219,7 @@ class Similarity:
         cls,
         docs: Joined,
         vocabulary: Vocabulary,
-        doc_terms: tuple[frozenset[str], ...] = (),
+        doc_terms: Sequence[frozenset[str]] = (),
     ) -> Similarity:
         """:meth:`from_encoded` of documents already :func:`joined` (runs of documents
         joined once, then together: an update re-joins only the runs it changes)."""
