@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Generic, Literal, Protocol, TypeVar
 
 from bot.match.index import MatchIndex
+from bot.memory import release_freed
 from bot.records import Record
 from bot.store.changes import KnowledgeChanges
 from bot.store.db import Store
@@ -224,6 +225,8 @@ class LiveKnowledge:
                     self._failure = one_line(error)
                 raise
             self._failure = None
+            if changed:
+                release_freed()  # what the build freed, back to the system (bot/memory.py)
             return changed
 
     def _refresh(self) -> bool:
