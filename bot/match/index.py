@@ -17,7 +17,10 @@ in two steps:
    segment of :data:`SEGMENT` consecutive records, built completely up front
    (10 ms for the corpus, 0.03 ms per paste, nothing to warm up); an update
    rebuilds only the segments holding changed records (at 100k records one
-   automaton of all took ~4 CPU-s to rebuild, one segment's ~0.3);
+   automaton of all took ~4 CPU-s to rebuild, one segment's ~0.3). The
+   automaton holds each key's first :data:`ANCHOR_CHARS` characters only (a
+   branch found by them has its whole keys checked as substrings: the same
+   candidates); whole keys made it 2 KB a record, most of the prefilter's memory;
 2. each candidate alternative is confirmed on its line with its own RE2
    regex, compiled once (linear time, whatever the regex). Lines are taken
    most telling first, and at most :data:`MAX_CONFIRMATIONS` checks are made
@@ -84,6 +87,9 @@ CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
 SEGMENT = 4096  # records per prefilter segment (an update rebuilds the segments it touches)
 MAX_CONFIRMATIONS = 500  # branch checks per paste; 280 real pastes needed at most 74
+#: Characters of a key the automaton holds (8: a tenth of the trie of whole keys at 20k
+#: synthetic records; what else a prefix finds is ruled out by checking the whole keys)
+ANCHOR_CHARS = 8
 _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
 
@@ -133,17 +139,18 @@ def _anchor(
     A branch that needs all its literals is keyed on its rarest one (the literal
     fewest branches share: ``memory`` rather than ``error``), the others are
     checked only when the anchor is found; a branch that needs any one of its
-    literals is keyed on each. Returns, per automaton key, the branches it anchors,
-    and the automaton (None when no branch has a literal).
+    literals is keyed on each. The automaton holds the keys' first
+    :data:`ANCHOR_CHARS` characters. Returns, per automaton key, the branches it
+    anchors, and the automaton (None when no branch has a literal).
     """
     shared = Counter(chain.from_iterable(keys for _, keys, _ in required_by))  # keys are distinct
     anchored: dict[str, list[int]] = {}
     for alt, keys, all_needed in required_by:
         if all_needed:
             anchor = keys[0] if len(keys) == 1 else min(keys, key=lambda k: (shared[k], -len(k), k))
-            anchored.setdefault(anchor, []).append(alt)
+            anchored.setdefault(anchor[:ANCHOR_CHARS], []).append(alt)
         else:
-            for key in keys:
+            for key in dict.fromkeys(key[:ANCHOR_CHARS] for key in keys):
                 anchored.setdefault(key, []).append(alt)
     if not anchored:
         return [], None
@@ -360,17 +367,18 @@ class _Segment:
         return self.compiled[alt]
 
     def candidates(self, low: str) -> list[int]:
-        """Alternatives whose required literals occur in the lower-cased text ``low``: the
-        anchor found by the automaton, the others checked as substrings."""
+        """Alternatives whose required literals occur in the lower-cased text ``low`` (all
+        of them, or one for a branch that needs any one): the automaton finds the
+        branches one of whose keys begins there, the whole keys are checked as substrings."""
         found = {key for _, key in self.automaton.iter(low)} if self.automaton else ()
         alts = self.alts
-        candidates = {
-            alt
-            for key in found
-            for alt in self.anchored[key]
-            # a branch needing all its keys: the anchor is found, the others are checked
-            if not alts[alt].all_needed or all(k in low for k in alts[alt].keys or ())
-        }
+        candidates = set()
+        for key in found:
+            for alt in self.anchored[key]:
+                branch = alts[alt]
+                keys = branch.keys or ()
+                if (all if branch.all_needed else any)(k in low for k in keys):
+                    candidates.add(alt)
         candidates.update(self.always)
         return sorted(candidates)
 
