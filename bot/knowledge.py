@@ -37,10 +37,11 @@ from pathlib import Path
 from typing import Generic, Literal, Protocol, TypeVar
 
 from bot.match.index import MatchIndex
+from bot.memory import release_freed
 from bot.records import Record
 from bot.store.changes import KnowledgeChanges
 from bot.store.db import Store
-from graph.build import KnowledgeGraph, ObservedEdge, build_graph
+from graph.build import KnowledgeGraph, ObservedEdge, build_graph, relink_graph
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -224,6 +225,8 @@ class LiveKnowledge:
                     self._failure = one_line(error)
                 raise
             self._failure = None
+            if changed:
+                release_freed()  # what the build freed, back to the system (bot/memory.py)
             return changed
 
     def _refresh(self) -> bool:
@@ -265,15 +268,16 @@ class LiveKnowledge:
 
     def _full(self) -> None:
         started = time.perf_counter()
-        loaded, records, observed = self._load()
+        loaded, records, observed = self._load()  # the records are dropped once packed
         records = sorted(records, key=lambda r: r.id)
         index = MatchIndex.build(records)
-        graph = build_graph(records, observed=observed)
+        graph = build_graph(records, observed=observed, packed=index.packed_records())
+        del records  # kept packed by the index and the graph from now on
         graph.centralities()
         if self._on_rebuild is not None:  # counted before anyone can see the result
             self._on_rebuild("full")
         self._swap(_Built(index, graph, loaded))
-        log.info("knowledge base loaded", extra={"kb_version": loaded, "records": len(records),
+        log.info("knowledge base loaded", extra={"kb_version": loaded, "records": len(index),
                                                  "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
         self._save()
 
@@ -310,9 +314,10 @@ class LiveKnowledge:
             return None
         index = MatchIndex(saved.parts, saved.vocabulary)
         observed = self._observed() if self._observed is not None else ()
-        graph = build_graph(index.records, observed=observed, references=saved.references)
+        graph = relink_graph(index.packed_records(), saved.references, observed=observed)
         graph.centralities()
         self._snapshot_version = saved.version
+        self._snapshot_written = time.monotonic()  # as good as just written: not again at once
         built = _Built(index, graph, saved.version)
         self._swap(built)
         log.info("knowledge base restored from its snapshot",
@@ -337,8 +342,9 @@ class LiveKnowledge:
             return
         from bot import snapshot
 
-        taken = snapshot.Snapshot(built.version, built.index.parts,
-                                  built.index.vocabulary.copy(), built.graph.said())  # fmt: skip
+        # the vocabulary is not copied: it only grows, and terms added later are unused
+        taken = snapshot.Snapshot(built.version, built.index.parts, built.index.vocabulary,
+                                  built.graph.said())  # fmt: skip
 
         def write() -> None:
             started = time.perf_counter()

@@ -18,6 +18,15 @@ file beside it and renamed into place, so a reader never sees half of one. A
 snapshot that cannot be read, or whose key differs, is ignored with one log
 line; the caller then builds from the database as if there were none.
 
+The file is :data:`MAGIC` (a single pickle, as an earlier errkb wrote, is
+ignored unread), then a run of pickles, written and read one after another so that
+neither side holds more than a run of records twice: the key (read first: a
+snapshot of other code is not unpickled further), the version and counts, the
+vocabulary (its terms as one text and their lengths, not a million strings
+each remembered by the pickler), then the records' parts with their
+references in runs of :data:`CHUNK` (a single pickle of 100k records kept a
+table of every object it wrote: hundreds of MB while writing).
+
 Loading pauses the cyclic garbage collector: unpickling 100k records makes
 millions of objects, and measured at 100k records the collector's repeated
 passes over them made the load about seven times slower.
@@ -34,9 +43,12 @@ import pickle
 import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from pathlib import Path
+from typing import IO, Any
 
 from bot.match.index import RecordParts
 from bot.match.similarity import Vocabulary
@@ -44,7 +56,11 @@ from graph.build import Reference
 
 log = logging.getLogger(__name__)
 #: Bump when what a snapshot holds changes shape.
-FORMAT = 1
+FORMAT = 2
+#: Records written (and read) per pickle.
+CHUNK = 4096
+#: What a snapshot file starts with.
+MAGIC = b"errkb knowledge snapshot\n"
 #: A temporary file this old is what a killed writer left (another may be writing its own).
 STALE_TEMPORARY = 3600.0
 #: The packages whose code computes what a snapshot stores.
@@ -53,12 +69,13 @@ _SOURCES = ("bot/match", "bot/records", "graph")
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What a restart needs to re-link the index and graph at ``version``."""
+    """What a restart needs to re-link the index and graph at ``version``. The vocabulary
+    may still grow while it is written (terms numbered later are written too, unused)."""
 
     version: int
-    parts: tuple[RecordParts, ...]
+    parts: Sequence[RecordParts]
     vocabulary: Vocabulary
-    references: dict[str, tuple[Reference, ...]]
+    references: Mapping[str, tuple[Reference, ...]]
 
 
 @cache
@@ -93,11 +110,52 @@ def save(path: Path, snapshot: Snapshot) -> None:
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            pickle.dump((code_key(), snapshot), out, protocol=pickle.HIGHEST_PROTOCOL)
+            _write(out, snapshot)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _write(out: IO[bytes], snapshot: Snapshot) -> None:
+    def dump(value: Any) -> None:
+        pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
+
+    terms = list(snapshot.vocabulary.terms)  # one copy of the list, as it is now
+    parts, references = snapshot.parts, snapshot.references
+    out.write(MAGIC)
+    dump((code_key(), snapshot.version, len(parts)))
+    dump(("".join(terms), [len(term) for term in terms]))
+    del terms
+    for start in range(0, len(parts), CHUNK):
+        chunk = tuple(parts[start : start + CHUNK])
+        dump((chunk, tuple(references.get(part.id, ()) for part in chunk)))
+
+
+def _read(source: IO[bytes]) -> Snapshot | None:
+    """The snapshot ``source`` holds; None when another errkb wrote it."""
+    start = source.read(len(MAGIC))
+    if start != MAGIC:
+        if start.startswith(b"\x80"):  # one pickle: what an earlier errkb wrote
+            return None
+        raise ValueError("not a knowledge snapshot")
+    head = pickle.load(source)  # noqa: S301 - our own cache file
+    if not (isinstance(head, tuple) and len(head) == 3 and head[0] == code_key()):
+        return None
+    _, version, count = head
+    text, lengths = pickle.load(source)  # noqa: S301
+    vocabulary = Vocabulary()
+    ends = list(accumulate(lengths))
+    vocabulary.terms = [text[end - size : end] for end, size in zip(ends, lengths, strict=True)]
+    vocabulary.numbers = {term: number for number, term in enumerate(vocabulary.terms)}
+    del text, lengths, ends
+    parts: list[RecordParts] = []
+    references: dict[str, tuple[Reference, ...]] = {}
+    while len(parts) < count:
+        chunk, said = pickle.load(source)  # noqa: S301
+        parts.extend(chunk)
+        references.update(zip((part.id for part in chunk), said, strict=True))
+    return Snapshot(version, tuple(parts), vocabulary, references)
 
 
 def load(path: Path) -> Snapshot | None:
@@ -110,7 +168,7 @@ def load(path: Path) -> Snapshot | None:
     gc.disable()  # millions of new objects: the collector would walk them again and again
     try:
         with path.open("rb") as source:
-            key, snapshot = pickle.load(source)  # noqa: S301 - our own cache file
+            snapshot = _read(source)
     except Exception as error:  # noqa: BLE001 - any damage means: build from the database
         log.warning("ignoring an unreadable knowledge snapshot %s: %s", path, error,
                     extra={"path": str(path)})  # fmt: skip
@@ -118,7 +176,7 @@ def load(path: Path) -> Snapshot | None:
     finally:
         if collecting:
             gc.enable()
-    if key != code_key() or not isinstance(snapshot, Snapshot):
+    if snapshot is None:
         log.info("ignoring a knowledge snapshot written by another errkb version: %s", path,
                  extra={"path": str(path)})  # fmt: skip
         return None

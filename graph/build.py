@@ -27,6 +27,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.records import Record, link_condition, link_probability, link_target
+from bot.records.packed import PackedRecords
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -38,7 +39,7 @@ DEFAULT_PROBABILITY = 0.5
 LEADS_TO, PRECEDED_BY, CONFUSED = "leads_to", "preceded_by", "frequently_confused_with"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reference:
     """One transition-graph item as a record wrote it."""
 
@@ -150,18 +151,21 @@ def build_graph(
     *,
     observed: Iterable[ObservedEdge] = (),
     references: Mapping[str, tuple[Reference, ...]] | None = None,
+    packed: PackedRecords | None = None,
 ) -> KnowledgeGraph:
     """Build the transition graph of ``records`` (see the module docstring).
 
     ``references``: each record's references as :meth:`KnowledgeGraph.said` gave them
     (kept from an earlier build), so they need not be read from the records again.
+    ``packed``: ``records`` already packed (the match index's), kept as they are; a
+    graph keeps its records packed (:mod:`bot.records.packed`).
     """
-    by_id = {record.id: record for record in records}
+    records = list(records)
     known = references or {}
-    said = {
-        record_id: known[record_id] if record_id in known else tuple(_references(record))
-        for record_id, record in by_id.items()
-    }
+    said: dict[str, tuple[Reference, ...]] = {}
+    for record in records:
+        said[record.id] = known[record.id] if record.id in known else tuple(_references(record))
+    by_id = packed if packed is not None else PackedRecords.of(records)
     return _link(by_id, said, observed)
 
 
@@ -172,8 +176,24 @@ def _edge_key(ref: Reference) -> tuple[str, str]:
     return (ref.source, ref.target) if ref.kind == LEADS_TO else (ref.target, ref.source)
 
 
+def relink_graph(
+    packed: PackedRecords,
+    references: Mapping[str, tuple[Reference, ...]],
+    *,
+    observed: Iterable[ObservedEdge] = (),
+) -> KnowledgeGraph:
+    """The graph :func:`build_graph` made of these records, given every record's references
+    as :meth:`KnowledgeGraph.said` gave them: no record is unpacked."""
+    said = {
+        record_id: references[record_id] if record_id in references
+        else tuple(_references(packed[record_id]))
+        for record_id in packed
+    }  # fmt: skip
+    return _link(packed, said, observed)
+
+
 def _link(
-    by_id: dict[str, Record],
+    by_id: PackedRecords,
     said: dict[str, tuple[Reference, ...]],
     observed: Iterable[ObservedEdge],
 ) -> KnowledgeGraph:
@@ -263,7 +283,7 @@ class KnowledgeGraph:
 
     def __init__(
         self,
-        records: dict[str, Record],
+        records: PackedRecords,
         nodes: dict[str, bool],
         order: list[str],
         succ: dict[str, dict[str, Transition]],
@@ -305,17 +325,16 @@ class KnowledgeGraph:
         records' references (old and new) touch are merged again, and the PageRank is
         kept when the ``leads_to`` edges and the nodes are the same. This graph stays as
         it was."""
-        records, said = dict(self._records), dict(self._said)
+        upserted, removed = list(upserted), list(removed)
+        records, said = self._records.changed(upserted, removed), dict(self._said)
         touched: list[Reference] = []
         changed: set[str] = set()
         for record_id in removed:
-            if record_id in records:
-                del records[record_id]
+            if record_id in said:
                 touched += said.pop(record_id)
                 changed.add(record_id)
         for record in upserted:
             before, given = said.get(record.id, ()), tuple(_references(record))
-            records[record.id] = record
             said[record.id] = before if given == before else given  # the same edges, kept
             touched += before
             touched += said[record.id]

@@ -38,6 +38,7 @@ def serve(
         store_loader,
         version_reader,
     )
+    from bot.memory import tune_allocator
     from bot.slack.bootstrap import build_slack_bot
     from bot.slack.clock import SystemClock
     from bot.slack.logs import configure_logging
@@ -55,6 +56,7 @@ def serve(
     # interpreter lock back: measured (benchmarks/bench_knowledge.py --in-process, 2,522
     # records, updates back to back), paste p99 74 ms at 5 ms, 24 ms at 0.5 ms.
     sys.setswitchinterval(SWITCH_INTERVAL)
+    tune_allocator()  # the knowledge base's large arrays given back whole (bot/memory.py)
     # refuses, in one line, a database whose schema is missing or not this errkb's
     store = open_store(settings.database_url)
     metrics = Metrics()

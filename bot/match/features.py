@@ -214,7 +214,7 @@ def package(c: Candidates, p: Paste) -> np.ndarray:
     the error came from that library, whatever its message says."""
     if not p.packages:
         return np.zeros(len(c.infos))
-    return c.each(lambda info: 1.0 if info.names & p.packages else 0.0)
+    return c.each(lambda info: 0.0 if p.packages.isdisjoint(info.names) else 1.0)
 
 
 def os_match(info: RecordInfo, p: Paste) -> float:

@@ -17,7 +17,10 @@ in two steps:
    segment of :data:`SEGMENT` consecutive records, built completely up front
    (10 ms for the corpus, 0.03 ms per paste, nothing to warm up); an update
    rebuilds only the segments holding changed records (at 100k records one
-   automaton of all took ~4 CPU-s to rebuild, one segment of 4,096 records ~0.3);
+   automaton of all took ~4 CPU-s to rebuild, one segment of 4,096 records ~0.3).
+   The automaton holds each key's first :data:`ANCHOR_CHARS` characters only (a
+   branch found by them has its whole keys checked as substrings: the same
+   candidates); whole keys made it 2 KB a record, most of the prefilter's memory;
 2. each candidate alternative is confirmed on its line with its own RE2
    regex, compiled once (linear time, whatever the regex). Lines are taken
    most telling first, and at most :data:`MAX_CONFIRMATIONS` checks are made
@@ -46,6 +49,8 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from sys import intern
+from typing import overload
 
 import ahocorasick
 import numpy as np
@@ -75,6 +80,7 @@ from bot.match.similarity import (
 )
 from bot.match.variants import Variants, members
 from bot.records import Record
+from bot.records.packed import PackedRecords, pack, unpack
 
 log = logging.getLogger(__name__)
 EAGER_COMPILE = 60_000
@@ -85,59 +91,76 @@ CONTEXT_ONLY = 120
 #: ~0.1 s at 100k records); each segment adds ~0.02 ms to a paste.
 SEGMENT = 1024
 MAX_CONFIRMATIONS = 500  # branch checks per paste; 280 real pastes needed at most 74
+#: Characters of a key the automaton holds (8: a tenth of the trie of whole keys at 20k
+#: synthetic records; what else a prefix finds is ruled out by checking the whole keys)
+ANCHOR_CHARS = 8
 _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Branch:
-    """One top-level alternative of a record's regex and what the prefilter keys it on."""
+    """One top-level alternative of a record's regex, what the prefilter keys it on, and
+    what a hit on it weighs (of its :class:`Alternative`, only what matching reads)."""
 
     text: str
-    alternative: Alternative
+    literal_chars: int  # alphanumeric literal characters (Alternative.literal_chars)
+    type_named: bool  # its literal text is an exception type name
     keys: tuple[str, ...] | None  # required literals, lower-cased; None: always check
     all_needed: bool  # every key must occur (an AND filter), or any one (OR)
 
 
-def record_branches(record: Record) -> list[Branch] | None:
-    """The branches of one record's regex, or None when RE2 refuses the regex."""
+def _analysed(record: Record) -> list[tuple[Branch, Alternative]] | None:
+    """Each branch of one record's regex with its analysis; None when RE2 refuses the regex."""
     if not re2_accepts(record.regex):  # lookarounds, backreferences
         return None
     out = []
     for branch in split_alternatives(record.regex):
         required = required_literals(branch)
-        keys = None if required is None else tuple(sorted({k.lower() for k in required[0]}))
-        out.append(Branch(branch, analyse(branch), keys, required is not None and required[1] > 1))
+        # keys recur across records ("connection", "error"): one string each
+        keys = None if required is None else tuple(sorted({intern(k.lower()) for k in required[0]}))
+        alternative = analyse(branch)
+        named = bool(_TYPE_NAME.match(alternative.literal))
+        all_needed = required is not None and required[1] > 1
+        branch_of = Branch(branch, alternative.literal_chars, named, keys, all_needed)
+        out.append((branch_of, alternative))
     return out
+
+
+def record_branches(record: Record) -> list[Branch] | None:
+    """The branches of one record's regex, or None when RE2 refuses the regex."""
+    analysed = _analysed(record)
+    return None if analysed is None else [branch for branch, _ in analysed]
 
 
 def _anchor(
     required_by: list[tuple[int, tuple[str, ...], bool]],
-) -> tuple[list[list[tuple[int, tuple[str, ...]]]], ahocorasick.Automaton | None]:
+) -> tuple[list[tuple[int, ...]], ahocorasick.Automaton | None]:
     """Key each branch on one literal for the automaton.
 
     A branch that needs all its literals is keyed on its rarest one (the literal
     fewest branches share: ``memory`` rather than ``error``), the others are
     checked only when the anchor is found; a branch that needs any one of its
-    literals is keyed on each. Returns, per automaton key, the (branch, other
-    literals) it anchors, and the automaton (None when no branch has a literal).
+    literals is keyed on each. The automaton holds the keys' first
+    :data:`ANCHOR_CHARS` characters. Returns, per automaton key, the branches it
+    anchors, and the automaton (None when no branch has a literal).
     """
     shared = Counter(chain.from_iterable(keys for _, keys, _ in required_by))  # keys are distinct
-    anchored: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    anchored: dict[str, list[int]] = {}
     for alt, keys, all_needed in required_by:
         if all_needed:
             anchor = keys[0] if len(keys) == 1 else min(keys, key=lambda k: (shared[k], -len(k), k))
-            anchored.setdefault(anchor, []).append((alt, tuple(k for k in keys if k != anchor)))
+            anchored.setdefault(anchor[:ANCHOR_CHARS], []).append(alt)
         else:
-            for key in keys:
-                anchored.setdefault(key, []).append((alt, ()))
+            for key in dict.fromkeys(key[:ANCHOR_CHARS] for key in keys):
+                anchored.setdefault(key, []).append(alt)
     if not anchored:
         return [], None
-    automaton = ahocorasick.Automaton()
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)  # no int object per key
     for number, key in enumerate(anchored):
         automaton.add_word(key, number)
     automaton.make_automaton()
-    return list(anchored.values()), automaton
+    return [tuple(branches) for branches in anchored.values()], automaton
 
 
 def _scan_positions(extraction: Extraction) -> list[int]:
@@ -160,30 +183,114 @@ def _scan_positions(extraction: Extraction) -> list[int]:
     ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RecordParts:
     """Everything the index computes from one record alone; shared by every index that
-    holds the record, so an update recomputes only the records it changes."""
+    holds the record, so an update recomputes only the records it changes. The record
+    itself is kept packed (:mod:`bot.records.packed`): matching reads only the parts."""
 
-    record: Record
+    id: str
+    packed: bytes  # the record (:func:`~bot.records.packed.unpack`)
     branches: tuple[Branch, ...] | None  # None: RE2 refuses the regex
-    identity: Encoded  # identity text terms and their counts
-    identity_terms: frozenset[str]
-    context: Encoded  # context text terms and their weights
+    #: the identity and the context documents (:attr:`identity`, :attr:`context`) in one
+    #: buffer: four arrays and two tuples a record cost half a KB more
+    documents: bytes
     info: RecordInfo
     variant: tuple[str, str]
 
     @classmethod
     def of(cls, record: Record, vocabulary: Vocabulary) -> RecordParts:
         """The parts of ``record``, its terms numbered by ``vocabulary`` (which grows)."""
-        branches = record_branches(record)
-        analysed = None if branches is None else [b.alternative for b in branches]
-        identity, context = record_terms(record, analysed)
+        analysed = _analysed(record)
+        alternatives = None if analysed is None else [alt for _, alt in analysed]
+        identity, context = record_terms(record, alternatives)
         return cls(
-            record, None if branches is None else tuple(branches), vocabulary.encode(identity),
-            frozenset(identity), vocabulary.encode(context), RecordInfo.of(record),
-            variant_key(record),
+            record.id, pack(record),
+            None if analysed is None else tuple(branch for branch, _ in analysed),
+            _documents(vocabulary.encode(identity), vocabulary.encode(context)),
+            RecordInfo.of(record), variant_key(record),
         )  # fmt: skip
+
+    @property
+    def record(self) -> Record:
+        return unpack(self.packed)
+
+    @property
+    def identity(self) -> Encoded:
+        """Identity text terms (numbered in first-seen order) and their counts."""
+        return _document(self.documents, 0)
+
+    @property
+    def context(self) -> Encoded:
+        """Context text terms and their weights."""
+        return _document(self.documents, 1)
+
+
+def _documents(identity: Encoded, context: Encoded) -> bytes:
+    """Two encoded documents in one buffer: their sizes, then the weights (8-byte aligned),
+    then the term numbers."""
+    sizes = np.array([len(identity[0]), len(context[0])], dtype=np.int64)
+    weights = [np.asarray(d[1], dtype=np.float64) for d in (identity, context)]
+    numbers = [np.asarray(d[0], dtype=np.int32) for d in (identity, context)]
+    arrays: list[np.ndarray] = [sizes, *weights, *numbers]
+    return b"".join(array.tobytes() for array in arrays)
+
+
+def _document(buffer: bytes, which: int) -> Encoded:
+    """Document ``which`` (0 or 1) of a :func:`_documents` buffer, as read-only arrays."""
+    first, second = np.frombuffer(buffer, dtype=np.int64, count=2).tolist()
+    size = (first, second)[which]
+    weights = 16 + (0 if which == 0 else 8 * first)
+    numbers = 16 + 8 * (first + second) + (0 if which == 0 else 4 * first)
+    return (
+        np.frombuffer(buffer, dtype=np.int32, count=size, offset=numbers),
+        np.frombuffer(buffer, dtype=np.float64, count=size, offset=weights),
+    )
+
+
+class _Records(Sequence[Record]):
+    """The records of an index, by position, unpacked when read (the last few cached)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, parts: Sequence[RecordParts]) -> None:
+        self._parts = parts
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        if isinstance(index, slice):
+            return [unpack(part.packed) for part in self._parts[index]]
+        return unpack(self._parts[index].packed)
+
+
+class _DocTerms(Sequence[frozenset[str]]):
+    """Each record's identity terms, made from its encoded document when asked (the ranker
+    asks for a paste's candidates only; kept for all, they cost 2 KB a record). A set
+    made in the order the terms were first seen, as :meth:`RecordParts.of` saw them."""
+
+    __slots__ = ("_parts", "_terms")
+
+    def __init__(self, parts: Sequence[RecordParts], vocabulary: Vocabulary) -> None:
+        self._parts, self._terms = parts, vocabulary.terms
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+    @overload
+    def __getitem__(self, index: int) -> frozenset[str]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[frozenset[str]]: ...
+    def __getitem__(self, index: int | slice) -> frozenset[str] | list[frozenset[str]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        terms = self._terms
+        return frozenset([terms[n] for n in self._parts[index].identity[0].tolist()])
 
 
 class _Segment:
@@ -198,29 +305,27 @@ class _Segment:
         one replaces (compiling and warming them again cost more than the rest)."""
         self.parts = tuple(parts)
         carried = compiled or {}
-        self.owners: list[list[int]] = []  # alternative → the records whose regex has it
+        building: list[list[int]] = []  # alternative → the records whose regex has it
         # branch text → its alternative: identical branches are confirmed once
         seen: dict[str, int] = {}
-        self.alts: list[Alternative] = []
-        self.texts: list[str] = []  # alternative → its branch text
+        self.alts: list[Branch] = []  # alternative → the first branch of that text
         self.compiled: dict[int, Matcher | None] = {}
         self.always: list[int] = []  # alternatives without a prefilter key
         self.skipped: list[str] = []  # ids of records whose regex RE2 refuses
         required_by: list[tuple[int, tuple[str, ...], bool]] = []  # (alternative, keys, all needed)
         for i, part in enumerate(self.parts):
             if part.branches is None:
-                self.skipped.append(part.record.id)
+                self.skipped.append(part.id)
                 continue
             for branch in part.branches:
                 if branch.text in seen:
-                    owners = self.owners[seen[branch.text]]
+                    owners = building[seen[branch.text]]
                     if owners[-1] != i:
                         owners.append(i)
                     continue
                 alt = seen[branch.text] = len(self.alts)
-                self.alts.append(branch.alternative)
-                self.texts.append(branch.text)
-                self.owners.append([i])
+                self.alts.append(branch)
+                building.append([i])
                 if branch.text in carried:
                     self.compiled[alt] = carried[branch.text]
                 if branch.keys is None:
@@ -228,13 +333,11 @@ class _Segment:
                 else:
                     required_by.append((alt, branch.keys, branch.all_needed))
         self.anchored, self.automaton = _anchor(required_by)
+        self.owners = [tuple(owners) for owners in building]  # kept: tuples are smaller
         # the run's identity and context documents, joined once (for the BM25 arrays), and
         # what the index lists by record, per run: an update re-lists only the runs it changes
         self.identity = joined([p.identity for p in self.parts])
         self.context = joined([p.context for p in self.parts])
-        self.records = tuple(p.record for p in self.parts)
-        self.ids = tuple(r.id for r in self.records)
-        self.identity_terms = tuple(p.identity_terms for p in self.parts)
         self.info = tuple(p.info for p in self.parts)
         self.variants = tuple(p.variant for p in self.parts)
 
@@ -249,45 +352,49 @@ class _Segment:
             # a first match builds the regex's first DFA states: done here, not in a paste
             regex = self.regex(alt)
             if regex is not None:
-                regex(
-                    self.parts[self.owners[alt][0]].record.signature.encode(
-                        "utf-8", "surrogatepass"
-                    )
-                )
+                signature = unpack(self.parts[self.owners[alt][0]].packed).signature
+                regex(signature.encode("utf-8", "surrogatepass"))
+
+    def text(self, alt: int) -> str:
+        """The branch text of alternative ``alt``."""
+        return self.alts[alt].text
 
     def regex(self, alt: int) -> Matcher | None:
         if alt not in self.compiled:
             try:
-                pattern = non_capturing(self.alts[alt].pattern)
+                pattern = non_capturing(self.alts[alt].text)
                 self.compiled[alt] = matcher(re2.compile(pattern, _options()))
             except Exception:  # noqa: BLE001 - a branch RE2 cannot take alone is skipped
                 self.compiled[alt] = None
         return self.compiled[alt]
 
     def candidates(self, low: str) -> list[int]:
-        """Alternatives whose required literals occur in the lower-cased text ``low``: the
-        anchor found by the automaton, the others checked as substrings."""
+        """Alternatives whose required literals occur in the lower-cased text ``low`` (all
+        of them, or one for a branch that needs any one): the automaton finds the
+        branches one of whose keys begins there, the whole keys are checked as substrings."""
         found = {key for _, key in self.automaton.iter(low)} if self.automaton else ()
-        candidates = {
-            alt
-            for key in found
-            for alt, others in self.anchored[key]
-            if all(other in low for other in others)
-        }
+        alts = self.alts
+        candidates = set()
+        for key in found:
+            for alt in self.anchored[key]:
+                branch = alts[alt]
+                keys = branch.keys or ()
+                if (all if branch.all_needed else any)(k in low for k in keys):
+                    candidates.add(alt)
         candidates.update(self.always)
         return sorted(candidates)
 
 
 def _positions(
-    before: MatchIndex, records: Sequence[Record], changed: Collection[str], upserted: Collection[str]
+    before: MatchIndex, parts: Sequence[RecordParts], changed: Collection[str], upserted: Collection[str]
 ) -> dict[str, int]:
-    """Each record's position in ``records``: the index before's own when no record came or
+    """Each record's position in ``parts``: the index before's own when no record came or
     went (edits keep every position), else read again."""
     came = any(k not in before._by_id for k in upserted)
     went = any(k in before._by_id and k not in upserted for k in changed)
     if not came and not went:
         return before._by_id
-    return {record.id: n for n, record in enumerate(records)}
+    return {part.id: n for n, part in enumerate(parts)}
 
 
 def _segments(
@@ -330,28 +437,27 @@ class MatchIndex:
         self._segment_size = segment_size
         self._segments = segments or _segments(self.parts, segment_size)
         runs = self._segments
-        self.records: tuple[Record, ...] = tuple(chain.from_iterable(s.records for s in runs))
+        self.records: Sequence[Record] = _Records(self.parts)  # unpacked when read
         self._variants = list(chain.from_iterable(s.variants for s in runs))
         identity = joined_runs([s.identity for s in runs])
-        identity_terms = tuple(chain.from_iterable(s.identity_terms for s in runs))
+        identity_terms = _DocTerms(self.parts, vocabulary)
         context = joined_runs([s.context for s in runs])
         self.info = list(chain.from_iterable(s.info for s in runs))
         if previous is None:
-            ids = chain.from_iterable(s.ids for s in runs)
-            self._by_id = dict(zip(ids, range(len(self.parts)), strict=True))
+            self._by_id = {part.id: n for n, part in enumerate(self.parts)}
             self.similarity = Similarity.from_arrays(identity, vocabulary, identity_terms)
             self.context = Similarity.from_arrays(context, vocabulary)
-            self.variants = Variants.of(self._variants, [r.id for r in self.records])
+            self.variants = Variants.of(self._variants, [p.id for p in self.parts])
         else:  # from the index before, these records changed: only their share is redone
             before, changed, upserted = previous
-            self._by_id = _positions(before, self.records, changed, upserted)
+            self._by_id = _positions(before, self.parts, changed, upserted)
             gone = sorted(before._by_id[k] for k in changed if k in before._by_id)
             added = sorted(self._by_id[k] for k in upserted)
             self.similarity = before.similarity.update(identity, identity_terms, gone, added)
             self.context = before.context.update(context, (), gone, added)
             self.variants = before.variants.update(
                 before._variants, before._by_id, self._variants,
-                lambda n: self.records[n].id, gone, added,
+                lambda n: self.parts[n].id, gone, added,
             )  # fmt: skip
         self.groups = self.variants.groups
         self.knowledge = Knowledge(
@@ -386,7 +492,7 @@ class MatchIndex:
         index (which stays valid). Not to be called from two threads at once (the shared
         vocabulary grows)."""
         segments = self._segments
-        firsts = [segment.parts[0].record.id for segment in segments]
+        firsts = [segment.parts[0].id for segment in segments]
         changed: dict[int, dict[str, RecordParts | None]] = {}
         for record_id in removed:
             if record_id in self._by_id:
@@ -401,9 +507,9 @@ class MatchIndex:
                 rebuilt.append(segment)
                 continue
             edits = changed.get(n, {})
-            kept = {p.record.id: p for p in segment.parts if p.record.id not in edits}
+            kept = {p.id: p for p in segment.parts if p.id not in edits}
             kept.update({k: p for k, p in edits.items() if p is not None})
-            compiled = {segment.texts[alt]: m for alt, m in list(segment.compiled.items())}
+            compiled = {segment.text(alt): m for alt, m in list(segment.compiled.items())}
             rebuilt += _segments([kept[k] for k in sorted(kept)], self._segment_size, compiled)
         if not segments and changed:  # an empty index: the new records are the first
             added = {k: p for k, p in changed[0].items() if p is not None}
@@ -414,13 +520,17 @@ class MatchIndex:
                           previous=(self, upserted_ids | set(removed), upserted_ids))  # fmt: skip
 
     def __len__(self) -> int:
-        return len(self.records)
+        return len(self.parts)
 
     def record(self, record_id: str) -> Record | None:
         index = self._by_id.get(record_id)
-        return None if index is None else self.records[index]
+        return None if index is None else unpack(self.parts[index].packed)
 
-    def _line_hits(self, line: str) -> tuple[list[tuple[int, Alternative]], int]:
+    def packed_records(self) -> PackedRecords:
+        """The records by id, still packed (what the graph keeps: the same bytes)."""
+        return PackedRecords({part.id: part.packed for part in self.parts})
+
+    def _line_hits(self, line: str) -> tuple[list[tuple[int, Branch]], int]:
         """(record, alternative) for every record branch that matches ``line``, and how
         many branches were checked. Each segment's candidates are taken in segment order;
         a branch text seen in an earlier segment is checked there only, with the owners
@@ -430,13 +540,13 @@ class MatchIndex:
         order: dict[str, tuple[_Segment, int, list[int]]] = {}  # text → where first, owners
         for segment, offset in zip(self._segments, self._offsets, strict=True):
             for alt in segment.candidates(low):
-                text = segment.texts[alt]
+                text = segment.text(alt)
                 owners = [offset + owner for owner in segment.owners[alt]]
                 if text in order:
                     order[text][2].extend(owners)
                 else:
                     order[text] = (segment, alt, owners)
-        found: list[tuple[int, Alternative]] = []
+        found: list[tuple[int, Branch]] = []
         for segment, alt, owners in order.values():
             regex = segment.regex(alt)
             if regex is not None and regex(data):
@@ -458,7 +568,7 @@ class MatchIndex:
         """
         lines = extraction.lines
         order = sorted(_scan_positions(extraction), key=lambda i: (_PRIORITY[lines[i].role], -i))
-        best: dict[tuple[int, int], Alternative] = {}
+        best: dict[tuple[int, int], Branch] = {}
         budget = MAX_CONFIRMATIONS
         for position in order:
             if budget <= 0:
@@ -470,8 +580,8 @@ class MatchIndex:
                 if known is None or branch.literal_chars > known.literal_chars:
                     best[(record, position)] = branch
         return [
-            Hit(record, position, alt.literal_chars, bool(_TYPE_NAME.match(alt.literal)))
-            for (record, position), alt in sorted(best.items())
+            Hit(record, position, branch.literal_chars, branch.type_named)
+            for (record, position), branch in sorted(best.items())
         ]
 
     def triage(
@@ -498,7 +608,7 @@ class MatchIndex:
         unscored: what the ranker's weights are fitted on."""
         extraction = extract(text)
         records, values = feature_rows(extraction, self._hits(extraction), self.knowledge)
-        return [self.records[r].id for r in records], [self.groups[r] for r in records], values
+        return [self.parts[r].id for r in records], [self.groups[r] for r in records], values
 
     def search(self, words: str, *, limit: int = 10) -> list[tuple[str, float]]:
         """Records best matching ``words`` in any text that names or describes them: the
@@ -506,18 +616,18 @@ class MatchIndex:
         in every locale (Chinese by character bigrams). Scores are relative to the best
         match (1.0)."""
         query = terms(words)
-        if not query or not self.records:
+        if not query or not self.parts:
             return []
         scores = self.similarity.scores(query, normalised=False) + 0.5 * self.context.scores(
             query, normalised=False
         )
         top = self.similarity.best(scores, limit)
         best = top[0][1] if top else 1.0
-        return [(self.records[i].id, round(score / best, 4)) for i, score in top]
+        return [(self.parts[i].id, round(score / best, 4)) for i, score in top]
 
     def variant_groups(self) -> list[list[str]]:
         """Records that are variants of one error (same template or id slug), by group."""
-        return [[self.records[i].id for i in m] for m in members(self.groups).values()]
+        return [[self.parts[i].id for i in m] for m in members(self.groups).values()]
 
 
 __all__ = ["Match", "MatchIndex", "Triage"]

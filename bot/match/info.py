@@ -9,8 +9,11 @@ template records share when they are variants of one error).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
+from sys import intern
+from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -41,14 +44,18 @@ NEED_NO_NAME = (
     frozenset("networking api security policy data cloud communication database embedded".split())
     | ALL_LANGUAGE_DOMAINS
 )
+#: One object for each set of words and each version specifier seen (:class:`RecordInfo`).
+_SHARED: dict[Any, Any] = {}
 _GENERIC_ENV = frozenset(
     "linux macos windows wsl2 any all api cli os x64 arm64 amd64 none generic".split()
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RecordInfo:
-    """What the ranker needs to know about a record, precomputed at build."""
+    """What the ranker needs to know about a record, precomputed at build. An index holds
+    one per record: equal sets and specifiers of different records are one object, and
+    the words are interned (:meth:`__post_init__`)."""
 
     id: str
     domain: str
@@ -56,8 +63,18 @@ class RecordInfo:
     versions: tuple[tuple[str, SpecifierSet], ...] = ()
     services: frozenset[str] = frozenset()
     os: str = ""  # the OS the record is written for ("" = any)
-    #: the words its id, signature and regex name it by (``bitsandbytes``, ``mongodb``)
-    names: frozenset[str] = frozenset()
+    #: the words its id, signature and regex name it by (``bitsandbytes``, ``mongodb``),
+    #: kept as a sorted tuple (a set of a dozen words costs 0.7 KB, a tuple 0.2)
+    names: Collection[str] = ()
+
+    def __post_init__(self) -> None:
+        shared = _SHARED.setdefault
+        for name in ("env_words", "services"):  # few distinct sets, many records
+            words = getattr(self, name)
+            object.__setattr__(self, name, shared(words, frozenset(map(intern, words))))
+        object.__setattr__(self, "names", tuple(sorted(map(intern, set(self.names)))))
+        versions = tuple((intern(n), shared(str(spec), spec)) for n, spec in self.versions)
+        object.__setattr__(self, "versions", versions)
 
     @classmethod
     def of(cls, record: Record) -> RecordInfo:

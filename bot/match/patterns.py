@@ -13,19 +13,23 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bot.match.normalise import recent_terms
+from bot.match.normalise import tokens
 
 _CLASS_ESCAPES = set("dDwWsSbBAZzG")
 _OPTIONAL = ("*", "?")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Alternative:
     pattern: str
     literal: str  # literal text, gaps as spaces
     literal_chars: int  # alphanumeric literal characters
-    words: frozenset[str]
     gaps: int  # unbounded gaps (.*, .+, \s*, [^x]*)
+
+    @property
+    def words(self) -> frozenset[str]:
+        """The words of the literal text (made when asked: an index keeps many alternatives)."""
+        return frozenset(tokens(self.literal))
 
 
 _FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
@@ -166,9 +170,7 @@ def _analyse_steps(pattern: str) -> Alternative:
 def _alternative(pattern: str, literal: str, gaps: int) -> Alternative:
     literal = _SPACES.sub(" ", literal).strip()
     chars = sum(map(str.isalnum, literal))
-    # its tokens: its terms but their phrases (no token has a space)
-    words = frozenset(t for t in recent_terms(literal) if " " not in t)
-    return Alternative(pattern, literal, chars, words, gaps)
+    return Alternative(pattern, literal, chars, gaps)
 
 
 #: The steps of :func:`fragments`: an escape, a run of plain characters, or one character.

@@ -82,7 +82,7 @@ def record_terms(
     get = context.get
     for name, texts in context_text(record, alternatives).items():
         weight = CONTEXT_FIELDS[name]
-        scan = recent_terms if name == "regex" else text_terms  # literals: scanned by analyse
+        scan = recent_terms if name == "regex" else text_terms  # regex literals: often the same across records
         for text in texts:
             for term in scan(text):
                 context[term] = get(term, 0.0) + weight
@@ -192,7 +192,7 @@ class Similarity:
     order: np.ndarray = field(repr=False)
     offsets: np.ndarray = field(repr=False)
     lengths: np.ndarray = field(repr=False)  # each document's length (its counts summed)
-    doc_terms: tuple[frozenset[str], ...] = field(repr=False, default=())
+    doc_terms: Sequence[frozenset[str]] = field(repr=False, default=())
     doc_weight: tuple[float, ...] = field(repr=False, default=())
 
     @classmethod
@@ -217,7 +217,7 @@ class Similarity:
         cls,
         docs: Sequence[Encoded],
         vocabulary: Vocabulary,
-        doc_terms: tuple[frozenset[str], ...] = (),
+        doc_terms: Sequence[frozenset[str]] = (),
     ) -> Similarity:
         """BM25 over documents encoded by ``vocabulary`` (:meth:`Vocabulary.encode`), in
         array operations. ``doc_terms``: each document's terms, when kept for comparing
@@ -229,7 +229,7 @@ class Similarity:
         cls,
         docs: Joined,
         vocabulary: Vocabulary,
-        doc_terms: tuple[frozenset[str], ...] = (),
+        doc_terms: Sequence[frozenset[str]] = (),
     ) -> Similarity:
         """:meth:`from_encoded` of documents already :func:`joined` (runs of documents
         joined once, then together: an update re-joins only the runs it changes)."""
@@ -241,7 +241,7 @@ class Similarity:
     def update(
         self,
         docs: Joined,
-        doc_terms: tuple[frozenset[str], ...],
+        doc_terms: Sequence[frozenset[str]],
         removed: Sequence[int],
         added: Sequence[int],
     ) -> Similarity:
@@ -296,7 +296,7 @@ class Similarity:
         vocabulary: Vocabulary,
         frequency: np.ndarray,
         order: np.ndarray,
-        doc_terms: tuple[frozenset[str], ...],
+        doc_terms: Sequence[frozenset[str]],
         ids: np.ndarray | None = None,
         lengths: np.ndarray | None = None,
     ) -> Similarity:
