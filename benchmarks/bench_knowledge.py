@@ -137,14 +137,18 @@ def in_process(size: int) -> dict[str, Any]:
 
     from bench_match import clear_caches
 
+    from bot.cli.serve import SWITCH_INTERVAL
     from bot.match.index import MatchIndex
+    from bot.memory import collector_off
     from graph.build import build_graph
 
+    sys.setswitchinterval(SWITCH_INTERVAL)  # as errkb serve does
     records = sorted(records_of(size), key=lambda r: r.id)
     start = time.process_time()
-    index = MatchIndex.build(records)
-    graph = build_graph(records)
-    graph.centralities()
+    with collector_off():  # as LiveKnowledge builds
+        index = MatchIndex.build(records)
+        graph = build_graph(records, packed=index.packed_records())
+        graph.centralities()
     build = time.process_time() - start
     gc.collect()
     gc.freeze()  # as errkb serve does after its first load
@@ -174,11 +178,13 @@ def in_process(size: int) -> dict[str, Any]:
             n += 1
             changed = edited(rng.choice(records), n)
             begun = time.thread_time()
-            new_index = current["index"].update([changed])
-            new_graph = current["graph"].update([changed])
-            new_graph.centralities()
+            with collector_off():  # as LiveKnowledge updates
+                new_index = current["index"].update([changed])
+                new_graph = current["graph"].update([changed])
+                new_graph.centralities()
             updates.append(time.thread_time() - begun)
             current["index"], current["graph"] = new_index, new_graph
+            gc.freeze()  # as errkb serve's LiveKnowledge does after each swap
 
     with sampled_rss() as samples:
         updater = threading.Thread(target=update_loop)

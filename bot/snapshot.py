@@ -35,7 +35,6 @@ passes over them made the load about seven times slower.
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import logging
 import os
@@ -52,6 +51,7 @@ from typing import IO, Any
 
 from bot.match.index import RecordParts
 from bot.match.similarity import Vocabulary
+from bot.memory import collector_off
 from graph.build import Reference
 
 log = logging.getLogger(__name__)
@@ -164,18 +164,13 @@ def load(path: Path) -> Snapshot | None:
     pickle runs code when loaded."""
     if not path.exists():
         return None
-    collecting = gc.isenabled()
-    gc.disable()  # millions of new objects: the collector would walk them again and again
     try:
-        with path.open("rb") as source:
+        with collector_off(), path.open("rb") as source:  # millions of new objects
             snapshot = _read(source)
     except Exception as error:  # noqa: BLE001 - any damage means: build from the database
         log.warning("ignoring an unreadable knowledge snapshot %s: %s", path, error,
                     extra={"path": str(path)})  # fmt: skip
         return None
-    finally:
-        if collecting:
-            gc.enable()
     if snapshot is None:
         log.info("ignoring a knowledge snapshot written by another errkb version: %s", path,
                  extra={"path": str(path)})  # fmt: skip

@@ -210,3 +210,28 @@ def test_a_database_made_again_at_the_same_address_is_not_taken_for_the_old_one(
 def repository_version(store: Store) -> int:
     with store.read() as session:
         return repository.kb_version(session)
+
+
+def test_a_replaced_build_is_freed_without_the_cyclic_collector() -> None:
+    """``errkb serve`` freezes each build out of the collector's sight (LiveKnowledge
+    ``freeze``): that is safe only while a dropped index or graph holds no reference
+    cycle, so reference counting alone frees it."""
+    import gc
+
+    from bot.match.index import MatchIndex
+    from graph.build import build_graph
+
+    records = sorted(SMALL, key=lambda r: r.id)
+    gc.collect()
+    index = MatchIndex.build(records)
+    graph = build_graph(records, packed=index.packed_records())
+    for n, record in enumerate(records[:6]):  # edits, a removal, links changed, caches filled
+        index.triage(record.signature)
+        index.search(record.signature)
+        graph.centralities()
+        edited = record.model_copy(update={"root_cause": f"changed {n}"})
+        removed = [records[-1].id] if n == 3 else []
+        index, graph = index.update([edited], removed), graph.update([edited], removed)
+        graph.record(edited.id)
+    del index, graph
+    assert gc.collect() == 0

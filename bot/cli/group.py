@@ -43,14 +43,13 @@ def _uncollected() -> Iterator[None]:
     every full collection after: about a tenth of ``errkb triage``'s CPU time,
     measured. Frozen, collections skip them; reference counting still frees.
     """
-    enabled = gc.isenabled()
-    gc.disable()
+    from bot.memory import collector_off
+
     try:
-        yield
+        with collector_off():
+            yield
     finally:
         gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 def load(command: Command) -> TyperCommand:

@@ -63,7 +63,7 @@ def serve(
     knowledge = LiveKnowledge(
         store_loader(store), version_reader(store), changes=change_reader(store),
         observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds,
-        on_rebuild=metrics.rebuild, on_first_load=_freeze,
+        on_rebuild=metrics.rebuild, on_first_load=_freeze, freeze=True,
         snapshot=lambda: snapshot_path(settings.cache_dir, settings.database_url, epoch_reader(store)()),
     )  # fmt: skip
     # built on its own thread: /healthz says "starting" meanwhile, pastes wait for it

@@ -23,14 +23,13 @@ third building models, a third SQLite and row handling, a quarter JSON.
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Column, Select, Table, select
 
+from bot.memory import collector_off
 from bot.records import Record
 from bot.store import tables
 from bot.store.convert import READ_COLUMNS, record_data, trusted_record
@@ -98,7 +97,7 @@ def load_records(
         deprecated = select(state.c.record_id).where(state.c.deprecated_at.is_not(None))
         stmt = stmt.where(table.c.id.not_in(deprecated))
     wanted = None if ids is None else sorted(set(ids))
-    with _collector_off():
+    with collector_off():
         rows = [row for part in _where_ids(stmt, table.c.id, wanted) for row in _dicts(session, part)]
         if not rows:
             return []
@@ -115,23 +114,6 @@ def load_records(
             trusted_record(record_data(row, *(rows_of.get(row["id"], empty) for rows_of in children)))
             for row in rows
         ]
-
-
-@contextmanager
-def _collector_off() -> Iterator[None]:
-    """No cyclic garbage collection while records are read and built.
-
-    Loading 100,000 records makes millions of objects that outlive the load; the
-    collector walked them again and again as they came: over half the CPU time of
-    the load, measured. Reference counting still frees what is dropped.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _children(
