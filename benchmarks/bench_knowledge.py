@@ -62,7 +62,7 @@ TARGET_MEMORY_PCT = 10.0
 TARGET_START_S = 60.0
 TARGET_START_GB = 1.5
 TARGET_BUILD_S = 60.0
-POLL = "1"  # ERRKB_KB_REFRESH_SECONDS of the served bot: the default
+POLL = "0.5"  # ERRKB_KB_REFRESH_SECONDS of the served bot: the default
 REBUILDS = "errkb_knowledge_rebuilds_total"
 
 

@@ -93,7 +93,7 @@ class Settings(BaseSettings):
         description="Log lines as JSON or text; auto: text on a terminal, JSON otherwise.",
     )
     kb_refresh_seconds: float = Field(
-        default=1.0, gt=0, le=3600,
+        default=0.5, gt=0, le=3600,
         description="How often a server checks the database for changed records (and re-indexes them).",
     )  # fmt: skip
     cache_dir: Path = Field(
