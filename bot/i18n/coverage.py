@@ -92,18 +92,32 @@ def _same_language(a: str, b: str) -> bool:
     return a.split("_")[0] == b.split("_")[0]
 
 
+def record_coverage(record: Record, locale: str) -> tuple[int, tuple[str, ...]] | None:
+    """One record's share of :func:`locale_coverage`: how many of its texts have words, and
+    the paths of those with no translation in ``locale``; None when it is written in that
+    language (a reader of it sees no other)."""
+    if _same_language(record.locale, locale):
+        return None
+    texts = sum(1 for text in source_texts(record).values() if has_words(text))
+    return texts, localize(record, locale).fallbacks
+
+
 def locale_coverage(records: Sequence[Record], locale: str) -> LocaleCoverage:
     """What a reader in ``locale`` would see in another language, record by record."""
-    others = [r for r in records if not _same_language(r.locale, locale)]
+    others = 0
     gaps = []
     texts = missing = 0
-    for record in others:
-        texts += sum(1 for text in source_texts(record).values() if has_words(text))
-        paths = localize(record, locale).fallbacks
+    for record in records:
+        counted = record_coverage(record, locale)
+        if counted is None:
+            continue
+        others += 1
+        texts += counted[0]
+        paths = counted[1]
         missing += len(paths)
         if paths:
             gaps.append(Gap(record.id, locale, paths))
-    return LocaleCoverage(locale, len(others), len(others) - len(gaps), texts, texts - missing,
+    return LocaleCoverage(locale, others, others - len(gaps), texts, texts - missing,
                           tuple(gaps))  # fmt: skip
 
 
@@ -112,4 +126,5 @@ def coverage(records: Sequence[Record], locales: Iterable[str]) -> tuple[LocaleC
     return tuple(locale_coverage(records, locale) for locale in locales)
 
 
-__all__ = ["Gap", "LocaleCoverage", "coverage", "fallback_note", "fallen_back", "locale_coverage"]
+__all__ = ["Gap", "LocaleCoverage", "coverage", "fallback_note", "fallen_back", "locale_coverage",
+           "record_coverage"]

@@ -84,3 +84,34 @@ def test_the_check_command_lists_gaps_and_fails_when_strict(
     assert list(zh["untranslated"]) == ["llm/half"]
     path.write_text(json.dumps([fully_translated()], ensure_ascii=False), encoding="utf-8")
     assert _run(capsys, "i18n", "check", "--records", str(path), "--strict")[0] == 0
+
+
+def test_the_home_tab_share_counts_only_changed_records_again_and_equals_a_full_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import bot.slack.home
+    from bot.i18n import available_locales
+    from bot.match.index import MatchIndex
+    from bot.slack.home import _Translated
+
+    def full_count(records: list[Record]) -> dict[str, float]:
+        return {found.locale: found.percent for found in coverage(records, available_locales())}
+
+    half = record({"id": "llm/half"})
+    chinese = Record.model_validate({**linked_seed(), "id": "llm/zh", "locale": "zh", "signature_zh": None})
+    records = [Record.model_validate(fully_translated()), half, chinese]
+    share = _Translated()
+    index = MatchIndex.build(sorted(records, key=lambda r: r.id), warm=False)
+    assert share(index) == full_count(records) and 0 < share(index)["zh"] < 100
+    # the half-translated record gets its Chinese dead end: only it is counted again
+    done = record({"id": "llm/half", "dead_ends_zh": [None, {"action": "重启服务", "why_fails": "重启后预算不变。"}]})
+    updated = index.update([done])
+    counted: list[str] = []
+    real = bot.slack.home.record_coverage
+    monkeypatch.setattr(bot.slack.home, "record_coverage",
+                        lambda r, locale: counted.append(r.id) or real(r, locale))  # fmt: skip
+    now = share(updated)
+    assert set(counted) == {"llm/half"} and len(counted) == len(available_locales())
+    assert now == full_count([records[0], done, chinese]) and now["zh"] > full_count(records)["zh"]
+    removed = updated.update([], ["llm/half"])
+    assert share(removed) == full_count([records[0], chinese])
