@@ -19,7 +19,6 @@ which would otherwise walk the growing heap again and again.
 from __future__ import annotations
 
 import gc
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -28,7 +27,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import ctypes
 
-log = logging.getLogger(__name__)
 #: glibc's ``M_MMAP_THRESHOLD`` option, and the threshold it is fixed at (glibc's default).
 _M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 128 * 1024
@@ -57,7 +55,10 @@ def tune_allocator() -> bool:
 def release_freed() -> bool:
     """Hand the heap pages malloc holds free back to the system; False where it cannot."""
     libc = _libc()
-    return libc is not None and bool(libc.malloc_trim(0) or True)
+    if libc is None:
+        return False
+    libc.malloc_trim(0)  # says whether any page went back; either way the call did its work
+    return True
 
 
 @contextmanager

@@ -150,21 +150,16 @@ def build_graph(
     records: Iterable[Record],
     *,
     observed: Iterable[ObservedEdge] = (),
-    references: Mapping[str, tuple[Reference, ...]] | None = None,
     packed: PackedRecords | None = None,
 ) -> KnowledgeGraph:
     """Build the transition graph of ``records`` (see the module docstring).
 
-    ``references``: each record's references as :meth:`KnowledgeGraph.said` gave them
-    (kept from an earlier build), so they need not be read from the records again.
     ``packed``: ``records`` already packed (the match index's), kept as they are; a
-    graph keeps its records packed (:mod:`bot.records.packed`).
+    graph keeps its records packed (:mod:`bot.records.packed`). A graph made again from
+    references kept from an earlier build: :func:`relink_graph`.
     """
     records = list(records)
-    known = references or {}
-    said: dict[str, tuple[Reference, ...]] = {}
-    for record in records:
-        said[record.id] = known[record.id] if record.id in known else tuple(_references(record))
+    said = {record.id: tuple(_references(record)) for record in records}
     by_id = packed if packed is not None else PackedRecords.of(records)
     return _link(by_id, said, observed)
 

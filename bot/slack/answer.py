@@ -110,19 +110,19 @@ def triage_timed(kb: MatchIndex, text: str, metrics: Metrics,
 def read_context(store: Store, text: str, channel: str) -> tuple[dict[str, str | None], ChannelSettings]:
     """What people taught errkb about the errors of ``text`` (template → record, or None),
     and the channel's settings: one read."""
-    templates = [e.template for e in extract(text).errors]
     with store.read() as session:
-        learned = corrections_repo.learned(session, templates=templates) if templates else {}
-        return learned, channel_repo.channel_settings(session, channel=channel)
+        return _learned(session, text), channel_repo.channel_settings(session, channel=channel)
 
 
 def read_learned(store: Store, text: str) -> dict[str, str | None]:
     """What people taught errkb about the errors of ``text`` alone (the channel is known)."""
-    templates = [e.template for e in extract(text).errors]
-    if not templates:
-        return {}
     with store.read() as session:
-        return corrections_repo.learned(session, templates=templates)
+        return _learned(session, text)
+
+
+def _learned(session: Session, text: str) -> dict[str, str | None]:
+    templates = [e.template for e in extract(text).errors]
+    return corrections_repo.learned(session, templates=templates) if templates else {}
 
 
 def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store, index: IndexSource,
