@@ -269,6 +269,27 @@ class _Records(Sequence[Record]):
         return unpack(self._parts[index].packed)
 
 
+class _Documents(Sequence[Encoded]):
+    """Each record's identity (``which`` 0) or context (1) document, read from its parts."""
+
+    __slots__ = ("_parts", "_which")
+
+    def __init__(self, parts: Sequence[RecordParts], which: int) -> None:
+        self._parts, self._which = parts, which
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+    @overload
+    def __getitem__(self, index: int) -> Encoded: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Encoded]: ...
+    def __getitem__(self, index: int | slice) -> Encoded | list[Encoded]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        return _document(self._parts[index].documents, self._which)
+
+
 class _DocTerms(Sequence[frozenset[str]]):
     """Each record's identity terms, made from its encoded document when asked (the ranker
     asks for a paste's candidates only; kept for all, they cost 2 KB a record). A set
@@ -439,22 +460,27 @@ class MatchIndex:
         runs = self._segments
         self.records: Sequence[Record] = _Records(self.parts)  # unpacked when read
         self._variants = list(chain.from_iterable(s.variants for s in runs))
-        identity = joined_runs([s.identity for s in runs])
         identity_terms = _DocTerms(self.parts, vocabulary)
-        context = joined_runs([s.context for s in runs])
         self.info = list(chain.from_iterable(s.info for s in runs))
         if previous is None:
             self._by_id = {part.id: n for n, part in enumerate(self.parts)}
+            identity = joined_runs([s.identity for s in runs])
             self.similarity = Similarity.from_arrays(identity, vocabulary, identity_terms)
-            self.context = Similarity.from_arrays(context, vocabulary)
+            del identity
+            self.context = Similarity.from_arrays(joined_runs([s.context for s in runs]), vocabulary)
             self.variants = Variants.of(self._variants, [p.id for p in self.parts])
         else:  # from the index before, these records changed: only their share is redone
             before, changed, upserted = previous
             self._by_id = _positions(before, self.parts, changed, upserted)
             gone = sorted(before._by_id[k] for k in changed if k in before._by_id)
             added = sorted(self._by_id[k] for k in upserted)
-            self.similarity = before.similarity.update(identity, identity_terms, gone, added)
-            self.context = before.context.update(context, (), gone, added)
+            self.similarity = before.similarity.update(
+                [s.identity for s in runs], _Documents(self.parts, 0), _Documents(before.parts, 0),
+                identity_terms, gone, added,
+            )  # fmt: skip
+            self.context = before.context.update(
+                [s.context for s in runs], _Documents(self.parts, 1), _Documents(before.parts, 1), (), gone, added
+            )
             self.variants = before.variants.update(
                 before._variants, before._by_id, self._variants,
                 lambda n: self.parts[n].id, gone, added,

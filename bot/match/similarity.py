@@ -13,10 +13,11 @@ are split into their parts. The terms of each record come from
 :func:`record_terms`, a function of that record alone. Built once per index; a
 query is a handful of numpy ``bincount`` calls over posting arrays, never a
 Python loop over records, and a build is array operations over documents
-encoded once (:class:`Vocabulary`). An update (:meth:`Similarity.update`) does not
-sort the postings again: the kept ones are renumbered and the changed documents'
-put in their places; the weights are computed again in array operations (the
-average document length moves with any change, and every weight with it). Scores
+encoded once (:class:`Vocabulary`). Postings keep raw counts and are weighted when
+queried (the average document length and the document frequencies move with any
+change, and every weight with them), so an update (:meth:`Similarity.update`) makes
+postings for the changed documents only and shares the rest; what every document
+needs at once (its self-score) is worked out again run by run. Scores
 are normalised by each document's self-score, so ``1.0`` means the query contains
 every term of the record's text.
 """
@@ -24,7 +25,7 @@ every term of the record's text.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,6 +38,16 @@ from bot.records import Record
 
 K1 = 1.2
 B = 0.75
+#: An update makes postings for the documents changed since the last full build; past
+#: this share of all documents (and at least :data:`FOLD_LEAST` of them), they are folded
+#: into a new base (one build's worth of memory, once in that many changes).
+FOLD_SHARE = 0.05
+#: The share of an index's postings kept weighted for the terms queries meet (a paste's
+#: common terms are weighted once per index, not once per paste).
+CACHED_SHARE = 0.25
+#: Terms weighted at a time when an update weighs again those queries met before it.
+WARM_BATCH = 256
+FOLD_LEAST = 512
 #: How much each field counts in a record's context document.
 CONTEXT_FIELDS = {
     "slug": 1.0, "regex": 1.0, "error_code": 1.0, "tags": 0.6, "root_cause": 0.5, "fixes": 0.5,
@@ -146,15 +157,15 @@ class Vocabulary:
 
 
 class TermIdf(dict[str, float]):
-    """The IDF of each term of a build's documents, by term: read from the build's arrays
-    the first time a term is asked for, then kept (a dict of every term, filled up front,
-    cost half a second per build at 100k records). ``idf[term]`` raises KeyError for a
-    term in none of the documents; :meth:`weight` gives it 0.0."""
+    """The IDF of each term of a build's documents, by term: worked out the first time a
+    term is asked for, then kept (a dict of every term, filled up front, cost half a
+    second per build at 100k records). ``idf[term]`` raises KeyError for a term in none of
+    the documents; :meth:`weight` gives it 0.0."""
 
-    def __init__(self, vocabulary: Vocabulary, frequency: np.ndarray, idf_of: np.ndarray) -> None:
+    def __init__(self, vocabulary: Vocabulary, frequency: np.ndarray, size: int) -> None:
         super().__init__()
         self._numbers, self._known = vocabulary.numbers, len(frequency)
-        self._frequency, self._idf_of = frequency, idf_of
+        self._frequency, self._size = frequency, size
 
     def weight(self, term: str) -> float:
         known = self.get(term)
@@ -163,7 +174,7 @@ class TermIdf(dict[str, float]):
         number = self._numbers.get(term, self._known)
         if number >= self._known or self._frequency[number] == 0:
             return 0.0
-        value = self[term] = float(self._idf_of[number])
+        value = self[term] = float(_idf(self._size, self._frequency[number : number + 1])[0])
         return value
 
     def __missing__(self, term: str) -> float:
@@ -173,27 +184,90 @@ class TermIdf(dict[str, float]):
         return value
 
 
+def _idf(size: int, frequency: np.ndarray) -> np.ndarray:
+    """BM25's IDF of terms in ``frequency`` documents of ``size`` (one formula for every
+    caller: the same inputs give the same bits wherever they are computed)."""
+    df = frequency.astype(np.float64)
+    return np.log(1 + (size - df + 0.5) / (df + 0.5))  # type: ignore[no-any-return]
+
+
+def _weights(idf_each: np.ndarray, tfs: np.ndarray, norm_each: np.ndarray) -> np.ndarray:
+    """BM25 term weights of postings (float64), each with its term's IDF and its
+    document's length norm."""
+    return idf_each * tfs * (K1 + 1) / (tfs + norm_each)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Postings:
+    """Term-major postings of some documents: those of term number ``n`` are
+    ``ids[starts[n]:starts[n + 1]]`` (by document) with their counts in the same slice of
+    ``tfs``; a term numbered after these were made has none. Never changed once made,
+    so the indexes updated from one another share them."""
+
+    starts: np.ndarray
+    ids: np.ndarray
+    tfs: np.ndarray
+
+    @classmethod
+    def of(cls, docs: Joined, terms: int, doc_ids: np.ndarray | None = None) -> Postings:
+        """The postings of joined ``docs`` (numbered 0…, or ``doc_ids``), for the first
+        ``terms`` term numbers."""
+        numbers, tfs, per_doc = docs
+        count = len(per_doc)
+        ids = np.arange(count, dtype=np.int32) if doc_ids is None else doc_ids.astype(np.int32)
+        order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
+        starts = np.zeros(terms + 1, dtype=np.int64)
+        np.cumsum(np.bincount(numbers, minlength=terms), out=starts[1:])
+        return cls(starts, np.repeat(ids, per_doc)[order], tfs[order])
+
+    def found(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The postings of term numbers ``terms``, term by term, without a loop: their
+        documents, counts, and which of ``terms`` each one is of (by position)."""
+        inside = np.flatnonzero(terms < len(self.starts) - 1)
+        first = self.starts[terms[inside]]
+        lengths = self.starts[terms[inside] + 1] - first
+        if not len(lengths):
+            empty = np.zeros(0, np.int64)
+            return empty, empty.astype(np.float64), empty
+        ends = np.cumsum(lengths)
+        positions = np.arange(int(ends[-1])) + np.repeat(first - (ends - lengths), lengths)
+        return self.ids[positions], self.tfs[positions], np.repeat(inside, lengths)
+
+
 @dataclass(frozen=True)
 class Similarity:
+    """BM25 over documents, kept as postings of raw counts and weighted when queried
+    (with the current document frequencies and average length), so an update makes
+    postings for the changed documents only: those of the last full build (``base``,
+    shared with every index updated from it, its documents mapped to their current
+    numbers, a changed one's to none) and those of every document added or changed
+    since (``delta``, made again at each update and folded into a new base when it
+    grows past :data:`FOLD_SHARE` of the documents). What depends on every document at
+    once (each one's self-score and IDF weight) is one array a document, worked out again
+    run by run of documents. Scores equal a fresh build's of the same documents, bit
+    for bit."""
+
     size: int
     idf: TermIdf
-    #: term → its number (in a vocabulary shared with later builds, which may add terms);
-    #: the postings of term number ``n`` are ``ids[starts[n]:starts[n + 1]]`` and the same
-    #: slice of ``weights`` (one pair of flat arrays, by term then document; a term in none
-    #: of these documents has an empty slice, one numbered after this build none at all)
+    #: term → its number (in a vocabulary shared with later builds, which may add terms)
     vocabulary: Vocabulary = field(repr=False)
-    frequency: np.ndarray = field(repr=False)  # term number → its documents
-    starts: np.ndarray = field(repr=False)
-    ids: np.ndarray = field(repr=False)
-    weights: np.ndarray = field(repr=False)
-    self_score: np.ndarray = field(repr=False)
-    #: each posting's place in the documents joined (by document, then as each document
-    #: lists its terms), and where each document starts there: what an update edits
-    order: np.ndarray = field(repr=False)
-    offsets: np.ndarray = field(repr=False)
+    frequency: np.ndarray = field(repr=False)  # term number → how many documents have it
+    base: Postings = field(repr=False)
+    #: base document → its number now (-1: removed or changed since); None: the same
+    base_map: np.ndarray | None = field(repr=False)
+    delta: Postings | None = field(repr=False)
+    delta_docs: np.ndarray = field(repr=False)  # the documents in ``delta``, sorted
     lengths: np.ndarray = field(repr=False)  # each document's length (its counts summed)
+    norm: np.ndarray = field(repr=False)  # each document's length norm
+    self_score: np.ndarray = field(repr=False)
     doc_terms: Sequence[frozenset[str]] = field(repr=False, default=())
     doc_weight: tuple[float, ...] = field(repr=False, default=())
+    #: term number → its postings' documents and weights, as queries meet them (up to
+    #: :data:`CACHED_SHARE` of the postings): a common term is weighted once per index
+    _kept: dict[int, tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    _room: list[int] = field(default_factory=lambda: [-1], repr=False, compare=False)
 
     @classmethod
     def build(cls, records: Sequence[Record]) -> Similarity:
@@ -232,105 +306,114 @@ class Similarity:
         doc_terms: Sequence[frozenset[str]] = (),
     ) -> Similarity:
         """:meth:`from_encoded` of documents already :func:`joined` (runs of documents
-        joined once, then together: an update re-joins only the runs it changes)."""
-        numbers = docs[0]
-        frequency = np.bincount(numbers, minlength=len(vocabulary))
-        order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
-        return cls._weighted(docs, vocabulary, frequency, order, doc_terms)
+        joined once, then together)."""
+        numbers, tfs, per_doc = docs
+        count = len(per_doc)
+        frequency = np.bincount(numbers, minlength=len(vocabulary)).astype(np.int32)
+        doc = np.repeat(np.arange(count, dtype=np.int32), per_doc)
+        lengths = np.bincount(doc, weights=tfs, minlength=count)
+        base = Postings.of(docs, len(vocabulary))
+        return cls._weighted([docs], vocabulary, frequency, lengths, doc_terms, base, None, None,
+                             np.zeros(0, np.int64))  # fmt: skip
 
     def update(
         self,
-        docs: Joined,
+        runs: Sequence[Joined],
+        docs: Sequence[Encoded],
+        before: Sequence[Encoded],
         doc_terms: Sequence[frozenset[str]],
         removed: Sequence[int],
         added: Sequence[int],
+        *,
+        pause: Callable[[], None] | None = None,
     ) -> Similarity:
-        """The index :meth:`from_arrays` makes of ``docs``: these documents with those at
-        ``removed`` (sorted positions here) taken out and those at ``added`` (sorted
-        positions in ``docs``) put in. The postings are not sorted again: the kept ones
-        move, the added ones are merged in; BM25 weights are computed again (the average
-        length, and so every weight, moves with any change)."""
+        """The index :meth:`from_arrays` makes of the documents now: ``runs``, joined
+        runs of consecutive documents that together are all of them (``docs``: the same
+        documents one by one); those at ``removed`` (sorted positions in ``before``, the
+        documents of this index) taken out and those at ``added`` (sorted positions now)
+        put in. Postings are made for the documents added since the last full build
+        only; the terms queries met in this index are weighted for the new one (so the
+        pastes after the update do not); ``pause`` is called between runs of the work (a
+        busy server lets requests go first)."""
         vocabulary = self.vocabulary
-        numbers, _, per_doc = docs
+        count = sum(len(run[2]) for run in runs)
+        old_count = len(self.lengths)
         gone, new = np.array(removed, dtype=np.int64), np.array(added, dtype=np.int64)
-        kept = moved(len(self.offsets) - 1, removed, added)  # old document → new
-        offsets = np.zeros(len(per_doc) + 1, dtype=np.int64)
-        np.cumsum(per_doc, out=offsets[1:])
-        old_docs = self.ids
-        keep = ~np.isin(old_docs, gone) if len(gone) else np.ones(len(old_docs), dtype=bool)
-        moved_docs = kept[old_docs[keep]]
-        order = offsets[moved_docs] + (self.order[keep] - self.offsets[old_docs[keep]])
-        frequency = np.zeros(len(vocabulary), dtype=np.int64)
+        kept = moved(old_count, removed, added)  # old document → new
+        kept[gone] = -1
+        frequency = np.zeros(len(vocabulary), dtype=np.int32)
         frequency[: len(self.frequency)] = self.frequency
-        np.subtract.at(frequency, np.searchsorted(self.starts, np.flatnonzero(~keep), "right") - 1, 1)
-        starts = np.zeros(len(frequency) + 1, dtype=np.int64)
-        np.cumsum(frequency, out=starts[1:])
-        # the added documents' postings put in their places (by term, then document)
-        # (place among the kept, term, document, position): a place at the end of one term's
-        # postings is also the start of the next term's, so the term comes before the document
-        places: list[tuple[int, int, int, int]] = []
-        for j in new.tolist():
-            for at in range(int(offsets[j]), int(offsets[j + 1])):
-                term = int(numbers[at])
-                first, end = starts[term], starts[term + 1]
-                places.append((int(first + np.searchsorted(moved_docs[first:end], j)), term, j, at))
-        places.sort()
-        where = np.array([p[0] for p in places], dtype=np.int64)
-        fresh = np.array([p[3] for p in places], dtype=np.int64)
-        order = np.insert(order, where, fresh)
-        ids = np.insert(moved_docs.astype(np.int32), where, np.array([p[2] for p in places], np.int32))
-        np.add.at(frequency, numbers[fresh], 1)
-        lengths = np.zeros(len(per_doc), dtype=np.float64)
-        alive = np.ones(len(kept), dtype=bool)
-        alive[gone] = False
+        for j in removed:
+            np.subtract.at(frequency, before[j][0], 1)
+        lengths = np.zeros(count, dtype=np.float64)
+        alive = kept >= 0
         lengths[kept[alive]] = self.lengths[alive]
-        for j in new.tolist():  # summed as a build sums them (in order, from zero)
-            counts = docs[1][offsets[j] : offsets[j + 1]]
+        for j in added:  # summed as a build sums them (in order, from zero)
+            numbers, counts = docs[j]
+            np.add.at(frequency, numbers, 1)
             lengths[j] = np.bincount(np.zeros(len(counts), np.intp), counts, minlength=1)[0]
-        return self._weighted(docs, vocabulary, frequency, order, doc_terms, ids, lengths)
+        delta_docs = np.union1d(kept[self.delta_docs][kept[self.delta_docs] >= 0], new)
+        if len(delta_docs) > max(FOLD_LEAST, FOLD_SHARE * count):  # folded into a new base
+            if pause is not None:
+                pause()
+            base = Postings.of(joined_runs(runs), len(vocabulary))
+            updated = self._weighted(runs, vocabulary, frequency, lengths, doc_terms, base, None, None,
+                                     np.zeros(0, np.int64), pause)  # fmt: skip
+        else:
+            base_map = kept if self.base_map is None else np.where(self.base_map >= 0, kept[self.base_map], -1)
+            base_map = base_map.astype(np.int32)  # a changed document's old postings: none (-1)
+            delta = Postings.of(joined([docs[j] for j in delta_docs.tolist()]), len(vocabulary), delta_docs)
+            updated = self._weighted(runs, vocabulary, frequency, lengths, doc_terms, self.base, base_map, delta,
+                                     delta_docs, pause)  # fmt: skip
+        # the terms queries met here are weighted again now, not by the first pastes after
+        met = sorted(self._kept)
+        for at in range(0, len(met), WARM_BATCH):
+            updated._weigh(np.array(met[at : at + WARM_BATCH], dtype=np.int64))
+            if pause is not None:
+                pause()
+        return updated
 
     @classmethod
     def _weighted(
         cls,
-        docs: Joined,
+        runs: Sequence[Joined],
         vocabulary: Vocabulary,
         frequency: np.ndarray,
-        order: np.ndarray,
+        lengths: np.ndarray,
         doc_terms: Sequence[frozenset[str]],
-        ids: np.ndarray | None = None,
-        lengths: np.ndarray | None = None,
+        base: Postings,
+        base_map: np.ndarray | None,
+        delta: Postings | None,
+        delta_docs: np.ndarray,
+        pause: Callable[[], None] | None = None,
     ) -> Similarity:
-        """BM25 of ``docs`` given each term's document frequency and the postings' order by
-        term then document (``order``: positions in the joined arrays; ``ids``: their
-        documents, and ``lengths``: each document's, when known)."""
-        numbers, tfs, per_doc = docs
-        count = len(per_doc)
+        """The index with its per-document sums (self-score, IDF weight) worked out run by
+        run of ``runs`` (no array as long as all the postings is made)."""
+        count = len(lengths)
         size = max(count, 1)
-        doc = np.repeat(np.arange(count, dtype=np.int32), per_doc)
-        if lengths is None:
-            lengths = np.bincount(doc, weights=tfs, minlength=count)
         average = (float(lengths.mean()) if count else 0.0) or 1.0
-        present = np.flatnonzero(frequency)
-        df = frequency[present].astype(np.float64)
-        idf_of = np.zeros(len(frequency), dtype=np.float64)
-        idf_of[present] = np.log(1 + (size - df + 0.5) / (df + 0.5))
         norm = K1 * (1 - B + B * lengths / average)
-        idf_each = idf_of[numbers]
-        weights = idf_each * tfs * (K1 + 1) / (tfs + norm[doc])
-        self_score = np.bincount(doc, weights=weights, minlength=count).astype(np.float64)
+        self_score = np.zeros(count, dtype=np.float64)
+        doc_weight = np.zeros(count, dtype=np.float64)
+        start = 0
+        for numbers, tfs, per_doc in runs:
+            n = len(per_doc)
+            if n:
+                doc = np.repeat(np.arange(n, dtype=np.int32), per_doc)
+                idf_each = _idf(size, frequency[numbers])
+                weights = _weights(idf_each, tfs, norm[start + doc])
+                self_score[start : start + n] = np.bincount(doc, weights=weights, minlength=n)
+                doc_weight[start : start + n] = np.bincount(doc, weights=idf_each, minlength=n)
+                start += n
+            if pause is not None:
+                pause()
         self_score[self_score == 0] = 1.0
-        starts = np.zeros(len(frequency) + 1, dtype=np.int64)
-        np.cumsum(frequency, out=starts[1:])
-        offsets = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum(per_doc, out=offsets[1:])
-        # what ranking compares lines with: the terms' IDF by name, when terms are kept
-        idf = TermIdf(vocabulary, frequency if doc_terms else frequency[:0], idf_of)
-        doc_weight = np.bincount(doc, weights=idf_each, minlength=count)
         doc_weight[doc_weight == 0] = 1.0
+        # what ranking compares lines with: the terms' IDF by name, when terms are kept
+        idf = TermIdf(vocabulary, frequency if doc_terms else frequency[:0], size)
         return cls(
-            count, idf, vocabulary, frequency, starts, doc[order] if ids is None else ids,
-            weights.astype(np.float32)[order],
-            self_score, order, offsets, lengths, doc_terms, tuple(doc_weight.tolist()),
+            count, idf, vocabulary, frequency, base, base_map, delta, delta_docs, lengths, norm, self_score,
+            doc_terms, tuple(doc_weight.tolist()),
         )  # fmt: skip
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
@@ -346,13 +429,51 @@ class Similarity:
         )
         if not len(found):
             return np.zeros(self.size, dtype=np.float64)
-        first, lengths = self.starts[found], self.starts[found + 1] - self.starts[found]
-        # the positions of all the found rows' postings in the flat arrays, without a loop
-        ends = np.cumsum(lengths)
-        positions = np.arange(int(ends[-1])) + np.repeat(first - (ends - lengths), lengths)
-        ids, weights = self.ids[positions], self.weights[positions]
-        found_scores = np.bincount(ids, weights=weights, minlength=self.size)
+        ids, weights = self._postings(found)
+        found_scores = np.bincount(ids, weights=weights, minlength=self.size).astype(np.float64, copy=False)
         return found_scores / self.self_score if normalised else found_scores
+
+    def _postings(self, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The documents and BM25 weights (float32, as a build's) of the postings of
+        term numbers ``found``, term by term in that order: weighted here for the terms
+        no query met yet, in one batch of array operations."""
+        kept = self._kept
+        wanted = found.tolist()
+        missing = [t for t in wanted if t not in kept]
+        weighed = self._weigh(np.array(missing, dtype=np.int64)) if missing else kept
+        pairs = [kept[t] if t in kept else weighed[t] for t in wanted]
+        if len(pairs) == 1:
+            return pairs[0]
+        return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
+
+    def _weigh(self, terms: np.ndarray) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """The postings of ``terms`` weighted, by term (kept for later queries while there
+        is room)."""
+        idf = _idf(max(self.size, 1), self.frequency[terms])
+        groups = []
+        for postings, mapping in ((self.base, self.base_map), (self.delta, None)):
+            if postings is None:
+                continue
+            ids, tfs, which = postings.found(terms)
+            if mapping is not None:  # base documents by their number now; changed ones out
+                ids = mapping[ids]
+                live = ids >= 0
+                ids, tfs, which = ids[live], tfs[live], which[live]
+            weights = _weights(idf[which], tfs, self.norm[ids]).astype(np.float32)
+            groups.append((ids.astype(np.int32, copy=False), weights, np.searchsorted(which, np.arange(len(terms) + 1))))
+        weighed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for k, term in enumerate(terms.tolist()):
+            pairs = [(g[0][g[2][k] : g[2][k + 1]], g[1][g[2][k] : g[2][k + 1]]) for g in groups]
+            weighed[term] = pairs[0] if len(pairs) == 1 else (
+                np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs]))  # fmt: skip
+        room = self._room
+        if room[0] < 0:
+            room[0] = int(CACHED_SHARE * (len(self.base.ids) + (len(self.delta.ids) if self.delta else 0)))
+        size = sum(len(pair[0]) for pair in weighed.values())
+        if size <= room[0]:
+            room[0] -= size
+            self._kept.update(weighed)
+        return weighed
 
     def top(self, query_terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         return self.best(self.scores(query_terms), limit) if self.size else []

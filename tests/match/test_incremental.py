@@ -216,26 +216,58 @@ def test_graph_nodes_turn_into_placeholders_and_back_as_a_fresh_build_does() -> 
         assert list(graph.centralities().values()) == list(fresh.centralities().values())
 
 
-def test_an_updated_bm25_index_scores_as_one_built_from_scratch() -> None:
-    """Documents taken out and put in at the front, middle and end, an empty one, terms no
-    document had before and terms no document keeps: every term scores the same documents
-    the same as in an index built from the final documents."""
+def _bm25_steps(rng: random.Random, words: list[str], steps: list[tuple[list[int], list[int]]],
+                fold: tuple[float, int]) -> None:  # fmt: skip
+    from bot.match import similarity
     from bot.match.similarity import Similarity, Vocabulary, joined
 
-    words = "disk full cuda memory socket refused 显存 不足 retry token expired lock".split()
-    rng = random.Random(11)
+    similarity.FOLD_SHARE, similarity.FOLD_LEAST = fold
     docs = [{w: float(rng.randint(1, 3)) for w in rng.sample(words, rng.randint(1, 5))} for _ in range(30)]
     vocabulary = Vocabulary()
-    index = Similarity.from_arrays(joined([vocabulary.encode(d) for d in docs]), vocabulary)
-    steps = [([0, 7, 29], [0, 5, 27, 28]), ([3], [3, 4, 29, 30]), ([1, 2, 31], []), ([], [1, 9])]
+    encoded = [vocabulary.encode(d) for d in docs]
+    index = Similarity.from_arrays(joined(encoded), vocabulary)
     for number, (removed, added) in enumerate(steps):
+        before = encoded
         kept = [d for n, d in enumerate(docs) if n not in removed]
         for at in added:
-            new = {w: float(rng.randint(1, 3)) for w in rng.sample(words, 6)} | {f"new{number}": 2.0}
+            new = {w: float(rng.randint(1, 3)) * 0.6 for w in rng.sample(words, 6)} | {f"new{number}": 2.0}
             kept.insert(at, new if at % 4 else {})
         docs = kept
-        index = index.update(joined([vocabulary.encode(d) for d in docs]), (), removed, added)
+        encoded = [vocabulary.encode(d) for d in docs]
+        runs = [joined(encoded[i : i + 7]) for i in range(0, len(encoded), 7)]
+        index = index.update(runs, encoded, before, (), removed, added)
         fresh = Similarity.from_docs(docs, keep_terms=False)
-        for term in [*words, "new0", "new1", "new2", "new3"]:
+        for term in [*words, *(f"new{n}" for n in range(len(steps)))]:
             assert index.scores([term]).tolist() == fresh.scores([term]).tolist(), term
+        for query in (words[:3], words[2:9], words):
+            assert index.scores(query).tolist() == fresh.scores(query).tolist()
+            assert index.scores(query, normalised=False).tolist() == fresh.scores(query, normalised=False).tolist()
         assert index.doc_weight == fresh.doc_weight and index.size == fresh.size == len(docs)
+        assert index.self_score.tolist() == fresh.self_score.tolist()
+
+
+@pytest.mark.parametrize("fold", [(0.05, 512), (0.1, 2)], ids=["delta", "folded-often-nothing-kept"])
+def test_an_updated_bm25_index_scores_as_one_built_from_scratch(fold: tuple[float, int],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Documents taken out and put in at the front, middle and end, an empty one, terms no
+    document had before and terms no document keeps, changes kept apart from the last full
+    build's postings or folded into a new one: every query scores the same documents the
+    same as in an index built from the final documents, bit for bit, whether the weighted
+    postings of the terms queries met are kept or not."""
+    from bot.match import similarity
+
+    monkeypatch.setattr(similarity, "FOLD_SHARE", similarity.FOLD_SHARE)
+    monkeypatch.setattr(similarity, "FOLD_LEAST", similarity.FOLD_LEAST)
+    monkeypatch.setattr(similarity, "CACHED_SHARE", 0.25 if fold[1] > 2 else 0.0)  # weighted terms kept, or not
+    words = "disk full cuda memory socket refused 显存 不足 retry token expired lock".split()
+    steps = [([0, 7, 29], [0, 5, 27, 28]), ([3], [3, 4, 29, 30]), ([1, 2, 31], []), ([], [1, 9])]
+    _bm25_steps(random.Random(11), words, steps, fold)
+    rng = random.Random(5)
+    size, many = 30, []
+    for _ in range(12):  # random edits, arrivals and removals
+        removed = sorted(rng.sample(range(size), rng.randint(0, 3)))
+        count = rng.randint(0, 3)
+        added = sorted(rng.sample(range(size - len(removed) + count), count))
+        many.append((removed, added))
+        size += len(added) - len(removed)
+    _bm25_steps(rng, words, many, fold)
