@@ -24,6 +24,7 @@ every term of the record's text.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -191,6 +192,13 @@ def _idf(size: int, frequency: np.ndarray) -> np.ndarray:
     return np.log(1 + (size - df + 0.5) / (df + 0.5))  # type: ignore[no-any-return]
 
 
+def _floats(values: np.ndarray) -> array[float]:
+    """``values`` as a compact array that gives Python floats."""
+    out = array("d")
+    out.frombytes(values.astype(np.float64, copy=False).tobytes())
+    return out
+
+
 def _weights(idf_each: np.ndarray, tfs: np.ndarray, norm_each: np.ndarray) -> np.ndarray:
     """BM25 term weights of postings (float64), each with its term's IDF and its
     document's length norm."""
@@ -201,31 +209,46 @@ def _weights(idf_each: np.ndarray, tfs: np.ndarray, norm_each: np.ndarray) -> np
 class Postings:
     """Term-major postings of some documents: those of term number ``n`` are
     ``ids[starts[n]:starts[n + 1]]`` (by document) with their counts in the same slice of
-    ``tfs``; a term numbered after these were made has none. Never changed once made,
-    so the indexes updated from one another share them."""
+    ``tfs``; a term numbered after these were made has none. With ``terms`` (the term
+    numbers that have postings, sorted), ``starts`` is by place in ``terms`` instead: a
+    table as long as the terms these documents have, not the vocabulary. Never changed
+    once made, so the indexes updated from one another share them."""
 
     starts: np.ndarray
     ids: np.ndarray
     tfs: np.ndarray
+    terms: np.ndarray | None = None
 
     @classmethod
-    def of(cls, docs: Joined, terms: int, doc_ids: np.ndarray | None = None) -> Postings:
+    def of(cls, docs: Joined, terms: int, doc_ids: np.ndarray | None = None, *, compact: bool = False) -> Postings:
         """The postings of joined ``docs`` (numbered 0…, or ``doc_ids``), for the first
-        ``terms`` term numbers."""
+        ``terms`` term numbers (``compact``: a table of the terms they have)."""
         numbers, tfs, per_doc = docs
         count = len(per_doc)
         ids = np.arange(count, dtype=np.int32) if doc_ids is None else doc_ids.astype(np.int32)
         order = np.argsort(numbers, kind="stable")  # by term, each term's postings by document
+        ids, tfs = np.repeat(ids, per_doc)[order], tfs[order]
+        if compact:
+            present, counts = np.unique(numbers, return_counts=True)
+            starts = np.zeros(len(present) + 1, dtype=np.int64)
+            np.cumsum(counts, out=starts[1:])
+            return cls(starts, ids, tfs, present)
         starts = np.zeros(terms + 1, dtype=np.int64)
         np.cumsum(np.bincount(numbers, minlength=terms), out=starts[1:])
-        return cls(starts, np.repeat(ids, per_doc)[order], tfs[order])
+        return cls(starts, ids, tfs)
 
     def found(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The postings of term numbers ``terms``, term by term, without a loop: their
         documents, counts, and which of ``terms`` each one is of (by position)."""
-        inside = np.flatnonzero(terms < len(self.starts) - 1)
-        first = self.starts[terms[inside]]
-        lengths = self.starts[terms[inside] + 1] - first
+        if self.terms is None:
+            inside = np.flatnonzero(terms < len(self.starts) - 1)
+            rows = terms[inside]
+        else:
+            at = np.searchsorted(self.terms, terms)
+            inside = np.flatnonzero(self.terms[np.minimum(at, len(self.terms) - 1)] == terms) if len(self.terms) else at[:0]
+            rows = at[inside]
+        first = self.starts[rows]
+        lengths = self.starts[rows + 1] - first
         if not len(lengths):
             empty = np.zeros(0, np.int64)
             return empty, empty.astype(np.float64), empty
@@ -261,7 +284,8 @@ class Similarity:
     norm: np.ndarray = field(repr=False)  # each document's length norm
     self_score: np.ndarray = field(repr=False)
     doc_terms: Sequence[frozenset[str]] = field(repr=False, default=())
-    doc_weight: tuple[float, ...] = field(repr=False, default=())
+    #: each document's terms' IDF summed (Python floats when read, 8 bytes each)
+    doc_weight: Sequence[float] = field(repr=False, default=())
     #: term number → its postings' documents and weights, as queries meet them (up to
     #: :data:`CACHED_SHARE` of the postings): a common term is weighted once per index
     _kept: dict[int, tuple[np.ndarray, np.ndarray]] = field(
@@ -362,7 +386,8 @@ class Similarity:
         else:
             base_map = kept if self.base_map is None else np.where(self.base_map >= 0, kept[self.base_map], -1)
             base_map = base_map.astype(np.int32)  # a changed document's old postings: none (-1)
-            delta = Postings.of(joined([docs[j] for j in delta_docs.tolist()]), len(vocabulary), delta_docs)
+            delta = Postings.of(joined([docs[j] for j in delta_docs.tolist()]), len(vocabulary), delta_docs,
+                                compact=True)  # fmt: skip
             updated = self._weighted(runs, vocabulary, frequency, lengths, doc_terms, self.base, base_map, delta,
                                      delta_docs, pause)  # fmt: skip
         # the terms queries met here are weighted again now, not by the first pastes after
@@ -413,7 +438,7 @@ class Similarity:
         idf = TermIdf(vocabulary, frequency if doc_terms else frequency[:0], size)
         return cls(
             count, idf, vocabulary, frequency, base, base_map, delta, delta_docs, lengths, norm, self_score,
-            doc_terms, tuple(doc_weight.tolist()),
+            doc_terms, _floats(doc_weight),
         )  # fmt: skip
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
