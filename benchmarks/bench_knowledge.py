@@ -139,10 +139,11 @@ def in_process(size: int) -> dict[str, Any]:
 
     from bot.cli.serve import SWITCH_INTERVAL
     from bot.match.index import MatchIndex
-    from bot.memory import collector_off
+    from bot.memory import collector_off, tune_allocator
     from graph.build import build_graph
 
     sys.setswitchinterval(SWITCH_INTERVAL)  # as errkb serve does
+    tune_allocator()  # as errkb serve does
     records = sorted(records_of(size), key=lambda r: r.id)
     start = time.process_time()
     with collector_off():  # as LiveKnowledge builds
