@@ -43,12 +43,12 @@ B = 0.75
 #: this share of all documents (and at least :data:`FOLD_LEAST` of them), they are folded
 #: into a new base (one build's worth of memory, once in that many changes).
 FOLD_SHARE = 0.05
+FOLD_LEAST = 512
 #: The share of an index's postings kept weighted for the terms queries meet (a paste's
 #: common terms are weighted once per index, not once per paste).
 CACHED_SHARE = 0.25
 #: Terms weighted at a time when an update weighs again those queries met before it.
 WARM_BATCH = 256
-FOLD_LEAST = 512
 #: How much each field counts in a record's context document.
 CONTEXT_FIELDS = {
     "slug": 1.0, "regex": 1.0, "error_code": 1.0, "tags": 0.6, "root_cause": 0.5, "fixes": 0.5,
