@@ -47,8 +47,9 @@ FOLD_LEAST = 512
 #: The share of an index's postings kept weighted for the terms queries meet (a paste's
 #: common terms are weighted once per index, not once per paste).
 CACHED_SHARE = 0.25
-#: Terms weighted at a time when an update weighs again those queries met before it.
-WARM_BATCH = 256
+#: Postings weighted at a time when an update weighs again the terms queries met before
+#: it (about a millisecond of array work between two pauses).
+WARM_BATCH = 50_000
 #: How much each field counts in a record's context document.
 CONTEXT_FIELDS = {
     "slug": 1.0, "regex": 1.0, "error_code": 1.0, "tags": 0.6, "root_cause": 0.5, "fixes": 0.5,
@@ -390,12 +391,20 @@ class Similarity:
                                 compact=True)  # fmt: skip
             updated = self._weighted(runs, vocabulary, frequency, lengths, doc_terms, self.base, base_map, delta,
                                      delta_docs, pause)  # fmt: skip
-        # the terms queries met here are weighted again now, not by the first pastes after
-        met = sorted(self._kept)
-        for at in range(0, len(met), WARM_BATCH):
-            updated._weigh(np.array(met[at : at + WARM_BATCH], dtype=np.int64))
-            if pause is not None:
-                pause()
+        # the terms queries met here are weighted again now, not by the first pastes after,
+        # a batch of about WARM_BATCH postings at a time
+        batch: list[int] = []
+        held = 0
+        for term, (ids, _) in sorted(self._kept.items()):
+            batch.append(term)
+            held += len(ids)
+            if held >= WARM_BATCH:
+                updated._weigh(np.array(batch, dtype=np.int64))
+                batch, held = [], 0
+                if pause is not None:
+                    pause()
+        if batch:
+            updated._weigh(np.array(batch, dtype=np.int64))
         return updated
 
     @classmethod
