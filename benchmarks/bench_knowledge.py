@@ -10,7 +10,10 @@ in process (a child process per base, so figures do not mix):
 - one changed record: CPU-s of the index and graph update;
 - paste triage p99 (distinct pastes, per-line caches cleared before each)
   while updates run back to back on another thread, against the same pastes
-  with no update: the ratio (the GIL is shared as in ``errkb serve``);
+  with no update: the ratio (the GIL is shared as in ``errkb serve``, and as
+  there each paste is matched inside the request gate the updates give way to,
+  :mod:`bot.precedence`); how many pastes took over twice their usual time; the
+  longest wall time of an update meanwhile, and how much of it was spent giving way;
 - resident memory: peak while updating, against before (sampled every 5 ms);
 
 over a real ``errkb serve --http`` on SQLite (the records imported first):
@@ -140,6 +143,7 @@ def in_process(size: int) -> dict[str, Any]:
     from bot.cli.serve import SWITCH_INTERVAL
     from bot.match.index import MatchIndex
     from bot.memory import collector_off, tune_allocator
+    from bot.precedence import RequestGate
     from graph.build import build_graph
 
     sys.setswitchinterval(SWITCH_INTERVAL)  # as errkb serve does
@@ -157,19 +161,22 @@ def in_process(size: int) -> dict[str, Any]:
     rng = random.Random(13)
     texts = paste_texts(records, rng)
     current = {"index": index, "graph": graph}
+    gate = RequestGate()  # as errkb serve: pastes are matched inside it, updates give way
 
     def triage_all() -> list[float]:
         took = []
         for text in texts:
             clear_caches()
             begun = time.perf_counter()
-            current["index"].triage(text)
+            with gate:
+                current["index"].triage(text)
             took.append(time.perf_counter() - begun)
         return took
 
     triage_all()  # first use of every branch compiled lazily is not what is measured
     usual = triage_all()
     updates: list[float] = []
+    walls: list[tuple[float, float]] = []  # (wall seconds, of which waiting)
     stop = threading.Event()
     base_rss = rss_now()
 
@@ -178,12 +185,14 @@ def in_process(size: int) -> dict[str, Any]:
         while not stop.is_set():
             n += 1
             changed = edited(rng.choice(records), n)
-            begun = time.thread_time()
+            pause = gate.update_pause()
+            begun, wall = time.thread_time(), time.perf_counter()
             with collector_off():  # as LiveKnowledge updates
-                new_index = current["index"].update([changed])
-                new_graph = current["graph"].update([changed])
-                new_graph.centralities()
+                new_index = current["index"].update([changed], pause=pause)
+                new_graph = current["graph"].update([changed], pause=pause)
+                new_graph.centralities(pause=pause)
             updates.append(time.thread_time() - begun)
+            walls.append((time.perf_counter() - wall, pause.waited))
             current["index"], current["graph"] = new_index, new_graph
             gc.freeze()  # as errkb serve's LiveKnowledge does after each swap
 
@@ -198,6 +207,8 @@ def in_process(size: int) -> dict[str, Any]:
     return {
         "size": len(records), "build": build, "update": statistics.median(updates), "updates": len(updates),
         "usual_p99": p99(usual), "during_p99": p99(during),
+        "slowed": sum(d > 2 * u for d, u in zip(during, usual, strict=True)), "pastes": len(texts),
+        "update_wall": max(w for w, _ in walls), "update_waited": max(waited for _, waited in walls),
         "memory_pct": 100.0 * (max(samples) - base_rss) / base_rss, "base_rss": base_rss,
     }  # fmt: skip
 
@@ -366,6 +377,10 @@ def report(size: int, inproc: dict[str, Any], serve: dict[str, Any] | None) -> N
         f"{inproc['usual_p99'] * 1000:.1f} -> {inproc['during_p99'] * 1000:.1f}", "", None)  # fmt: skip
     ratio = inproc["during_p99"] / inproc["usual_p99"]
     row("paste p99 during updates / usual", f"{ratio:.2f}x", f"<= {TARGET_P99_RATIO:g}x", ratio <= TARGET_P99_RATIO)
+    row("pastes over twice their usual time, during updates", f"{inproc['slowed']} of {inproc['pastes']}",
+        "", None)  # fmt: skip
+    row("an update while pastes run: wall (s), of it waiting",
+        f"{inproc['update_wall']:.2f}, {inproc['update_waited']:.2f}", "", None)  # fmt: skip
     row("memory while updating, in process", f"+{inproc['memory_pct']:.1f} % of {inproc['base_rss'] / gb:.2f} GB",
         f"<= +{TARGET_MEMORY_PCT:g} %", inproc["memory_pct"] <= TARGET_MEMORY_PCT)  # fmt: skip
     if serve is None:

@@ -11,7 +11,9 @@ index in service. When the feed cannot answer (too many changes, a version
 it no longer remembers) everything is loaded and built again. Answering never
 waits: ``index.current()`` and ``graph.current()`` return the previous build
 until the new one is swapped in (one assignment each), and a failed update
-keeps serving the old one. Deprecated records are left out.
+keeps serving the old one. An update gives way to the requests being matched
+meanwhile, for a bounded time (:mod:`bot.precedence`). Deprecated records are
+left out.
 
 With a snapshot file (:mod:`bot.snapshot`), a start re-links the index from
 the snapshot instead of building it when the snapshot is at the database's
@@ -39,6 +41,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from bot.match.index import MatchIndex
 from bot.memory import collector_off, release_freed
+from bot.precedence import RequestGate
 from bot.records import Record
 from bot.store.changes import KnowledgeChanges
 from bot.store.db import Store
@@ -182,6 +185,7 @@ class LiveKnowledge:
         on_first_load: Callable[[], None] | None = None,
         snapshot: Path | Callable[[], Path] | None = None,
         freeze: bool = False,
+        gate: RequestGate | None = None,
     ) -> None:
         """``freeze``: after each new build is in place, move everything alive to the
         collector's permanent generation (``gc.freeze``), for a long-lived process: the
@@ -190,11 +194,12 @@ class LiveKnowledge:
         100k records. Nothing of an index or a graph is cyclic garbage once dropped
         (a test holds that), so reference counting still frees the build replaced; what
         else is young at that moment is frozen too, so a reference cycle a request drops
-        just then is never collected (matching makes none: measured), once per update."""
+        just then is never collected (matching makes none: measured), once per update.
+        ``gate``: the requests an update gives way to (:mod:`bot.precedence`)."""
         self._load, self._version, self.poll_seconds = load, version, poll_seconds
         self._changes, self._observed = changes, observed
         self._on_rebuild, self._on_first_load = on_rebuild, on_first_load
-        self._freeze = freeze
+        self._freeze, self._gate = freeze, gate
         self._snapshot_at = snapshot  # a path, or how to find it (asks the database once)
         self._snapshot_path: Path | None = snapshot if isinstance(snapshot, Path) else None
         self._snapshot_written = float("-inf")
@@ -265,9 +270,12 @@ class LiveKnowledge:
     def _update(self, built: _Built, changes: KnowledgeChanges) -> None:
         started = time.perf_counter()
         observed = self._observed() if self._observed is not None else ()
-        index = built.index.update(changes.upserted, changes.removed)
-        graph = built.graph.update(changes.upserted, changes.removed, observed=observed)
-        graph.centralities()  # computed once per build, then looked up
+        pause = self._gate.update_pause() if self._gate is not None else None
+        index = built.index.update(changes.upserted, changes.removed, pause=pause)
+        graph = built.graph.update(
+            changes.upserted, changes.removed, observed=observed, pause=pause
+        )
+        graph.centralities(pause=pause)  # computed once per build, then looked up
         if self._on_rebuild is not None:  # counted before anyone can see the result
             self._on_rebuild("incremental")
         self._built = _Built(index, graph, changes.version)
@@ -275,7 +283,8 @@ class LiveKnowledge:
             "knowledge base updated: %d record(s) changed, %d removed",
             len(changes.upserted), len(changes.removed),
             extra={"kb_version": changes.version, "records": len(index),
-                   "seconds": round(time.perf_counter() - started, 3)},
+                   "seconds": round(time.perf_counter() - started, 3),
+                   "gave_way_seconds": round(pause.waited, 3) if pause is not None else 0.0},
         )  # fmt: skip
         if time.monotonic() - self._snapshot_written >= SNAPSHOT_EVERY:
             self._save()

@@ -70,7 +70,7 @@ def test_bench_faults_runs_a_scenario_with_its_verdict() -> None:
 
 def test_bench_knowledge_prints_every_figure_beside_its_target() -> None:
     out = bench("bench_knowledge.py", "--sizes", "300")
-    for figure in ("first build", "one changed record", "paste p99 during updates",
+    for figure in ("first build", "one changed record", "paste p99 during updates", "of it waiting",
                    "restart, unchanged KB", "rebuilds for a vote", "one change answerable"):  # fmt: skip
         assert figure in out, out
 

@@ -22,11 +22,13 @@ from bot.knowledge import (
     store_loader,
     version_reader,
 )
+from bot.precedence import RequestGate
 from bot.records import Record
 from bot.store import digest_repo, repository, slack_repo
 from bot.store.db import Store
 from tests.conftest import wipe
 from tests.match.conftest import SMALL
+from tests.test_precedence import PATIENCE, TellingCondition
 
 
 def _loader(state: dict[str, Any]) -> Any:
@@ -131,6 +133,32 @@ def test_evidence_rebuilds_nothing_and_an_edit_reindexes_only_that_record(kb: St
     assert index is not None and index.record("java/npe/jdk17") is None
     graph = live.graph.current()
     assert graph is not None and "java/npe/jdk17" not in graph.record_ids
+
+
+def test_an_update_gives_way_to_a_paste_being_matched_then_goes_on(kb: Store) -> None:
+    """While a paste is being matched the update waits, the old index still answering;
+    once the paste is done the update goes on, and the wait is counted."""
+    waits: list[float] = []
+    waiting = threading.Event()
+    gate = RequestGate(pause_wait=PATIENCE * 4, update_wait=PATIENCE * 4, on_wait=waits.append)
+    gate._idle = TellingCondition(waiting)
+    kinds: list[str] = []
+    live = _live(kb, kinds, gate=gate)
+    assert live.refresh()
+    first = live.index.current()
+    edited = SMALL[3].model_copy(update={"root_cause": "A nil map was written to."})
+    _import(kb, [edited])
+    updating = threading.Thread(target=live.refresh)
+    with gate:  # a paste being matched
+        updating.start()
+        assert waiting.wait(PATIENCE), "the update never gave way"
+        assert updating.is_alive() and live.index.current() is first
+    updating.join(PATIENCE)
+    assert not updating.is_alive() and kinds == ["full", "incremental"]
+    index = live.index.current()
+    found = index.record(edited.id) if index is not None else None
+    assert found is not None and found.root_cause == "A nil map was written to."
+    assert len(waits) == 1
 
 
 def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path: Path,

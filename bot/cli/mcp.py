@@ -38,6 +38,7 @@ def mcp(
     from bot.mcp.http import check_bind, serve_http
     from bot.mcp.server import Served, create_server
     from bot.mcp.tools import LOAD_WAIT_SECONDS, Tools
+    from bot.precedence import RequestGate
     from bot.slack.logs import configure_logging
     from bot.store.db import open_store
 
@@ -47,16 +48,18 @@ def mcp(
         check_bind(host, token)
     configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
     store = open_store(settings.database_url)
+    gate = RequestGate()  # pastes being matched; updates give way
     knowledge = LiveKnowledge(
         store_loader(store), version_reader(store), changes=change_reader(store),
-        observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds,
+        observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds, gate=gate,
     )  # fmt: skip
     loaded = threading.Event()
     threading.Thread(
         target=_first_load, args=(knowledge, loaded), name="errkb-load", daemon=True
     ).start()
     tools = Tools(index=knowledge.index.current, graph=knowledge.graph.current, store=store,
-                  settings=settings, clock=lambda: datetime.now(UTC), loaded=loaded.wait)  # fmt: skip
+                  settings=settings, clock=lambda: datetime.now(UTC), loaded=loaded.wait,
+                  gate=gate)  # fmt: skip
     server = create_server(Served(tools, outcomes=settings.mcp_outcomes))
     try:
         if http:

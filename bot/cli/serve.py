@@ -39,6 +39,7 @@ def serve(
         version_reader,
     )
     from bot.memory import tune_allocator
+    from bot.precedence import RequestGate
     from bot.slack.bootstrap import build_slack_bot
     from bot.slack.clock import SystemClock
     from bot.slack.logs import configure_logging
@@ -60,16 +61,17 @@ def serve(
     # refuses, in one line, a database whose schema is missing or not this errkb's
     store = open_store(settings.database_url)
     metrics = Metrics()
+    gate = RequestGate(on_wait=metrics.update_wait)  # pastes being matched; updates give way
     knowledge = LiveKnowledge(
         store_loader(store), version_reader(store), changes=change_reader(store),
         observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds,
-        on_rebuild=metrics.rebuild, on_first_load=_freeze, freeze=True,
+        on_rebuild=metrics.rebuild, on_first_load=_freeze, freeze=True, gate=gate,
         snapshot=lambda: snapshot_path(settings.cache_dir, settings.database_url, epoch_reader(store)()),
     )  # fmt: skip
     # built on its own thread: /healthz says "starting" meanwhile, pastes wait for it
     knowledge.start(wait=False)
     bot = build_slack_bot(settings, store=store, index=knowledge.index, graph=knowledge.graph,
-                          clock=SystemClock(), metrics=metrics)  # fmt: skip
+                          clock=SystemClock(), metrics=metrics, gate=gate)  # fmt: skip
     bot.start()  # pending work from before a restart is taken up at once
     scheduler = _start_digest(settings, store, bot.gateway, knowledge)
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -31,6 +31,7 @@ from bot.mcp.models import (
     StaleList,
     StaleRecord,
 )
+from bot.precedence import RequestGate
 from bot.records import Record
 from bot.report import AnswerRecord, TriageReport, answer_record, build_report
 from bot.settings import Settings
@@ -54,6 +55,8 @@ class Tools:
     #: Waits (up to the seconds given) for the first load; the server answers the handshake
     #: at once and loads a large knowledge base meanwhile.
     loaded: Callable[[float], object] = lambda _seconds: None
+    #: Entered to match a paste: the knowledge updates of this process give way to it.
+    gate: RequestGate = field(default_factory=RequestGate)
 
     # -- lookups ---------------------------------------------------------------------
 
@@ -89,7 +92,8 @@ class Tools:
 
         index = self._index()
         text, cut_at = clean_paste(paste, self.settings.paste_limit)
-        result = index.triage(text)
+        with self.gate:
+            result = index.triage(text)
         return build_report(result, index.record, self.graph(), locale=lang,
                             counts=self._counts(result.answer_ids()), cut_at=cut_at)  # fmt: skip
 

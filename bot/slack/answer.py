@@ -5,7 +5,9 @@ for a mention holding no error, the thread), reads what people taught errkb
 about these errors, triages, asks Slack for the user's locale and a
 permalink (either may fail: the answer goes out anyway), writes what it
 learned in one transaction, then sends. An answer in a thread is sent at
-most once however often the job is tried (:func:`deliver`).
+most once however often the job is tried (:func:`deliver`). Matching is done
+inside the request gate (:mod:`bot.precedence`): a knowledge update running
+meanwhile gives way to it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from bot.knowledge import GraphSource, IndexSource
 from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
+from bot.precedence import RequestGate
 from bot.render import blocks, panels
 from bot.render.kit import Message
 from bot.render.state import AddState
@@ -84,7 +87,9 @@ def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def thread_error(paste: PasteJob, slack: SlackGateway, kb: MatchIndex, limit: int) -> str | None:
+def thread_error(
+    paste: PasteJob, slack: SlackGateway, kb: MatchIndex, limit: int, gate: RequestGate
+) -> str | None:
     """For a mention that holds no error itself: the most recent message of its thread
     that does (the root included), or None."""
     if not paste.thread_ts:
@@ -94,16 +99,21 @@ def thread_error(paste: PasteJob, slack: SlackGateway, kb: MatchIndex, limit: in
         if message.get("bot_id") or message.get("ts") == paste.message_ts:
             continue
         text = clean_paste(str(message.get("text") or ""), limit)[0]
-        if text.strip() and kb.triage(text).errors:
+        if not text.strip():
+            continue
+        with gate:
+            found = kb.triage(text)
+        if found.errors:
             return text
     return None
 
 
-def triage_timed(kb: MatchIndex, text: str, metrics: Metrics,
+def triage_timed(kb: MatchIndex, text: str, metrics: Metrics, gate: RequestGate,
                  learned: dict[str, str | None] | None = None) -> Triage:  # fmt: skip
-    started = time.perf_counter()
-    found = kb.triage(text, learned=learned) if learned else kb.triage(text)
-    metrics.match_latency(time.perf_counter() - started)
+    with gate:
+        started = time.perf_counter()
+        found = kb.triage(text, learned=learned) if learned else kb.triage(text)
+        metrics.match_latency(time.perf_counter() - started)
     return found
 
 
@@ -126,16 +136,17 @@ def _learned(session: Session, text: str) -> dict[str, str | None]:
 
 
 def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store, index: IndexSource,
-                 graph: GraphSource, slack: SlackGateway, clock: Clock, metrics: Metrics) -> Outcome:  # fmt: skip
+                 graph: GraphSource, slack: SlackGateway, clock: Clock, metrics: Metrics,
+                 gate: RequestGate) -> Outcome:  # fmt: skip
     """Triage ``paste`` and answer it (in its thread, or privately)."""
     kb = loaded(index)
     text, cut_at = clean_paste(paste_text(paste, slack, settings.paste_limit), settings.paste_limit)
     learned, here = read_context(store, text, paste.channel)
-    triage = triage_timed(kb, text, metrics, learned)
+    triage = triage_timed(kb, text, metrics, gate, learned)
     if paste.mention and not triage.errors:
-        found = thread_error(paste, slack, kb, settings.paste_limit)
+        found = thread_error(paste, slack, kb, settings.paste_limit, gate)
         if found is not None:
-            text, triage = found, triage_timed(kb, found, metrics, read_learned(store, found))
+            text, triage = found, triage_timed(kb, found, metrics, gate, read_learned(store, found))
     outcome = decide(triage, asked=paste.asked, channel=here)
     if outcome == "silent" and not triage.errors:
         metrics.decline("no_error")

@@ -18,6 +18,7 @@ from slack_bolt import App
 
 from bot.errors import TRANSIENT
 from bot.knowledge import GraphSource, IndexSource
+from bot.precedence import RequestGate
 from bot.settings import Settings
 from bot.slack import corrections, digest, feedback
 from bot.slack.app import create_app
@@ -94,14 +95,17 @@ def _authorizer(settings: Settings, store: Store) -> Callable[[str | None], str 
 
 def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, graph: GraphSource, clock: Clock,
                     metrics: Metrics, gateway: SlackGateway | None = None,
-                    queue_clock: Callable[[], datetime] = wall_clock) -> SlackBot:  # fmt: skip
-    """The Slack bot; ``clock`` dates what users see, ``queue_clock`` times the work queue."""
+                    queue_clock: Callable[[], datetime] = wall_clock,
+                    gate: RequestGate | None = None) -> SlackBot:  # fmt: skip
+    """The Slack bot; ``clock`` dates what users see, ``queue_clock`` times the work queue,
+    ``gate`` is entered to match a paste (the one the knowledge updates give way to)."""
     token = None if settings.multi_workspace or settings.slack_bot_token is None else (
         settings.slack_bot_token.get_secret_value())  # fmt: skip
     gateway = gateway or SlackGateway(token=token, base_url=settings.slack_api_url, metrics=metrics,
                                       cache_seconds=settings.user_cache_seconds)  # fmt: skip
     deps: dict[str, object] = {"settings": settings, "store": store, "index": index, "graph": graph,
-                               "slack": gateway, "clock": clock, "metrics": metrics}  # fmt: skip
+                               "slack": gateway, "clock": clock, "metrics": metrics,
+                               "gate": gate or RequestGate()}  # fmt: skip
     runner = JobRunner(store=store, handlers=job_handlers(deps), metrics=metrics, clock=queue_clock,
                        workers=settings.workers, lease=timedelta(seconds=settings.job_lease_seconds),
                        on_failure=functools.partial(report_failure, slack=gateway, settings=settings),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -96,14 +96,19 @@ def _same_graph(updated: KnowledgeGraph, fresh: KnowledgeGraph) -> None:
 
 
 def _check(
-    records: list[Record], seed: int, pastes_every: int = 1, segment_size: int = SEGMENT
+    records: list[Record],
+    seed: int,
+    pastes_every: int = 1,
+    segment_size: int = SEGMENT,
+    pause: Callable[[], None] | None = None,
 ) -> None:
     records = sorted(records, key=lambda r: r.id)
     index, graph = MatchIndex.build(records, segment_size=segment_size), build_graph(records)
     for upserted, removed in _rounds(records, seed):
         old = index
-        index = index.update(upserted, removed)
-        graph = graph.update(upserted, removed)
+        index = index.update(upserted, removed, pause=pause)
+        graph = graph.update(upserted, removed, pause=pause)
+        graph.centralities(pause=pause)
         fresh = MatchIndex.build(records)
         assert [r.id for r in index.records] == [r.id for r in fresh.records]
         kept = {p.record.id: p for p in old.parts}
@@ -143,6 +148,21 @@ def test_a_deadends_index_in_segments_answers_as_one_of_a_single_segment() -> No
     if not DEADENDS.exists():
         pytest.skip("../shared corpora not present")
     _check(load_records([DEADENDS]), seed=8, pastes_every=25, segment_size=97)
+
+
+def test_an_update_that_gives_way_between_its_steps_builds_what_one_that_does_not_builds() -> None:
+    """A server's updates pause between their steps to let pastes be matched: what they
+    build is unchanged, and a paste matched at any pause gets the old index's answer."""
+    records = _starter()
+    old = MatchIndex.build(records)
+    paste = _pastes(records)[0]
+    expected = old.triage(paste)
+    answered: list[bool] = []
+    def answer_meanwhile() -> None:
+        answered.append(old.triage(paste) == expected)
+
+    _check(records, seed=5, segment_size=7, pause=answer_meanwhile)
+    assert len(answered) > 50 and all(answered)
 
 
 def test_the_old_index_keeps_answering_as_before_an_update() -> None:

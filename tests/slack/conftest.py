@@ -27,6 +27,7 @@ from sqlalchemy import update
 from bot.ingest import load_records
 from bot.knowledge import Fixed
 from bot.match.index import MatchIndex
+from bot.precedence import RequestGate
 from bot.records import Record
 from bot.settings import Settings
 from bot.slack.bootstrap import build_slack_bot
@@ -175,6 +176,18 @@ def fake_slack() -> Iterator[FakeSlack]:
     fake.stop()
 
 
+class CountingGate(RequestGate):
+    """The request gate, counting the requests that entered it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = 0
+
+    def __enter__(self) -> RequestGate:
+        self.entered += 1
+        return super().__enter__()
+
+
 @dataclass
 class Bot:
     url: str
@@ -185,6 +198,7 @@ class Bot:
     records: list[Record]
     send: SlackSender
     settings: Settings
+    gate: CountingGate
 
 
 @pytest.fixture(scope="package")
@@ -201,13 +215,15 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
     )  # type: ignore[call-arg]
     metrics = Metrics()
     clock = FixedClock(TODAY)
+    gate = CountingGate()
     slack_bot = build_slack_bot(settings, store=store, index=Fixed(MatchIndex.build(records)),
-                                graph=Fixed(build_graph(records)), clock=clock, metrics=metrics)  # fmt: skip
+                                graph=Fixed(build_graph(records)), clock=clock, metrics=metrics,
+                                gate=gate)  # fmt: skip
     slack_bot.start()
     server = Server(slack_bot.app, store, metrics, slack_bot.runner, lambda: len(records), host="127.0.0.1", port=0)
     server.start()
     url = f"http://127.0.0.1:{server.port}"
-    yield Bot(url, store, fake_slack, clock, metrics, records, SlackSender(url, fake_slack), settings)
+    yield Bot(url, store, fake_slack, clock, metrics, records, SlackSender(url, fake_slack), settings, gate)
     server.stop()
     wipe(store)
 
