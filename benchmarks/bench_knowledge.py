@@ -8,9 +8,10 @@ the checkout) and a synthetic base of 100,000 distinct records
 in process (a child process per base, so figures do not mix):
 - the first build (every record's parts, then the global structures), CPU-s;
 - one changed record: CPU-s of the index and graph update;
-- paste triage p99 (distinct pastes, per-line caches cleared before each)
-  while updates run back to back on another thread, against the same pastes
-  with no update: the ratio (the GIL is shared as in ``errkb serve``, and as
+- paste triage p99 (distinct pastes, per-line caches cleared before each),
+  arriving at :data:`PASTE_RATE` a second (from arrival to answer), while updates
+  run back to back on another thread, against the same pastes with no update:
+  the ratio; the same with the pastes back to back (no moment without a paste) (the GIL is shared as in ``errkb serve``, and as
   there each paste is matched inside the request gate the updates give way to,
   :mod:`bot.precedence`); how many pastes took over twice their usual time; the
   longest wall time of an update meanwhile, and how much of it was spent giving way;
@@ -61,6 +62,13 @@ SYNTHETIC = 100_000
 REAL = 2500  # --sizes 2500 means the deadends corpus; any other size, that many synthetic records
 TARGET_ANSWERABLE_S = 2.0
 TARGET_P99_RATIO = 2.0
+#: Pastes a second in the paced run (the issue's load for paste-to-answer; a team's busiest
+#: channel sees far fewer): the p99 ratio's target is judged there; back to back, a stream
+#: with no pause between pastes, is shown beside it.
+PASTE_RATE = 50.0
+#: Times the paced run goes through the pastes (more answers, a steadier p99: the 8th
+#: slowest of 800 rather than the 4th of 400; per-line caches are cleared before each).
+PACED_ROUNDS = 2
 TARGET_MEMORY_PCT = 10.0
 TARGET_START_S = 60.0
 TARGET_START_GB = 1.5
@@ -163,18 +171,27 @@ def in_process(size: int) -> dict[str, Any]:
     current = {"index": index, "graph": graph}
     gate = RequestGate()  # as errkb serve: pastes are matched inside it, updates give way
 
-    def triage_all() -> list[float]:
+    def triage_all(rate: float | None = None) -> list[float]:
+        """Each paste's seconds from its arrival to its answer: back to back, or arriving
+        at ``rate`` a second (Poisson, the same arrivals each run; a paste that arrives
+        while another is matched waits, and that wait counts)."""
         took = []
-        for text in texts:
+        arrivals = random.Random(17)
+        due = time.perf_counter()
+        for text in texts if rate is None else texts * PACED_ROUNDS:
             clear_caches()
-            begun = time.perf_counter()
+            if rate is None:
+                due = time.perf_counter()
+            else:
+                due += arrivals.expovariate(rate)
+                time.sleep(max(0.0, due - time.perf_counter()))
             with gate:
                 current["index"].triage(text)
-            took.append(time.perf_counter() - begun)
+            took.append(time.perf_counter() - due)
         return took
 
     triage_all()  # first use of every branch compiled lazily is not what is measured
-    usual = triage_all()
+    usual, usual_paced = triage_all(), triage_all(PASTE_RATE)
     updates: list[float] = []
     walls: list[tuple[float, float]] = []  # (wall seconds, of which waiting)
     stop = threading.Event()
@@ -185,20 +202,22 @@ def in_process(size: int) -> dict[str, Any]:
         while not stop.is_set():
             n += 1
             changed = edited(rng.choice(records), n)
-            pause = gate.update_pause()
             begun, wall = time.thread_time(), time.perf_counter()
             with collector_off():  # as LiveKnowledge updates
-                new_index = current["index"].update([changed], pause=pause)
-                new_graph = current["graph"].update([changed], pause=pause)
-                new_graph.centralities(pause=pause)
-            updates.append(time.thread_time() - begun)
-            walls.append((time.perf_counter() - wall, pause.waited))
-            current["index"], current["graph"] = new_index, new_graph
-            gc.freeze()  # as errkb serve's LiveKnowledge does after each swap
+                with gate.giving_way() as pause:
+                    new_index = current["index"].update([changed])
+                    new_graph = current["graph"].update([changed])
+                    new_graph.centralities()
+                updates.append(time.thread_time() - begun)
+                walls.append((time.perf_counter() - wall, pause.waited))
+                current["index"], current["graph"] = new_index, new_graph
+                del new_index, new_graph
+                gc.freeze()  # as errkb serve's LiveKnowledge does after each swap
 
     with sampled_rss() as samples:
         updater = threading.Thread(target=update_loop)
         updater.start()
+        during_paced = triage_all(PASTE_RATE)
         during = triage_all()
         while len(updates) < 3:
             time.sleep(0.05)
@@ -207,6 +226,7 @@ def in_process(size: int) -> dict[str, Any]:
     return {
         "size": len(records), "build": build, "update": statistics.median(updates), "updates": len(updates),
         "usual_p99": p99(usual), "during_p99": p99(during),
+        "paced_usual_p99": p99(usual_paced), "paced_during_p99": p99(during_paced),
         "slowed": sum(d > 2 * u for d, u in zip(during, usual, strict=True)), "pastes": len(texts),
         "update_wall": max(w for w, _ in walls), "update_waited": max(waited for _, waited in walls),
         "memory_pct": 100.0 * (max(samples) - base_rss) / base_rss, "base_rss": base_rss,
@@ -373,11 +393,16 @@ def report(size: int, inproc: dict[str, Any], serve: dict[str, Any] | None) -> N
     row("first build, in process (CPU-s)", f"{inproc['build']:.1f}", f"<= {TARGET_BUILD_S:g}",
         inproc["build"] <= TARGET_BUILD_S)  # fmt: skip
     row("one changed record: index + graph update (CPU-s)", f"{inproc['update']:.2f}", "", None)
-    row("paste p99: usual -> during updates (ms)",
+    row(f"paste p99 at {PASTE_RATE:g}/s: usual -> during updates (ms)",
+        f"{inproc['paced_usual_p99'] * 1000:.1f} -> {inproc['paced_during_p99'] * 1000:.1f}", "", None)  # fmt: skip
+    ratio = inproc["paced_during_p99"] / inproc["paced_usual_p99"]
+    row(f"paste p99 at {PASTE_RATE:g}/s during updates / usual", f"{ratio:.2f}x", f"<= {TARGET_P99_RATIO:g}x",
+        ratio <= TARGET_P99_RATIO)  # fmt: skip
+    row("pastes back to back: p99 usual -> during updates (ms)",
         f"{inproc['usual_p99'] * 1000:.1f} -> {inproc['during_p99'] * 1000:.1f}", "", None)  # fmt: skip
-    ratio = inproc["during_p99"] / inproc["usual_p99"]
-    row("paste p99 during updates / usual", f"{ratio:.2f}x", f"<= {TARGET_P99_RATIO:g}x", ratio <= TARGET_P99_RATIO)
-    row("pastes over twice their usual time, during updates", f"{inproc['slowed']} of {inproc['pastes']}",
+    row("pastes back to back: p99 during updates / usual", f"{inproc['during_p99'] / inproc['usual_p99']:.2f}x",
+        "", None)  # fmt: skip
+    row("pastes back to back: over twice their usual time", f"{inproc['slowed']} of {inproc['pastes']}",
         "", None)  # fmt: skip
     row("an update while pastes run: wall (s), of it waiting",
         f"{inproc['update_wall']:.2f}, {inproc['update_waited']:.2f}", "", None)  # fmt: skip

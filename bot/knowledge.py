@@ -35,6 +35,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, Literal, Protocol, TypeVar
@@ -237,14 +238,14 @@ class LiveKnowledge:
             try:
                 with collector_off():  # a build makes very many objects that outlive it
                     changed = self._refresh()
+                    if changed and self._freeze:  # before the collector is back: else its
+                        gc.freeze()  # first pass walks all the build made, on any thread
             except Exception as error:
                 if self._built is None:
                     self._failure = one_line(error)
                 raise
             self._failure = None
             if changed:
-                if self._freeze:
-                    gc.freeze()
                 release_freed()  # what the build freed, back to the system (bot/memory.py)
             return changed
 
@@ -270,12 +271,10 @@ class LiveKnowledge:
     def _update(self, built: _Built, changes: KnowledgeChanges) -> None:
         started = time.perf_counter()
         observed = self._observed() if self._observed is not None else ()
-        pause = self._gate.update_pause() if self._gate is not None else None
-        index = built.index.update(changes.upserted, changes.removed, pause=pause)
-        graph = built.graph.update(
-            changes.upserted, changes.removed, observed=observed, pause=pause
-        )
-        graph.centralities(pause=pause)  # computed once per build, then looked up
+        with self._gate.giving_way() if self._gate is not None else nullcontext() as pause:
+            index = built.index.update(changes.upserted, changes.removed)
+            graph = built.graph.update(changes.upserted, changes.removed, observed=observed)
+            graph.centralities()  # computed once per build, then looked up
         if self._on_rebuild is not None:  # counted before anyone can see the result
             self._on_rebuild("incremental")
         self._built = _Built(index, graph, changes.version)

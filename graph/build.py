@@ -19,7 +19,7 @@ networkx stays inside ``graph/``: callers get the frozen dataclasses below.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -229,10 +229,6 @@ def _observed(observed: Iterable[ObservedEdge]) -> dict[str, tuple[ObservedEdge,
 E_ = TypeVar("E_", Transition, Confusion)
 
 
-def _no_pause() -> None:
-    """An update that gives way to nobody."""
-
-
 def _same(known: E_ | None, refs: list[Reference]) -> E_ | None:
     """``known`` when it was merged from exactly these references, else None."""
     if known is None or len(known.asserted_by) != len(refs):
@@ -318,17 +314,14 @@ class KnowledgeGraph:
         removed: Iterable[str] = (),
         *,
         observed: Iterable[ObservedEdge] = (),
-        pause: Callable[[], None] | None = None,
     ) -> KnowledgeGraph:
         """A new graph with ``upserted`` records added or replaced and ``removed`` ids gone:
         the graph :func:`build_graph` makes of those records. Only the edges the changed
         records' references (old and new) touch are merged again, and the PageRank is
         kept when the ``leads_to`` edges and the nodes are the same. This graph stays as
-        it was. ``pause`` is called between steps: where the caller may let others run."""
-        step = pause or _no_pause
+        it was."""
         upserted, removed = list(upserted), list(removed)
         records, said = self._records.changed(upserted, removed), dict(self._said)
-        step()
         touched: list[Reference] = []
         changed: set[str] = set()
         for record_id in removed:
@@ -342,7 +335,6 @@ class KnowledgeGraph:
             touched += said[record.id]
             changed.add(record.id)
         edit = _Edit(self)
-        step()
         moved = False  # whether a leads_to edge changed (PageRank computed again)
         for key in sorted({_edge_key(ref) for ref in touched if ref.kind != CONFUSED}):
             old = self._succ.get(key[0], {}).get(key[1])
@@ -352,7 +344,6 @@ class KnowledgeGraph:
                 moved = moved or old is None or new is None or old.weight != new.weight
                 edit.put(edit.succ, key[0], key[1], new)
                 edit.put(edit.pred, key[1], key[0], new)
-        step()
         for pair in sorted({_edge_key(ref) for ref in touched if ref.kind == CONFUSED}):
             known = self._alike.get(pair[0], {}).get(pair[1])
             refs = _asserting(pair, said, confused=True) if pair[0] != pair[1] else []
@@ -360,7 +351,6 @@ class KnowledgeGraph:
             if confusion is not known:
                 edit.put(edit.alike, pair[0], pair[1], confusion)
                 edit.put(edit.alike, pair[1], pair[0], confusion)
-        step()
         nodes, order = self._nodes, self._order
         for node in sorted(changed | {ref.target for ref in touched}):
             was = nodes.get(node)  # placeholder or not; None: not a node
@@ -506,12 +496,9 @@ class KnowledgeGraph:
     def centrality(self, node_id: str) -> Centrality:
         return self.centralities()[node_id]
 
-    def centralities(self, *, pause: Callable[[], None] | None = None) -> Centralities:
+    def centralities(self) -> Centralities:
         """Every node's centrality, by node id (sorted); the PageRank is computed here the
-        first time (an update keeps it when its ``leads_to`` edges and nodes are the same),
-        ``pause`` called between its steps and iterations."""
-        from graph.centrality import Centralities, rank_nodes
+        first time (an update keeps it when its ``leads_to`` edges and nodes are the same)."""
+        from graph.centrality import Centralities
 
-        if pause is not None and "_ranking" not in self.__dict__:
-            self.__dict__["_ranking"] = rank_nodes(self._order, self._succ, pause=pause)
         return Centralities(self, self._ranking)

@@ -11,7 +11,7 @@ makes each node's :class:`Centrality` when it is looked up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -35,10 +35,6 @@ class Centrality:
         return self.in_degree + self.out_degree
 
 
-def _no_pause() -> None:
-    """A computation that gives way to nobody."""
-
-
 def pagerank(
     n: int,
     src: np.ndarray,
@@ -48,19 +44,16 @@ def pagerank(
     alpha: float = 0.85,
     max_iter: int = 100,
     tol: float = 1.0e-6,
-    pause: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """PageRank of ``n`` nodes given weighted edges as arrays of source index, target index
-    and weight; ``pause`` is called before each iteration."""
+    and weight."""
     if n == 0:
         return np.zeros(0)
     out = np.bincount(src, weights=weight, minlength=n)
     share = np.divide(weight, out[src], out=np.zeros_like(weight), where=out[src] > 0)
     dangling = out == 0
     x = np.full(n, 1.0 / n)
-    step = pause or _no_pause
     for _ in range(max_iter):
-        step()
         flow = np.bincount(dst, weights=x[src] * share, minlength=n)
         new = alpha * flow + (alpha * x[dangling].sum() + 1.0 - alpha) / n
         delta = float(np.abs(new - x).sum())
@@ -81,18 +74,10 @@ class Ranking:
     rank: np.ndarray
 
 
-def rank_nodes(
-    nodes: Sequence[str],
-    succ: Mapping[str, Mapping[str, Transition]],
-    *,
-    pause: Callable[[], None] | None = None,
-) -> Ranking:
+def rank_nodes(nodes: Sequence[str], succ: Mapping[str, Mapping[str, Transition]]) -> Ranking:
     """PageRank over the ``leads_to`` edges of ``succ`` (source → target → transition) among
-    ``nodes`` (sorted by id), edges taken by source then target (by id); ``pause`` is
-    called between steps."""
-    step = pause or _no_pause
+    ``nodes`` (sorted by id), edges taken by source then target (by id)."""
     position = {node: i for i, node in enumerate(nodes)}
-    step()
     src: list[int] = []
     dst: list[int] = []
     weight: list[float] = []
@@ -100,11 +85,10 @@ def rank_nodes(
         src += [position[source]] * len(near)
         dst += [position[target] for target in near]
         weight += [t.weight for t in near.values()]
-    step()
     sources, targets = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
     order = np.lexsort((targets, sources))
     ranks = pagerank(len(nodes), sources[order], targets[order],
-                     np.array(weight, dtype=np.float64)[order], pause=pause)  # fmt: skip
+                     np.array(weight, dtype=np.float64)[order])  # fmt: skip
     place = np.empty(len(nodes), dtype=np.int64)
     place[np.argsort(-ranks, kind="stable")] = np.arange(1, len(nodes) + 1)
     return Ranking(nodes, position, ranks, place)

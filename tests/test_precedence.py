@@ -108,3 +108,59 @@ def test_each_update_has_a_budget_of_its_own() -> None:
         second()
     assert first.waits == 1 and first.left <= 0
     assert second.waits == 1
+
+
+def test_an_update_giving_way_stops_mid_way_for_a_paste_and_builds_the_same() -> None:
+    """Inside ``giving_way`` an update stops at its next call while a paste is matched
+    (the index it replaces answering as before meanwhile), goes on when the paste is
+    done, and builds what an update that gives way to nobody builds."""
+    from bot.ingest import load_records
+    from bot.match.index import MatchIndex
+    from tests.conftest import DATA
+
+    records = sorted(load_records([DATA]), key=lambda r: r.id)
+    old = MatchIndex.build(records)
+    edited = records[3].model_copy(update={"regex": f"{records[3].regex}|FrobnicatorMeltdownError"})
+    paste = "Traceback (most recent call last):\n  File \"x.py\", line 1\nFrobnicatorMeltdownError"
+    before = old.triage(paste)
+    waiting, built = threading.Event(), []
+    gate = RequestGate(pause_wait=PATIENCE * 4, update_wait=PATIENCE * 4)
+    gate._idle = TellingCondition(waiting)
+
+    def update() -> None:
+        with gate.giving_way() as pause:
+            built.append(old.update([edited]))
+        built.append(pause)
+
+    updater = threading.Thread(target=update)
+    with gate:  # a paste being matched
+        updater.start()
+        assert waiting.wait(PATIENCE), "the update never gave way"
+        assert updater.is_alive() and not built, "the update went on while a paste was matched"
+        assert old.triage(paste) == before
+    updater.join(PATIENCE)
+    assert not updater.is_alive()
+    updated, pause = built
+    assert pause.waits == 1 and pause.waited > 0
+    fresh = old.update([edited])
+    assert updated.triage(paste) == fresh.triage(paste) != before
+    assert [p.id for p in updated.parts] == [p.id for p in fresh.parts]
+
+
+def test_giving_way_leaves_the_thread_as_it_found_it() -> None:
+    """The look at every call is this thread's and this block's only."""
+    import sys
+
+    gate = RequestGate()
+    before = sys.getprofile()
+    with gate.giving_way():
+        assert sys.getprofile() is not before
+        other: list[object] = []
+        thread = threading.Thread(target=lambda: other.append(sys.getprofile()))
+        thread.start()
+        thread.join(PATIENCE)
+        assert other == [before]
+    assert sys.getprofile() is before
+    with pytest.raises(RuntimeError), gate.giving_way():
+        raise RuntimeError("the update failed")
+    assert sys.getprofile() is before

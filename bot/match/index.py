@@ -46,7 +46,7 @@ import logging
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from sys import intern
@@ -418,10 +418,6 @@ def _positions(
     return {part.id: n for n, part in enumerate(parts)}
 
 
-def _no_pause() -> None:
-    """An update that gives way to nobody."""
-
-
 def _segments(
     parts: Sequence[RecordParts], size: int, compiled: Mapping[str, Matcher | None] | None = None
 ) -> list[_Segment]:
@@ -449,7 +445,6 @@ class MatchIndex:
         segments: Sequence[_Segment] | None = None,
         segment_size: int = SEGMENT,
         previous: tuple[MatchIndex, Collection[str], Collection[str]] | None = None,
-        pause: Callable[[], None] | None = None,
     ) -> None:
         """``warm``: compile and first-run every branch regex now (up to
         :data:`EAGER_COMPILE` branches), so no paste pays for it; a one-shot command
@@ -457,8 +452,7 @@ class MatchIndex:
         ``segments``: the prefilter segments of exactly ``parts``, in order (from
         :meth:`update`); made here, of ``segment_size`` records each, when not given.
         ``previous``: (the index these parts were updated from, the ids changed or removed
-        since, the ids upserted), so the global structures are updated, not rebuilt;
-        ``pause`` is called before and after each of them (:meth:`update`)."""
+        since, the ids upserted), so the global structures are updated, not rebuilt."""
         self.parts: tuple[RecordParts, ...] = tuple(parts)
         self.vocabulary = vocabulary
         self._segment_size = segment_size
@@ -480,23 +474,17 @@ class MatchIndex:
             self._by_id = _positions(before, self.parts, changed, upserted)
             gone = sorted(before._by_id[k] for k in changed if k in before._by_id)
             added = sorted(self._by_id[k] for k in upserted)
-            step = pause or _no_pause
-            step()
             self.similarity = before.similarity.update(
                 [s.identity for s in runs], _Documents(self.parts, 0), _Documents(before.parts, 0),
-                identity_terms, gone, added, pause=pause,
+                identity_terms, gone, added,
             )  # fmt: skip
-            step()
             self.context = before.context.update(
-                [s.context for s in runs], _Documents(self.parts, 1), _Documents(before.parts, 1), (), gone, added,
-                pause=pause,
-            )  # fmt: skip
-            step()
+                [s.context for s in runs], _Documents(self.parts, 1), _Documents(before.parts, 1), (), gone, added
+            )
             self.variants = before.variants.update(
                 before._variants, before._by_id, self._variants,
                 lambda n: self.parts[n].id, gone, added,
             )  # fmt: skip
-            step()
         self.groups = self.variants.groups
         self.knowledge = Knowledge(
             self.similarity, self.context, self.info, self.groups, self._by_id
@@ -522,21 +510,13 @@ class MatchIndex:
         parts = [RecordParts.of(r, vocabulary) for r in records]
         return cls(parts, vocabulary, warm=warm, segment_size=segment_size)
 
-    def update(
-        self,
-        upserted: Sequence[Record],
-        removed: Collection[str] = (),
-        *,
-        pause: Callable[[], None] | None = None,
-    ) -> MatchIndex:
+    def update(self, upserted: Sequence[Record], removed: Collection[str] = ()) -> MatchIndex:
         """A new index with ``upserted`` records added or replaced and ``removed`` ids gone,
         records ordered by id: the same index :meth:`build` makes of those records sorted
         by id. Only the changed records' parts, and the prefilter segments holding them,
         are computed; the others, with their compiled branches, are shared with this
         index (which stays valid). Not to be called from two threads at once (the shared
-        vocabulary grows). ``pause`` is called between steps (each changed record, each
-        segment rebuilt, each global structure): where the caller may let others run first."""
-        step = pause or _no_pause
+        vocabulary grows)."""
         segments = self._segments
         firsts = [segment.parts[0].id for segment in segments]
         changed: dict[int, dict[str, RecordParts | None]] = {}
@@ -545,7 +525,6 @@ class MatchIndex:
                 n = bisect_right(firsts, record_id) - 1
                 changed.setdefault(n, {})[record_id] = None
         for record in upserted:
-            step()
             n = max(bisect_right(firsts, record.id) - 1, 0)
             changed.setdefault(n, {})[record.id] = RecordParts.of(record, self.vocabulary)
         rebuilt: list[_Segment] = []
@@ -553,7 +532,6 @@ class MatchIndex:
             if n not in changed:
                 rebuilt.append(segment)
                 continue
-            step()
             edits = changed.get(n, {})
             kept = {p.id: p for p in segment.parts if p.id not in edits}
             kept.update({k: p for k, p in edits.items() if p is not None})
@@ -565,7 +543,7 @@ class MatchIndex:
         parts = list(chain.from_iterable(segment.parts for segment in rebuilt))
         upserted_ids = {record.id for record in upserted}
         return MatchIndex(parts, self.vocabulary, segments=rebuilt, segment_size=self._segment_size,
-                          previous=(self, upserted_ids | set(removed), upserted_ids), pause=pause)  # fmt: skip
+                          previous=(self, upserted_ids | set(removed), upserted_ids))  # fmt: skip
 
     def __len__(self) -> int:
         return len(self.parts)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,12 +43,12 @@ B = 0.75
 #: this share of all documents (and at least :data:`FOLD_LEAST` of them), they are folded
 #: into a new base (one build's worth of memory, once in that many changes).
 FOLD_SHARE = 0.05
-FOLD_LEAST = 512
+FOLD_LEAST = 64
 #: The share of an index's postings kept weighted for the terms queries meet (a paste's
 #: common terms are weighted once per index, not once per paste).
 CACHED_SHARE = 0.25
 #: Postings weighted at a time when an update weighs again the terms queries met before
-#: it (about a millisecond of array work between two pauses).
+#: it (about a millisecond of array work in one step).
 WARM_BATCH = 50_000
 #: How much each field counts in a record's context document.
 CONTEXT_FIELDS = {
@@ -349,8 +349,6 @@ class Similarity:
         doc_terms: Sequence[frozenset[str]],
         removed: Sequence[int],
         added: Sequence[int],
-        *,
-        pause: Callable[[], None] | None = None,
     ) -> Similarity:
         """The index :meth:`from_arrays` makes of the documents now: ``runs``, joined
         runs of consecutive documents that together are all of them (``docs``: the same
@@ -358,8 +356,7 @@ class Similarity:
         documents of this index) taken out and those at ``added`` (sorted positions now)
         put in. Postings are made for the documents added since the last full build
         only; the terms queries met in this index are weighted for the new one (so the
-        pastes after the update do not); ``pause`` is called between runs of the work (a
-        busy server lets requests go first)."""
+        pastes after the update do not)."""
         vocabulary = self.vocabulary
         count = sum(len(run[2]) for run in runs)
         old_count = len(self.lengths)
@@ -379,20 +376,19 @@ class Similarity:
             lengths[j] = np.bincount(np.zeros(len(counts), np.intp), counts, minlength=1)[0]
         delta_docs = np.union1d(kept[self.delta_docs][kept[self.delta_docs] >= 0], new)
         if len(delta_docs) > max(FOLD_LEAST, FOLD_SHARE * count):  # folded into a new base
-            if pause is not None:
-                pause()
             base = Postings.of(joined_runs(runs), len(vocabulary))
             updated = self._weighted(runs, vocabulary, frequency, lengths, doc_terms, base, None, None,
-                                     np.zeros(0, np.int64), pause)  # fmt: skip
+                                     np.zeros(0, np.int64))  # fmt: skip
         else:
             base_map = kept if self.base_map is None else np.where(self.base_map >= 0, kept[self.base_map], -1)
             base_map = base_map.astype(np.int32)  # a changed document's old postings: none (-1)
             delta = Postings.of(joined([docs[j] for j in delta_docs.tolist()]), len(vocabulary), delta_docs,
                                 compact=True)  # fmt: skip
             updated = self._weighted(runs, vocabulary, frequency, lengths, doc_terms, self.base, base_map, delta,
-                                     delta_docs, pause)  # fmt: skip
+                                     delta_docs)  # fmt: skip
         # the terms queries met here are weighted again now, not by the first pastes after,
-        # a batch of about WARM_BATCH postings at a time
+        # a batch of about WARM_BATCH postings at a time (no one array step holds the
+        # interpreter long: a server's update gives way to requests between steps)
         batch: list[int] = []
         held = 0
         for term, (ids, _) in sorted(self._kept.items()):
@@ -401,8 +397,6 @@ class Similarity:
             if held >= WARM_BATCH:
                 updated._weigh(np.array(batch, dtype=np.int64))
                 batch, held = [], 0
-                if pause is not None:
-                    pause()
         if batch:
             updated._weigh(np.array(batch, dtype=np.int64))
         return updated
@@ -419,7 +413,6 @@ class Similarity:
         base_map: np.ndarray | None,
         delta: Postings | None,
         delta_docs: np.ndarray,
-        pause: Callable[[], None] | None = None,
     ) -> Similarity:
         """The index with its per-document sums (self-score, IDF weight) worked out run by
         run of ``runs`` (no array as long as all the postings is made)."""
@@ -439,8 +432,6 @@ class Similarity:
                 self_score[start : start + n] = np.bincount(doc, weights=weights, minlength=n)
                 doc_weight[start : start + n] = np.bincount(doc, weights=idf_each, minlength=n)
                 start += n
-            if pause is not None:
-                pause()
         self_score[self_score == 0] = 1.0
         doc_weight[doc_weight == 0] = 1.0
         # what ranking compares lines with: the terms' IDF by name, when terms are kept

@@ -12,10 +12,16 @@ regroups only the records its changes touch (:meth:`Variants.update`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+#: Changes a :class:`Layered` mapping keeps apart from its base before it folds them in
+#: (at least this many, or a sixteenth of the base).
+FOLD_LEAST = 256
+_GONE = object()
 
 
 def variant_groups(keys: Sequence[tuple[str, str]]) -> list[int]:
@@ -61,14 +67,53 @@ def moved(before: int, gone: Sequence[int], added: Sequence[int]) -> np.ndarray:
     return at
 
 
+class Layered(Mapping[str, str]):
+    """A mapping kept as a base shared between versions and this version's changes: a
+    version with a few keys changed copies the changes, not the base (at 100k records a
+    copy of each holder table held the interpreter ~10 ms an update). The changes are
+    folded into a new base once they are many."""
+
+    __slots__ = ("_base", "_changes")
+
+    def __init__(self, base: dict[str, str], changes: dict[str, object] | None = None) -> None:
+        self._base, self._changes = base, changes or {}
+
+    def __getitem__(self, key: str) -> str:
+        value = self._changes.get(key, self._base.get(key, _GONE))
+        if value is _GONE:
+            raise KeyError(key)
+        return value  # type: ignore[return-value]
+
+    def __iter__(self) -> Iterator[str]:
+        changes = self._changes
+        yield from (k for k in self._base if k not in changes)
+        yield from (k for k, v in changes.items() if v is not _GONE)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def changed(self, changes: Mapping[str, str | None]) -> Layered:
+        """A new version with ``changes`` (a key's new value, or None: gone); this one stays."""
+        merged: dict[str, object] = {**self._changes, **{k: _GONE if v is None else v for k, v in changes.items()}}
+        if len(merged) <= max(FOLD_LEAST, len(self._base) // 16):
+            return Layered(self._base, merged)
+        base = dict(self._base)
+        for key, value in merged.items():
+            if value is _GONE:
+                base.pop(key, None)
+            else:
+                base[key] = value  # type: ignore[assignment]
+        return Layered(base)
+
+
 @dataclass(frozen=True)
 class Variants:
     """Each record's variant group (:func:`variant_groups`, by position), and for each key
     part's value a record that has it: what an update needs to regroup only the records
     its changes touch."""
 
-    groups: list[int]
-    holders: tuple[dict[str, str], dict[str, str]] = field(repr=False)
+    groups: Sequence[int]  # Python ints when read, 8 bytes each
+    holders: tuple[Layered, Layered] = field(repr=False)
     array: np.ndarray = field(repr=False, compare=False)  # ``groups`` as an array
 
     @classmethod
@@ -78,8 +123,8 @@ class Variants:
             for part, value in enumerate(key):
                 if value:
                     holders[part].setdefault(value, record_id)
-        groups = variant_groups(keys)
-        return cls(groups, holders, np.array(groups, dtype=np.int64))
+        groups = np.array(variant_groups(keys), dtype=np.int64)
+        return cls(_ints(groups), (Layered(holders[0]), Layered(holders[1])), groups)
 
     def update(
         self,
@@ -110,13 +155,17 @@ class Variants:
         again = sorted({*again, *added})
         for j, group in zip(again, variant_groups([keys[j] for j in again]), strict=True):
             groups[j] = again[group]
-        holders = (dict(self.holders[0]), dict(self.holders[1]))
+        changes: tuple[dict[str, str | None], dict[str, str | None]] = ({}, {})
         values = {(p, v) for o in gone for p, v in enumerate(before[o]) if v}
         values |= {(p, v) for j in added for p, v in enumerate(keys[j]) if v}
         for part, value in values:
-            holder = next((id_of(j) for j in again if keys[j][part] == value), None)
-            if holder is None:
-                holders[part].pop(value, None)
-            else:
-                holders[part][value] = holder
-        return Variants(groups.tolist(), holders, groups)
+            changes[part][value] = next((id_of(j) for j in again if keys[j][part] == value), None)
+        holders = (self.holders[0].changed(changes[0]), self.holders[1].changed(changes[1]))
+        return Variants(_ints(groups), holders, groups)
+
+
+def _ints(values: np.ndarray) -> array[int]:
+    """``values`` as a compact array that gives Python ints."""
+    out = array("q")
+    out.frombytes(values.astype(np.int64, copy=False).tobytes())
+    return out

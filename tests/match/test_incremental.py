@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -100,15 +100,14 @@ def _check(
     seed: int,
     pastes_every: int = 1,
     segment_size: int = SEGMENT,
-    pause: Callable[[], None] | None = None,
 ) -> None:
     records = sorted(records, key=lambda r: r.id)
     index, graph = MatchIndex.build(records, segment_size=segment_size), build_graph(records)
     for upserted, removed in _rounds(records, seed):
         old = index
-        index = index.update(upserted, removed, pause=pause)
-        graph = graph.update(upserted, removed, pause=pause)
-        graph.centralities(pause=pause)
+        index = index.update(upserted, removed)
+        graph = graph.update(upserted, removed)
+        graph.centralities()
         fresh = MatchIndex.build(records)
         assert [r.id for r in index.records] == [r.id for r in fresh.records]
         kept = {p.record.id: p for p in old.parts}
@@ -148,21 +147,6 @@ def test_a_deadends_index_in_segments_answers_as_one_of_a_single_segment() -> No
     if not DEADENDS.exists():
         pytest.skip("../shared corpora not present")
     _check(load_records([DEADENDS]), seed=8, pastes_every=25, segment_size=97)
-
-
-def test_an_update_that_gives_way_between_its_steps_builds_what_one_that_does_not_builds() -> None:
-    """A server's updates pause between their steps to let pastes be matched: what they
-    build is unchanged, and a paste matched at any pause gets the old index's answer."""
-    records = _starter()
-    old = MatchIndex.build(records)
-    paste = _pastes(records)[0]
-    expected = old.triage(paste)
-    answered: list[bool] = []
-    def answer_meanwhile() -> None:
-        answered.append(old.triage(paste) == expected)
-
-    _check(records, seed=5, segment_size=7, pause=answer_meanwhile)
-    assert len(answered) > 50 and all(answered)
 
 
 def test_the_old_index_keeps_answering_as_before_an_update() -> None:
@@ -291,3 +275,32 @@ def test_an_updated_bm25_index_scores_as_one_built_from_scratch(fold: tuple[floa
         many.append((removed, added))
         size += len(added) - len(removed)
     _bm25_steps(rng, words, many, fold)
+
+
+@pytest.mark.parametrize("fold_least", [2, 256])
+def test_a_layered_table_reads_as_the_dict_it_stands_for(fold_least: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The holder tables an update changes a few keys of, kept apart or folded in: each
+    version reads as a plain dict with the same changes, and older versions stay as they were."""
+    from bot.match import variants
+    from bot.match.variants import Layered
+
+    monkeypatch.setattr(variants, "FOLD_LEAST", fold_least)
+    rng = random.Random(3)
+    model = {f"k{n}": f"r{n}" for n in range(40)}
+    table = Layered(dict(model))
+    history = [(table, dict(model))]
+    for _ in range(30):
+        changes: dict[str, str | None] = {}
+        for _ in range(rng.randint(1, 4)):
+            key = f"k{rng.randint(0, 60)}"
+            changes[key] = None if rng.random() < 0.3 else f"r{rng.randint(0, 99)}"
+        table = table.changed(changes)
+        for key, value in changes.items():
+            if value is None:
+                model.pop(key, None)
+            else:
+                model[key] = value
+        history.append((table, dict(model)))
+    for version, expected in history:
+        assert dict(version) == expected and len(version) == len(expected)
+        assert all(version.get(f"k{n}") == expected.get(f"k{n}") for n in range(61))
