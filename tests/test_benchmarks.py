@@ -70,7 +70,8 @@ def test_bench_faults_runs_a_scenario_with_its_verdict() -> None:
 
 def test_bench_knowledge_prints_every_figure_beside_its_target() -> None:
     out = bench("bench_knowledge.py", "--sizes", "300")
-    for figure in ("first build", "one changed record", "paste p99 during updates", "of it waiting",
+    for figure in ("first build", "one changed record", "paste p99 at 50/s during updates / usual",
+                   "back to back: p99 during updates / usual", "of it waiting", "memory kept after the first",
                    "restart, unchanged KB", "rebuilds for a vote", "one change answerable"):  # fmt: skip
         assert figure in out, out
 

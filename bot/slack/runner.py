@@ -90,7 +90,7 @@ class JobRunner:
         self._lock = threading.Lock()
         self._busy = 0
         self._backlog = True  # due jobs may wait in the database: new ones queue behind them
-        self._done: list[int] = []  # finished here; their "done" not written yet
+        self._done: list[Job] = []  # finished here; their "done" not written yet
         self._held: dict[str, float] = {}  # channel → monotonic time its rate limit ends
         self._thread: threading.Thread | None = None
         self._last_poll = self._last_stats = self._last_housekeeping = float("-inf")
@@ -172,7 +172,7 @@ class JobRunner:
         try:
             with self.store.transaction() as session:
                 now = self.clock()
-                held = jobs_repo.finish(session, job_ids=done, owner=self.owner, now=now)
+                held = jobs_repo.finish(session, jobs=done, owner=self.owner, now=now)
                 jobs = jobs_repo.claim(session, owner=self.owner, now=now, lease=self.lease, limit=free,
                                        skip_channels=self._held_channels())  # fmt: skip
         except TRANSIENT as exc:
@@ -257,7 +257,7 @@ class JobRunner:
             self._outage = False
             self._settle_many(jobs_repo.hurry, prefix=SlackUnavailable.__name__)
         with self._lock:
-            self._done.append(job.id)  # written by the fetcher's next transaction
+            self._done.append(job)  # written by the fetcher's next transaction
         return "done"
 
     def _settle_many(self, change: Callable[..., int], **values: object) -> None:

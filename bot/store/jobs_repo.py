@@ -146,7 +146,8 @@ def _mine(which: Any, owner: Any) -> Any:
 
 _FINISH = (
     update(TABLE)
-    .where(_mine(_C.id.in_(bindparam("p_ids", expanding=True)), _p("p_owner", "lease_owner")))
+    .where(_mine(and_(_C.id.in_(bindparam("p_ids", expanding=True)), _C.key.in_(bindparam("p_keys", expanding=True))),
+                 _p("p_owner", "lease_owner")))  # fmt: skip
     .values(status=DONE, finished_at=_p("p_now", "finished_at"), lease_owner=None, lease_until=None)
 )  # fmt: skip
 _MARK_STAGE = (
@@ -214,11 +215,14 @@ def mark_stage(session: Session, *, job_id: int, owner: str, stage: str,
     return bool(changed.rowcount)  # type: ignore[attr-defined]
 
 
-def finish(session: Session, *, job_ids: Collection[int], owner: str, now: datetime) -> int:
-    """Mark done the jobs of ``job_ids`` that ``owner`` still holds; how many it held."""
-    if not job_ids:
+def finish(session: Session, *, jobs: Collection[Job], owner: str, now: datetime) -> int:
+    """Mark done the ``jobs`` that ``owner`` still holds; how many it held. A job is
+    known by its id and its key: on SQLite an id whose row was deleted can be given to
+    a new job, which a late "done" of the old one must not end."""
+    if not jobs:
         return 0
-    changed = session.execute(_FINISH, {"p_ids": list(job_ids), "p_owner": owner, "p_now": now})
+    changed = session.execute(_FINISH, {"p_ids": [j.id for j in jobs], "p_keys": [j.key for j in jobs],
+                                        "p_owner": owner, "p_now": now})  # fmt: skip
     return int(changed.rowcount)  # type: ignore[attr-defined]
 
 
