@@ -13,11 +13,12 @@ single long C call (a numpy step over many postings) runs on, and the code keeps
 those short. The pure packages (``bot/match``, ``graph``) know nothing of this.
 
 The look costs the update about half its time again (a call of a small function at
-every call; measured: 24 -> 37 CPU-ms an update at 2,522 records), and nothing
-while no update runs. Measured with ``benchmarks/bench_knowledge.py --in-process``
-(2,522 records, pastes arriving at 50 a second, updates back to back): paste
-matching time at p99 during updates the same as without them (2.5 ms), from 5.4 ms
-when updates only paused between their steps.
+every call it makes: 0.04 -> 0.06 CPU-s an update at 2,522 records), and nothing while
+no update runs. Measured with ``benchmarks/bench_knowledge.py`` (pastes arriving at 50
+a second while updates run back to back; ``docs/bench_knowledge.txt``): paste p99 during
+updates 1.87 times the usual at 2,522 records and 1.35 times at 100,000; paste matching
+time alone at p99 (2,522 records) 2.5 ms during updates as without them, against 5.4 ms
+when an update only paused between its larger steps.
 
 Waiting is bounded twice, so giving way delays a change by a bounded time however
 many pastes come: each wait lasts at most :data:`PAUSE_WAIT`, each update's waits at
