@@ -35,20 +35,21 @@ from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any
 
-#: Longest one pause waits for the requests in flight. A paste is matched in 2 ms at p99
-#: with 2,500 records, 6-8 ms with 100,000 (20-26 ms while an update runs): one pause
-#: outlasts the requests under way when it began, and holds an update no longer than that.
+#: Longest one wait for the requests in flight. A paste is matched in 2-3 ms at p99 with
+#: 2,500 records, 7-10 ms with 100,000: one wait outlasts the requests under way when it
+#: began, and holds an update no longer than that.
 PAUSE_WAIT = 0.05
 #: Most one update waits in all. A change must be answerable 2 s after its commit: up to
-#: 0.5 s until the next poll (``ERRKB_KB_REFRESH_SECONDS``), ~0.7 CPU-s for an update at
-#: 100,000 records, this, and ~0.5 s left for the interpreter shared with requests
-#: between pauses. (Pastes that never stop, each taking the interpreter half the time,
-#: would stretch that update past 2 s with or without waiting.)
+#: 0.5 s until the next poll (``ERRKB_KB_REFRESH_SECONDS``), ~0.4 CPU-s for an update at
+#: 100,000 records (giving way included), this, and the rest for the interpreter shared
+#: with requests once the budget is spent. (Pastes that never stop would stretch that
+#: update past 2 s with or without waiting.)
 UPDATE_WAIT = 0.3
 
 
 class RequestGate:
     """Counts the requests in flight; an update's :class:`Pause` waits for it to reach zero.
+    Each update has a budget of its own (:attr:`update_wait`).
 
     ``on_wait``: told the seconds of each wait (a metric); called on the updating thread.
     """
@@ -84,10 +85,6 @@ class RequestGate:
             self._in_flight -= 1
             if not self._in_flight:
                 self._idle.notify_all()
-
-    def update_pause(self) -> Pause:
-        """The pause of one update, with a budget of its own (:attr:`update_wait`)."""
-        return Pause(self)
 
     @contextmanager
     def giving_way(self) -> Iterator[Pause]:

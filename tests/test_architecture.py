@@ -23,7 +23,7 @@ PURE = [
     "graph",
 ]
 FORBIDDEN_IMPORTS = ("slack_bolt", "slack_sdk", "sqlalchemy", "alembic", "apscheduler", "bot.store", "bot.slack", "bot.settings", "os",
-                     "bot.precedence")  # the pure code is handed a pause, never the gate
+                     "bot.precedence")  # the pure code never knows it gives way
 FORBIDDEN_CALLS = {"now", "today", "utcnow", "getenv"}
 
 

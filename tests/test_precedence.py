@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from bot.precedence import RequestGate
+from bot.precedence import Pause, RequestGate
 
 #: How long a test waits for something that should happen at once (a busy machine is slow).
 PATIENCE = 30.0
@@ -28,7 +28,7 @@ def test_an_update_waits_while_a_request_is_in_flight_and_goes_on_when_it_ends()
     waiting, went_on = threading.Event(), threading.Event()
     gate = RequestGate(pause_wait=PATIENCE * 4, update_wait=PATIENCE * 4)
     gate._idle = TellingCondition(waiting)  # tells the test when the pause waits
-    pause = gate.update_pause()
+    pause = Pause(gate)
 
     def update() -> None:
         pause()
@@ -64,7 +64,7 @@ def test_a_stream_of_requests_holds_an_update_no_longer_than_its_caps() -> None:
     stream.start()
     try:
         assert streaming.wait(PATIENCE)
-        pause = gate.update_pause()
+        pause = Pause(gate)
         updater = threading.Thread(target=lambda: [pause() for _ in range(200)])
         updater.start()
         updater.join(PATIENCE)
@@ -84,7 +84,7 @@ def test_a_pause_with_no_request_in_flight_does_not_wait() -> None:
     gate = RequestGate(on_wait=waits.append)
     with gate:
         pass  # a request that has ended
-    pause = gate.update_pause()
+    pause = Pause(gate)
     for _ in range(1000):
         pause()
     assert waits == [] and pause.waits == 0 and pause.waited == 0.0
@@ -101,10 +101,10 @@ def test_a_request_that_fails_still_leaves_the_gate() -> None:
 def test_each_update_has_a_budget_of_its_own() -> None:
     gate = RequestGate(pause_wait=0.01, update_wait=0.01)
     with gate:
-        first = gate.update_pause()
+        first = Pause(gate)
         first()
         first()
-        second = gate.update_pause()
+        second = Pause(gate)
         second()
     assert first.waits == 1 and first.left <= 0
     assert second.waits == 1

@@ -46,11 +46,11 @@ import logging
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from sys import intern
-from typing import overload
+from typing import TypeVar, overload
 
 import ahocorasick
 import numpy as np
@@ -82,6 +82,7 @@ from bot.match.variants import Variants, members
 from bot.records import Record
 from bot.records.packed import PackedRecords, pack, unpack
 
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 EAGER_COMPILE = 60_000
 CONTEXT_SPAN = 3
@@ -248,70 +249,50 @@ def _document(buffer: bytes, which: int) -> Encoded:
     )
 
 
-class _Records(Sequence[Record]):
-    """The records of an index, by position, unpacked when read (the last few cached)."""
+class _PartsView(Sequence[T]):
+    """Something of each record, by position, read from its parts when asked (the records
+    unpacked, their BM25 documents, their identity terms): kept for all, each would cost
+    KBs a record, and a paste asks for its candidates' only."""
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_parts", "_read")
 
-    def __init__(self, parts: Sequence[RecordParts]) -> None:
-        self._parts = parts
-
-    def __len__(self) -> int:
-        return len(self._parts)
-
-    @overload
-    def __getitem__(self, index: int) -> Record: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Record]: ...
-    def __getitem__(self, index: int | slice) -> Record | list[Record]:
-        if isinstance(index, slice):
-            return [unpack(part.packed) for part in self._parts[index]]
-        return unpack(self._parts[index].packed)
-
-
-class _Documents(Sequence[Encoded]):
-    """Each record's identity (``which`` 0) or context (1) document, read from its parts."""
-
-    __slots__ = ("_parts", "_which")
-
-    def __init__(self, parts: Sequence[RecordParts], which: int) -> None:
-        self._parts, self._which = parts, which
+    def __init__(self, parts: Sequence[RecordParts], read: Callable[[RecordParts], T]) -> None:
+        self._parts, self._read = parts, read
 
     def __len__(self) -> int:
         return len(self._parts)
 
     @overload
-    def __getitem__(self, index: int) -> Encoded: ...
+    def __getitem__(self, index: int) -> T: ...
     @overload
-    def __getitem__(self, index: slice) -> list[Encoded]: ...
-    def __getitem__(self, index: int | slice) -> Encoded | list[Encoded]:
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
-            return [self[i] for i in range(len(self))[index]]
-        return _document(self._parts[index].documents, self._which)
+            return [self._read(part) for part in self._parts[index]]
+        return self._read(self._parts[index])
 
 
-class _DocTerms(Sequence[frozenset[str]]):
-    """Each record's identity terms, made from its encoded document when asked (the ranker
-    asks for a paste's candidates only; kept for all, they cost 2 KB a record). A set
-    made in the order the terms were first seen, as :meth:`RecordParts.of` saw them."""
+def _unpacked(part: RecordParts) -> Record:
+    return unpack(part.packed)
 
-    __slots__ = ("_parts", "_terms")
 
-    def __init__(self, parts: Sequence[RecordParts], vocabulary: Vocabulary) -> None:
-        self._parts, self._terms = parts, vocabulary.terms
+def _identity(part: RecordParts) -> Encoded:
+    return part.identity
 
-    def __len__(self) -> int:
-        return len(self._parts)
 
-    @overload
-    def __getitem__(self, index: int) -> frozenset[str]: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[frozenset[str]]: ...
-    def __getitem__(self, index: int | slice) -> frozenset[str] | list[frozenset[str]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(len(self))[index]]
-        terms = self._terms
-        return frozenset([terms[n] for n in self._parts[index].identity[0].tolist()])
+def _context(part: RecordParts) -> Encoded:
+    return part.context
+
+
+def _identity_terms(vocabulary: Vocabulary) -> Callable[[RecordParts], frozenset[str]]:
+    """A record's identity terms, as a set made in the order the terms were first seen
+    (as :meth:`RecordParts.of` saw them)."""
+    terms = vocabulary.terms
+
+    def read(part: RecordParts) -> frozenset[str]:
+        return frozenset([terms[n] for n in part.identity[0].tolist()])
+
+    return read
 
 
 class _Segment:
@@ -458,9 +439,9 @@ class MatchIndex:
         self._segment_size = segment_size
         self._segments = segments or _segments(self.parts, segment_size)
         runs = self._segments
-        self.records: Sequence[Record] = _Records(self.parts)  # unpacked when read
+        self.records: Sequence[Record] = _PartsView(self.parts, _unpacked)
         self._variants = list(chain.from_iterable(s.variants for s in runs))
-        identity_terms = _DocTerms(self.parts, vocabulary)
+        identity_terms = _PartsView(self.parts, _identity_terms(vocabulary))
         self.info = list(chain.from_iterable(s.info for s in runs))
         if previous is None:
             self._by_id = {part.id: n for n, part in enumerate(self.parts)}
@@ -475,11 +456,12 @@ class MatchIndex:
             gone = sorted(before._by_id[k] for k in changed if k in before._by_id)
             added = sorted(self._by_id[k] for k in upserted)
             self.similarity = before.similarity.update(
-                [s.identity for s in runs], _Documents(self.parts, 0), _Documents(before.parts, 0),
+                [s.identity for s in runs], _PartsView(self.parts, _identity), _PartsView(before.parts, _identity),
                 identity_terms, gone, added,
             )  # fmt: skip
             self.context = before.context.update(
-                [s.context for s in runs], _Documents(self.parts, 1), _Documents(before.parts, 1), (), gone, added
+                [s.context for s in runs], _PartsView(self.parts, _context), _PartsView(before.parts, _context), (), gone,
+                added,
             )
             self.variants = before.variants.update(
                 before._variants, before._by_id, self._variants,
