@@ -66,8 +66,15 @@ EXPECTED_FILES = {
     "bitsandbytes",
     "flash_attn",
     "triton",
+    "python",
+    "node",
+    "docker",
+    "git",
+    "postgres",
 }
 TIERS = {"ai_generated", "community", "verified"}
+#: The domains the starter base covers: the ML stack and the tools most teams meet first.
+DOMAINS = {"llm", "python", "node", "docker", "git", "postgres"}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -158,8 +165,8 @@ def test_record_has_every_seed_field_in_order(record_id: str) -> None:
 @pytest.mark.parametrize("record_id", IDS)
 def test_record_shape(record_id: str) -> None:
     raw = BY_ID[record_id]
-    assert raw["id"].startswith("llm/")
-    assert raw["domain"] == "llm"
+    assert raw["id"].startswith(raw["domain"] + "/")
+    assert raw["domain"] in DOMAINS
     assert raw["locale"] == "en"
     assert raw["verification_tier"] in TIERS
     assert raw["resolvable"] in {"true", "partial", "false"}
