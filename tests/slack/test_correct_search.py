@@ -5,24 +5,34 @@ candidates; a record chosen by search is what errkb learns."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from slack_sdk.models.blocks import Option
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from bot.render.correct import OPTION_TEXT, option_label, shorten
 from bot.render.ids import ActionId, BlockId, InputId
-from bot.store.models import CorrectionRow
+from bot.store.models import AuditRow, CorrectionRow
 from tests.slack.blockkit import assert_valid_view, read_text
 from tests.slack.conftest import EN_USER, ZH_USER, Bot
 from tests.slack.test_corrections import OTHER, RIGHT, WRONG, _answer, _click
 
-SEARCHED = (
-    "llm/torch-cuda-out-of-memory"  # no candidate for the frobnicator paste: found by search only
-)
+#: No candidate for the frobnicator paste: found by search only.
+SEARCHED = "llm/torch-cuda-out-of-memory"
+
+
+@pytest.fixture(autouse=True)
+def _forget_corrections(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The audit log outlives a test (the package's tables are kept): drop what these taught."""
+    yield
+    if "bot" in request.fixturenames:
+        bot: Bot = request.getfixturevalue("bot")
+        with bot.store.transaction() as session:
+            session.execute(delete(AuditRow).where(AuditRow.action == "correction"))
 
 
 def _open_modal(bot: Bot, user: str = EN_USER) -> tuple[str, dict[str, Any]]:
@@ -158,7 +168,10 @@ def test_a_searched_record_that_does_not_exist_is_an_error_in_the_modal(
         assert session.scalars(select(CorrectionRow)).all() == []
 
 
-@given(st.text(alphabet=st.sampled_from("ab cd: 内存。,xyz"), max_size=200), st.integers(min_value=8, max_value=120))
+@given(
+    st.text(alphabet=st.sampled_from("ab cd: 内存。,xyz"), max_size=200),
+    st.integers(min_value=8, max_value=120),
+)
 def test_a_shortened_text_fits_and_is_a_prefix_ending_at_a_word(text: str, limit: int) -> None:
     shown = shorten(text, limit)
     assert len(shown) <= limit

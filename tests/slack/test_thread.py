@@ -95,9 +95,10 @@ def test_thanks_get_a_reaction_not_a_second_answer(bot: Bot, said: str) -> None:
     assert bot.fake.of("chat.postEphemeral") == []
 
 
-def test_a_bare_mention_gets_a_reaction_and_nothing_else(bot: Bot) -> None:
-    root, _ = _answered_thread(bot, user=ZH_USER)
-    ts = _mention(bot, root, "", user=ZH_USER)
+@pytest.mark.parametrize("user", [EN_USER, ZH_USER])
+def test_a_bare_mention_gets_a_reaction_and_nothing_else(bot: Bot, user: str) -> None:
+    root, _ = _answered_thread(bot, user=user)
+    ts = _mention(bot, root, "", user=user)
     assert bot.fake.reactions.get((CHANNEL, ts)) == ["eyes"]
     assert len(_posts(bot, root)) == 1 and bot.fake.of("chat.postEphemeral") == []
 
