@@ -2,9 +2,9 @@
 
 A follow-up in an answered thread (a question, the error pasted again, the
 look-up shortcut on the answered message) gets this instead of the answer
-again: the record it was answered with (its id and the person's error line)
-or the error errkb did not know, a link to the answer, and a **Show** button
-that opens the record privately.
+again: the record it was answered with (its id and the person's error line),
+the closest candidate when errkb was not sure, or the error errkb did not know;
+a link to the answer, and a **Show** button that opens the record privately.
 """
 
 from __future__ import annotations
@@ -20,13 +20,20 @@ LINE_CHARS = 200
 
 
 def render_pointer(
-    locale: str, *, records: Sequence[str], line: str | None, permalink: str | None
+    locale: str,
+    *,
+    records: Sequence[str],
+    line: str | None,
+    permalink: str | None,
+    sure: bool = True,
 ) -> Message:
-    """The pointer in ``locale``: ``records`` answered the thread (none: errkb did not know
-    ``line``); ``permalink`` links the answer (None: "earlier in this thread")."""
+    """The pointer in ``locale``: ``records`` answered the thread (``sure``), or were the
+    closest candidates to ``line`` (not ``sure``; none: errkb did not know it);
+    ``permalink`` links the answer (None: "earlier in this thread")."""
     shown = code(cut(line, LINE_CHARS)) if line else ""
     if records:
-        text = t(locale, "thread.pointer", id=code(records[0]), line=shown or code(records[0]))
+        key = "thread.pointer" if sure else "thread.pointer.unsure"
+        text = t(locale, key, id=code(records[0]), line=shown or code(records[0]))
         fallback = t(locale, "thread.pointer.fallback", id=records[0])
     else:
         text = t(locale, "thread.pointer.unknown", line=shown or "…")

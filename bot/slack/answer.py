@@ -177,8 +177,6 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         add = AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts) if unknown else None
         args = reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None,
                           asked=paste.asked, channel=here)  # fmt: skip
-        if public:
-            args["public"] = True  # the thread is answered: later mentions are conversation
         reply = _remember(session, paste, outcome, args, locale, now,
                           window=timedelta(hours=settings.observe_window_hours))  # fmt: skip
         if public:  # from here on, an attempt may have posted: see deliver()
@@ -191,7 +189,8 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
                                    ephemeral=not public)  # fmt: skip
     sent = deliver(paste, payload, job=job, slack=slack, public=public)
     if sent.ok and public and sent.ts:
-        with store.transaction() as session:  # what a pointer to this answer links
+        # the thread is answered (later mentions are conversation), and a pointer links here
+        with store.transaction() as session:
             slack_repo.set_reply_args(session, reply_id=reply.id, args={**reply.args, "ts": sent.ts})
     if sent.ok:
         metrics.answer(outcome)

@@ -7,8 +7,9 @@ the answered error again, gets a short pointer only the asker sees, in the
 asker's own language, naming the record and linking the answer
 (``chat.getPermalink``); only a mention with a new error is answered as a
 paste. The look-up shortcut on an answered message points the same way,
-privately. Which errors a thread's answers covered is kept in each public
-reply's ``seen`` templates (:func:`bot.answer.reply_args`).
+privately; the answered error pasted again without a mention is left alone.
+Which errors a thread's answers covered is kept in each public reply's
+``seen`` templates (:func:`bot.answer.reply_args`).
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ def covered(reply: Reply) -> set[str]:
 def answer_turn(paste: PasteJob, text: str, *, settings: Settings, store: Store, slack: SlackGateway,
                 metrics: Metrics) -> Turn | None:  # fmt: skip
     """Handle ``paste`` as a turn in a thread errkb answered; None when it is a paste to
-    answer (no such thread, or the text holds a new error)."""
-    if not paste.thread_ts or not (paste.mention or paste.lookup):
-        return None
+    answer (no such thread, or the text holds a new error). A paste nobody asked errkb
+    about, holding only errors the thread's answers covered, is left alone."""
+    spoken_to = paste.mention or paste.lookup
+    if not paste.thread_ts or (paste.asked and not spoken_to):
+        return None  # a direct message or /errkb: asked privately, answered privately
     with store.read() as session:
         answers = slack_repo.thread_answers(
             session, channel=paste.channel, thread_ts=paste.thread_ts
@@ -57,6 +60,9 @@ def answer_turn(paste: PasteJob, text: str, *, settings: Settings, store: Store,
     turn = classify_turn(text, answered=set().union(*map(covered, answers)))
     if turn == "error":
         return None
+    if not spoken_to:
+        metrics.decline("answered_in_thread")  # the same error again: the answer is above
+        return turn
     if paste.lookup:
         turn = "question"  # the shortcut asks for the answer: show where it is
     reaction = REACTIONS.get(turn)
@@ -85,12 +91,16 @@ def point(paste: PasteJob, answer: Reply, text: str, *, settings: Settings, stor
     with store.read() as session:
         locale = user_locale(session, settings, user=paste.user, slack_locale=slack_locale, channel=paste.channel,
                              text=text)  # fmt: skip
-    records = [str(r) for r in answer.args.get("records") or []] if answer.kind == "answer" else []
+    sure = answer.kind == "answer"
+    if sure:
+        records = [str(r) for r in answer.args.get("records") or []]
+    else:  # "not sure": the closest candidates, or none ("nothing known")
+        records = [str(c[0]) for c in answer.args.get("candidates") or [] if c]
     lines = answer.args.get("lines") or {}
     errors = answer.args.get("errors") or []
-    line = str(lines.get(records[0]) or "") if records else ""
+    line = str(lines.get(records[0]) or "") if sure and records else ""
     payload = render_pointer(locale, records=records, line=line or (str(errors[0]) if errors else None),
-                             permalink=permalink)  # fmt: skip
+                             permalink=permalink, sure=sure)  # fmt: skip
     if paste.response_url:
         return slack.respond(paste.response_url, blocks.ephemeral(payload))
     return slack.post_ephemeral(channel=paste.channel, user=paste.user, text=payload["text"],

@@ -119,8 +119,9 @@ def get_reply(session: Session, *, reply_id: int) -> Reply | None:
 
 
 def thread_answers(session: Session, *, channel: str, thread_ts: str) -> list[Reply]:
-    """errkb's public replies in a thread (an answer, candidates, "nothing known"), newest
-    first: what a later mention or look-up in the thread is pointed at."""
+    """errkb's replies posted in a thread (an answer, candidates, "nothing known"; each
+    keeps the ``ts`` Slack gave its post), newest first: what a later mention or look-up
+    in the thread is pointed at. A reply stored by an attempt whose post failed is none."""
     rows = session.scalars(
         select(SlackReplyRow)
         .where(SlackReplyRow.channel == channel, SlackReplyRow.thread_ts == thread_ts)
@@ -129,7 +130,7 @@ def thread_answers(session: Session, *, channel: str, thread_ts: str) -> list[Re
     return [
         Reply(r.id, r.kind, r.locale, r.user_id, r.channel, r.thread_ts, dict(r.args))
         for r in rows
-        if (r.args or {}).get("public")
+        if (r.args or {}).get("ts")
     ]
 
 

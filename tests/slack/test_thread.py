@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from bot.i18n import t
 from bot.render.ids import ActionId, CallbackId
+from bot.render.pointer import render_pointer
 from bot.store import slack_repo
 from tests.slack.blockkit import assert_valid_message, buttons, read_text
 from tests.slack.conftest import CHANNEL, EN_USER, PASTE, ZH_USER, Bot, wait_done
@@ -194,18 +196,22 @@ def test_the_shortcut_on_an_answered_message_points_to_the_answer_privately(bot:
     assert_valid_message(reply)
 
 
-@pytest.mark.parametrize(("user", "expect"), [(EN_USER, "errkb does not know this error yet"),
-                                              (ZH_USER, "errkb 还不认识这个错误")])  # fmt: skip
-def test_the_shortcut_on_a_message_marked_unknown_points_to_that_reply(
-    bot: Bot, user: str, expect: str
-) -> None:
+#: What a pointer says about an error errkb did not answer, by what errkb had said of it.
+UNANSWERED = {
+    EN_USER: {"nothing": "errkb does not know this error yet", "unsure": "I was not sure about"},
+    ZH_USER: {"nothing": "errkb 还不认识这个错误", "unsure": "没有把握"},
+}
+
+
+@pytest.mark.parametrize("user", [EN_USER, ZH_USER])
+def test_the_shortcut_on_a_message_marked_unknown_points_to_that_reply(bot: Bot, user: str) -> None:
     root, answer_ts = _answered_thread(bot, text=UNKNOWN, mention=True)
     [said] = _posts(bot, root)
-    assert "Nothing in the knowledge base" in str(said.params["blocks"]) or "Not sure" in str(
-        said.params["blocks"]
-    )
+    shown = str(said.params["blocks"])
+    assert "Nothing in the knowledge base" in shown or "Not sure" in shown
     reply = _lookup(bot, root, f"<@UBOT> {UNKNOWN}", user=user)
     text = read_text(reply["blocks"])
+    expect = UNANSWERED[user]["nothing" if "Nothing in the knowledge base" in shown else "unsure"]
     assert expect in text and "ZorgleBlorpException" in text and _permalink(answer_ts) in text
     assert len(_posts(bot, root)) == 1
 
@@ -223,4 +229,62 @@ def test_the_answer_keeps_what_it_covered_and_where_it_is(bot: Bot) -> None:
     root, answer_ts = _answered_thread(bot)
     with bot.store.read() as session:
         [reply] = slack_repo.thread_answers(session, channel=CHANNEL, thread_ts=root)
-    assert reply.args["ts"] == answer_ts and reply.args["public"] is True and reply.args["seen"]
+    assert reply.args["ts"] == answer_ts and reply.args["seen"]
+
+
+@pytest.mark.parametrize("user", [EN_USER, ZH_USER])
+def test_the_answered_error_pasted_again_unasked_is_left_alone(bot: Bot, user: str) -> None:
+    root, _ = _answered_thread(bot)
+    ts = f"1722800003.{bot.send.next_id():06d}"
+    bot.send.message(PASTE.replace("512", "515"), user=user, ts=ts, thread_ts=root)
+    wait_done(bot, f"msg:cm-{ts}")
+    assert len(_posts(bot, root)) == 1 and bot.fake.of("chat.postEphemeral") == []
+    assert bot.fake.of("reactions.add") == []
+    bot.send.message(PUMP, user=user, ts=f"{ts}1", thread_ts=root)  # a new error is still answered
+    bot.fake.wait_for("chat.postMessage", 2, where=lambda c: c.params.get("thread_ts") == root)
+    assert len(_posts(bot, root)) == 2
+
+
+@pytest.mark.parametrize(
+    ("user", "expect"), [(EN_USER, "I was not sure about"), (ZH_USER, "没有把握")]
+)
+def test_a_question_after_uncertain_candidates_points_to_them(
+    bot: Bot, user: str, expect: str
+) -> None:
+    root, answer_ts = _answered_thread(
+        bot, text="FrobnicatorError: frobnicator core got hot", mention=True
+    )
+    [said] = _posts(bot, root)
+    assert "Not sure" in str(said.params["blocks"]) or "没有把握" in str(said.params["blocks"])
+    _mention(bot, root, "which one is it then?" if user == EN_USER else "那到底是哪个？", user=user)
+    [pointer] = bot.fake.of("chat.postEphemeral")
+    text = read_text(pointer.params["blocks"])
+    assert expect in text and "errkbtest/" in text and _permalink(answer_ts) in text
+    assert len(_posts(bot, root)) == 1
+
+
+@pytest.mark.parametrize("locale", ["en", "zh"])
+def test_every_pointer_renders_valid_blocks_in_each_language(locale: str) -> None:
+    link = _permalink("1700000000.000001")
+    for records, sure, key in (([ANSWERED], True, "thread.pointer"), ([ANSWERED], False, "thread.pointer.unsure"),
+                               ([], True, "thread.pointer.unknown")):  # fmt: skip
+        payload = render_pointer(locale, records=records, line=UNKNOWN, permalink=link, sure=sure)
+        assert_valid_message(payload)
+        text = read_text(payload["blocks"])
+        assert t(locale, key, id=f"`{ANSWERED}`", line=f"`{UNKNOWN}`") in text and link in text
+    nowhere = render_pointer(locale, records=[ANSWERED], line=None, permalink=None)
+    assert t(locale, "thread.pointer.nolink") in read_text(nowhere["blocks"])
+
+
+def test_an_answer_whose_first_post_failed_is_still_answered_once_then_thanked(bot: Bot) -> None:
+    bot.fake.fail_next(
+        "chat.postMessage", 429
+    )  # the first attempt stores its reply, then Slack says wait
+    root = f"1722800004.{bot.send.next_id():06d}"
+    bot.fake.add_message(CHANNEL, root, PASTE)
+    bot.send.message(PASTE, ts=root)
+    bot.fake.wait_for("chat.postMessage", 2, where=lambda c: c.params.get("thread_ts") == root)
+    wait_done(bot, f"msg:cm-{root}")
+    ts = _mention(bot, root, "thanks!")
+    assert bot.fake.reactions.get((CHANNEL, ts)) == ["+1"]
+    assert len(_posts(bot, root)) == 2, "the refused post and its retry: one answer in the thread"
