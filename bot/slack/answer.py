@@ -145,7 +145,7 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     (:mod:`bot.slack.thread`)."""
     kb = loaded(index)
     text, cut_at = clean_paste(paste_text(paste, slack, settings.paste_limit), settings.paste_limit)
-    turn = answer_turn(paste, text, settings=settings, store=store, slack=slack, metrics=metrics)
+    turn = answer_turn(paste, text, job=job.key, settings=settings, store=store, slack=slack, metrics=metrics)
     if turn is not None:
         return turn
     learned, here = read_context(store, text, paste.channel)
@@ -177,6 +177,7 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         add = AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts) if unknown else None
         args = reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None,
                           asked=paste.asked, channel=here)  # fmt: skip
+        args["job"] = job.key  # a retry of this job is not a later turn in its thread
         reply = _remember(session, paste, outcome, args, locale, now,
                           window=timedelta(hours=settings.observe_window_hours))  # fmt: skip
         if public:  # from here on, an attempt may have posted: see deliver()

@@ -43,11 +43,12 @@ def covered(reply: Reply) -> set[str]:
     }
 
 
-def answer_turn(paste: PasteJob, text: str, *, settings: Settings, store: Store, slack: SlackGateway,
+def answer_turn(paste: PasteJob, text: str, *, job: str, settings: Settings, store: Store, slack: SlackGateway,
                 metrics: Metrics) -> Turn | None:  # fmt: skip
-    """Handle ``paste`` as a turn in a thread errkb answered; None when it is a paste to
-    answer (no such thread, or the text holds a new error). A paste nobody asked errkb
-    about, holding only errors the thread's answers covered, is left alone."""
+    """Handle ``paste`` (the job keyed ``job``) as a turn in a thread errkb answered; None
+    when it is a paste to answer (no such thread, only this job's own answer, or the text
+    holds a new error). A paste nobody asked errkb about, holding only errors the
+    thread's answers covered, is left alone."""
     spoken_to = paste.mention or paste.lookup
     if not paste.thread_ts or (paste.asked and not spoken_to):
         return None  # a direct message or /errkb: asked privately, answered privately
@@ -55,6 +56,7 @@ def answer_turn(paste: PasteJob, text: str, *, settings: Settings, store: Store,
         answers = slack_repo.thread_answers(
             session, channel=paste.channel, thread_ts=paste.thread_ts
         )
+    answers = [a for a in answers if a.args.get("job") != job]  # a retry finds its own post
     if not answers:
         return None
     turn = classify_turn(text, answered=set().union(*map(covered, answers)))
