@@ -8,8 +8,9 @@ asker's own language, naming the record and linking the answer
 (``chat.getPermalink``); only a mention with a new error is answered as a
 paste. The look-up shortcut on an answered message points the same way,
 privately; the answered error pasted again without a mention is left alone.
-Which errors a thread's answers covered is kept in each public reply's
-``seen`` templates (:func:`bot.answer.reply_args`).
+Which errors a thread's answers covered is kept in each reply's ``seen``
+templates (:func:`bot.answer.reply_args`); a reply counts once Slack took its
+post (it then keeps the post's ``ts``, which the pointer links).
 """
 
 from __future__ import annotations
