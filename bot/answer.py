@@ -23,6 +23,8 @@ CANDIDATE_FLOOR = 0.005
 #: Other records offered when someone says "Not this error".
 ALTERNATIVES = 5
 SAMPLE_CHARS = 1_000
+#: Error templates a reply keeps as answered (a later mention with none new is conversation).
+SEEN = 20
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
 
@@ -57,7 +59,8 @@ def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[s
                asked: bool = True, channel: ChannelSettings | None = None) -> dict[str, Any]:  # fmt: skip
     """What a reply keeps: the records, and per record the person's line it answers, the
     error's template and text (for corrections) and the other records that error could be."""
-    args: dict[str, Any] = {"cut_at": cut_at, "errors": [e.text[:300] for e in triage.errors[:5]]}
+    args: dict[str, Any] = {"cut_at": cut_at, "errors": [e.text[:300] for e in triage.errors[:5]],
+                            "seen": [e.template for e in triage.errors[:SEEN]]}  # fmt: skip
     if outcome == "answer":
         ids = [m.record_id for m in (channel or ChannelSettings("")).answer_matches(triage, asked=asked)]
         args["records"] = ids

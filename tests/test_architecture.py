@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PURE = [
     "bot/records",
     "bot/channels.py",
+    "bot/conversation.py",
     "bot/report.py",
     "bot/mcp/models.py",
     "bot/mcp/text.py",

@@ -156,6 +156,16 @@ _QUOTED_EXCEPTION = re.compile(
     r"(?:[:：]\s*|\s{2,})((?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception)(?:\[[^\]]*\])?: \S.*)$"
 )
 _NPM = re.compile(r"^(?:npm|yarn|pnpm) (?:ERR!|error|WARN|warn)\s?")
+# A property of a structured dump: Node's util.inspect of an error object ("errno: -111,",
+# "[Symbol(errorLabels)]: Set(0) {}", "'key': 'value'"), a JSON or YAML-ish object printed across lines.
+_PROPERTY = re.compile(
+    r"^(?:[A-Za-z_$][\w$-]*|'[^'\n]*'|\"[^\"\n]*\"|\[[^\]\n]+\])\s*:\s*(?P<value>.*)$"
+)
+# A line that opens such a dump: ends in "{" or "[" and is a frame, a property, a bare
+# opener or a typed one ("<ref *1> ClientRequest {", "Map(2) {"), not code ("if (err) {").
+_OPENER = re.compile(
+    r"^(?:at\s.*|[}\],\s]*(?:<ref \*\d+> )?(?:\[Object: null prototype\] )?(?:[A-Z][\w$.]*(?:\(\d+\))? )?)[{\[]$"
+)
 _KINDS = (
     (
         "python",
@@ -271,6 +281,12 @@ def _role(text: str, previous: str) -> str:
     return "context"
 
 
+def _is_property(line: str) -> bool:
+    """A ``key: value`` line whose value is not itself an error ("[cause]: Error: …" is one)."""
+    found = _PROPERTY.match(line)
+    return found is not None and _EXCEPTION.match(found.group("value")) is None
+
+
 def _kind(text: str) -> str:
     data = text.encode("utf-8", "surrogatepass")
     for name, found in _KIND_TESTS:
@@ -288,6 +304,7 @@ def extract(paste: str) -> Extraction:
     kept: list[tuple[int, str, str]] = []
     previous = ""
     npm_errors = 0
+    depth = 0  # how deep inside a structured dump (an error object's properties) the line is
     for no, raw in selected:
         body = raw if len(raw) <= MAX_LINE else raw[: MAX_LINE // 3] + " … " + raw[-MAX_LINE // 2 :]
         if _PROGRESS.search(body):
@@ -298,6 +315,12 @@ def extract(paste: str) -> Extraction:
             if _PROGRESS.search(body) or len(body.strip()) < 3:
                 continue
         line = _strip_prefixes(body)
+        if not line:
+            depth = 0  # a dump is printed without blank lines: one ends it, even unclosed
+        elif depth and line[0] in "}]":
+            depth -= 1
+        if line and len(line) < 3 and _OPENER.match(line.rstrip(",")):
+            depth += 1  # "{" or "[" alone: a dump begins
         if not line or len(line) < 3:
             previous = ""
             continue
@@ -312,6 +335,14 @@ def extract(paste: str) -> Extraction:
             previous = "npm"
             continue
         role = _role(line, previous)
+        if depth and role != "exception" and _is_property(line):
+            role = "context"  # "errno: -111," describes the error above; it is not one
+        if line.rstrip(",")[-1:] in ("{", "[") and (
+            role in ("exception", "frame")
+            or _OPENER.match(line.rstrip(","))
+            or _PROPERTY.match(line)
+        ):
+            depth += 1
         if (
             previous == "exception"
             and kept[-1][1].endswith(":")

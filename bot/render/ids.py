@@ -57,6 +57,7 @@ class BlockId(StrEnum):
     DOCS = "errkb.field.docs"
     DEPRECATE_REASON = "errkb.field.deprecate_reason"
     CORRECT_CHOICE = "errkb.field.correct_choice"
+    CORRECT_SEARCH = "errkb.field.correct_search"  # "Not this error": search the knowledge base
     ANSWER_ACTIONS = "errkb.answer_actions"
     DIGEST_ITEM = "errkb.digest.item"  # + ":" + record id, one per stale record
     HOME_SEARCH = "errkb.home.search_box"
@@ -67,3 +68,4 @@ class InputId(StrEnum):
     """The action id of the single input element inside each modal input block."""
 
     VALUE = "errkb.input.value"
+    SEARCH = "errkb.input.search"  # an external_select whose options errkb serves (block_suggestion)

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from bot.answer import Outcome, clean_paste, decide, reply_args
 from bot.channels import ChannelSettings
+from bot.conversation import Turn
 from bot.errors import NotReady
 from bot.knowledge import GraphSource, IndexSource
 from bot.match.extract import extract
@@ -37,6 +38,7 @@ from bot.slack.gateway import Sent, SlackGateway
 from bot.slack.jobs import PasteJob
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
+from bot.slack.thread import answer_turn
 from bot.store import channel_repo, corrections_repo, digest_repo, jobs_repo, slack_repo
 from bot.store.db import Store
 from bot.store.jobs_repo import Job
@@ -137,10 +139,15 @@ def _learned(session: Session, text: str) -> dict[str, str | None]:
 
 def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store, index: IndexSource,
                  graph: GraphSource, slack: SlackGateway, clock: Clock, metrics: Metrics,
-                 gate: RequestGate) -> Outcome:  # fmt: skip
-    """Triage ``paste`` and answer it (in its thread, or privately)."""
+                 gate: RequestGate) -> Outcome | Turn:  # fmt: skip
+    """Triage ``paste`` and answer it (in its thread, or privately); in a thread errkb
+    answered already, a mention without a new error is a turn of conversation instead
+    (:mod:`bot.slack.thread`)."""
     kb = loaded(index)
     text, cut_at = clean_paste(paste_text(paste, slack, settings.paste_limit), settings.paste_limit)
+    turn = answer_turn(paste, text, job=job.key, settings=settings, store=store, slack=slack, metrics=metrics)
+    if turn is not None:
+        return turn
     learned, here = read_context(store, text, paste.channel)
     triage = triage_timed(kb, text, metrics, gate, learned)
     if paste.mention and not triage.errors:
@@ -170,6 +177,7 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         add = AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts) if unknown else None
         args = reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None,
                           asked=paste.asked, channel=here)  # fmt: skip
+        args["job"] = job.key  # a retry of this job is not a later turn in its thread
         reply = _remember(session, paste, outcome, args, locale, now,
                           window=timedelta(hours=settings.observe_window_hours))  # fmt: skip
         if public:  # from here on, an attempt may have posted: see deliver()
@@ -181,6 +189,10 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
             payload = render_reply(session, reply, index=index, graph=graph, today=now.date(),
                                    ephemeral=not public)  # fmt: skip
     sent = deliver(paste, payload, job=job, slack=slack, public=public)
+    if sent.ok and public and sent.ts:
+        # the thread is answered (later mentions are conversation), and a pointer links here
+        with store.transaction() as session:
+            slack_repo.set_reply_args(session, reply_id=reply.id, args={**reply.args, "ts": sent.ts})
     if sent.ok:
         metrics.answer(outcome)
     elif sent.error == "not_in_channel" and paste.response_url:

@@ -1,8 +1,8 @@
 """The answer's own controls: "More"/"Less", "Next error", "Not this error", "Remove", "Undo".
 
 - paging and expanding change the stored reply's view and update the message in place;
-- "Not this error" (anyone) opens a modal with the other records that error could be and
-  "none of these"; the choice is stored by the error's template (:mod:`bot.store.corrections_repo`),
+- "Not this error" (anyone) opens a modal with the other records that error could be,
+  "none of these" and a search over the knowledge base (:func:`search_records`); the choice is stored by the error's template (:mod:`bot.store.corrections_repo`),
   so the next paste of the same error, in any channel, is answered with it, and the answer
   is corrected in place;
 - "Remove" (the person who asked, or a maintainer) deletes a public answer;
@@ -18,8 +18,16 @@ from typing import Any
 from bot.errors import RecordNotFound
 from bot.i18n import t
 from bot.knowledge import GraphSource, IndexSource
+from bot.precedence import RequestGate
 from bot.render import panels
-from bot.render.correct import NONE, chosen, correction_note, render_correct_modal
+from bot.render.correct import (
+    NONE,
+    SEARCH_OPTIONS,
+    chosen,
+    correction_note,
+    render_correct_modal,
+    render_search_options,
+)
 from bot.render.escape import mention
 from bot.render.ids import BlockId
 from bot.render.state import (
@@ -113,6 +121,9 @@ def correct(state: CorrectionModalState, user: str, values: dict[str, Any], *, s
         return {BlockId.CORRECT_CHOICE: t(state.locale, "correct.required")}
     record_id = None if picked == NONE else picked
     with store.transaction() as session:
+        if record_id and not slack_repo.record_exists(session, record_id=record_id):
+            problem = t(state.locale, "correct.unknown_record", id=record_id[:100])
+            return {BlockId.CORRECT_SEARCH: problem}
         reply = _reply(session, state.reply)
         args = dict(reply.args)
         template = args.get("templates", {}).get(state.wrong)
@@ -133,6 +144,21 @@ def correct(state: CorrectionModalState, user: str, values: dict[str, Any], *, s
         slack_repo.set_reply_args(session, reply_id=reply.id, args=args)
     log.info("answer corrected", extra={"reply": reply.id, "record_id": record_id, "wrong": state.wrong})
     return record_id or NONE
+
+
+def search_records(
+    state: CorrectionModalState, words: str, *, index: IndexSource, gate: RequestGate
+) -> list[dict[str, Any]]:
+    """The modal's search, answered while Slack waits: the records that best match ``words``
+    (a record id typed whole comes first), not the one answered wrongly, labelled in the
+    modal's language."""
+    kb = loaded(index)
+    with gate:
+        found = kb.search(words[:500], limit=SEARCH_OPTIONS + 1)
+    ids = [words.strip()] if kb.record(words.strip()) else []
+    ids += [rid for rid, _ in found if rid not in ids]
+    records = [r for r in map(kb.record, ids) if r is not None and r.id != state.wrong]
+    return render_search_options(records, state.locale)
 
 
 def after_correct(state: CorrectionModalState, user: str, result: str, *, store: Store, slack: SlackGateway,

@@ -44,6 +44,7 @@ EXPECTED = frozenset({
     "message_not_found", "cant_update_message", "edit_window_closed", "expired_trigger_id",
     "invalid_trigger_id", "no_such_subteam", "subteam_not_found", "user_not_in_channel",
     "restricted_action", "thread_not_found", "file_not_found", "not_allowed_token_type",
+    "already_reacted",
 })  # fmt: skip
 #: Error codes Slack gives when it, not the call, is at fault: retried later.
 TRANSIENT_ERRORS = frozenset({
@@ -205,6 +206,10 @@ class SlackGateway:
         if thread_ts:
             params["thread_ts"] = thread_ts
         return self.call("chat.postEphemeral", **params)
+
+    def add_reaction(self, *, channel: str, ts: str, name: str) -> Sent:
+        """React to a message (``reactions.add``); ``already_reacted`` comes back as a result."""
+        return self.call("reactions.add", channel=channel, timestamp=ts, name=name)
 
     def update_message(
         self, *, channel: str, ts: str, text: str, blocks: Sequence[dict[str, Any]]

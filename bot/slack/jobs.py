@@ -52,6 +52,7 @@ class PasteJob(Payload):
     message_ts: str | None = None  # the pasted message (permalinks, corrections)
     asked: bool = False  # mentioned, a shortcut or a command: answer even when unsure
     mention: bool = False  # an @-mention: read the thread when it holds no error itself
+    lookup: bool = False  # the "Look up in errkb" shortcut on a message
     response_url: str | None = None
 
     def where(self) -> tuple[str | None, str | None, str | None, bool]:

@@ -163,6 +163,16 @@ class View(_In):
     state: dict[str, Any] = Field(default_factory=dict)
 
 
+class BlockSuggestion(_Team):
+    """Someone typed into an ``external_select``: Slack asks for its options."""
+
+    user: _Ref
+    action_id: str
+    block_id: str = ""
+    value: str = ""
+    view: View | None = None
+
+
 class ViewSubmission(_Team):
     user: _Ref
     view: View

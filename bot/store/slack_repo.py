@@ -118,6 +118,22 @@ def get_reply(session: Session, *, reply_id: int) -> Reply | None:
     )
 
 
+def thread_answers(session: Session, *, channel: str, thread_ts: str) -> list[Reply]:
+    """errkb's replies posted in a thread (an answer, candidates, "nothing known"; each
+    keeps the ``ts`` Slack gave its post), newest first: what a later mention or look-up
+    in the thread is pointed at. A reply stored by an attempt whose post failed is none."""
+    rows = session.scalars(
+        select(SlackReplyRow)
+        .where(SlackReplyRow.channel == channel, SlackReplyRow.thread_ts == thread_ts)
+        .order_by(SlackReplyRow.created_at.desc(), SlackReplyRow.id.desc())
+    )
+    return [
+        Reply(r.id, r.kind, r.locale, r.user_id, r.channel, r.thread_ts, dict(r.args))
+        for r in rows
+        if (r.args or {}).get("ts")
+    ]
+
+
 # -- votes -----------------------------------------------------------------------
 
 
@@ -311,6 +327,6 @@ def set_reply_args(session: Session, *, reply_id: int, args: dict[str, Any]) -> 
 __all__ = [
     "Reply", "UnknownError", "VoteOutcome", "add_reply", "cast_vote", "choose_locale", "chosen_locale",
     "find_unknown", "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
-    "set_reply_args",
+    "set_reply_args", "thread_answers",
     "unknown_errors", "with_evidence", "workaround_counts",
 ]  # fmt: skip

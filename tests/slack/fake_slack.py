@@ -12,7 +12,8 @@ Bad days: ``outage`` makes every Web API call answer an HTTP status until
 ``restore``; ``rate_limit`` answers a channel's posts 429 with ``Retry-After``
 for a while; ``broken`` methods always fail. Threads: messages errkb posts are
 kept with their metadata, people's messages are added with ``add_message``,
-and ``conversations.replies`` answers with a thread's root and replies.
+and ``conversations.replies`` answers with a thread's root and replies;
+``reactions.add`` keeps errkb's reactions per message (``reactions``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class FakeSlack:
     grants: dict[str, Grant] = field(default_factory=dict)  # OAuth code → what installing gives
     holds: dict[str, threading.Event] = field(default_factory=dict)
     messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → message
+    reactions: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (channel, ts) → errkb's reactions
     down: int | None = None  # every Web API call answers this HTTP status (an outage)
     limited: dict[str, tuple[float, int]] = field(default_factory=dict)  # channel → (until, Retry-After)
     broken: dict[str, int] = field(default_factory=dict)  # method → HTTP status it always answers
@@ -89,6 +91,7 @@ class FakeSlack:
             self.not_in.clear()
             self.creators.clear()
             self.messages.clear()
+            self.reactions.clear()
             self.limited.clear()
             self.broken.clear()
             self.down = None
@@ -199,6 +202,8 @@ class FakeSlack:
             return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}}, {}
         if method == "chat.postEphemeral":
             return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
+        if method == "reactions.add":
+            return self._react(channel, params)
         if method == "users.info":
             user = self.users.get(str(params.get("user")))
             if user is None:
@@ -234,6 +239,22 @@ class FakeSlack:
             files = params.get("files")
             files = json.loads(files) if isinstance(files, str) else files or []
             return 200, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}, {}
+        return 200, {"ok": True}, {}
+
+    def _react(self, channel: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """``reactions.add`` as Slack answers it: a name without colons, on a message that exists, once."""
+        name, ts = str(params.get("name") or ""), str(params.get("timestamp") or "")
+        if not channel or not ts:
+            return 200, {"ok": False, "error": "no_item_specified"}, {}
+        if not name or ":" in name or " " in name:
+            return 200, {"ok": False, "error": "invalid_name"}, {}
+        with self.lock:
+            if (channel, ts) not in self.messages:
+                return 200, {"ok": False, "error": "message_not_found"}, {}
+            given = self.reactions.setdefault((channel, ts), [])
+            if name in given:
+                return 200, {"ok": False, "error": "already_reacted"}, {}
+            given.append(name)
         return 200, {"ok": True}, {}
 
     def start(self) -> FakeSlack:

@@ -26,7 +26,18 @@ from hypothesis import strategies as st
 from bot.channels import ChannelSettings, Mode
 from bot.digest.select import Importance, Reason, StaleItem
 from bot.records import Record
-from bot.render import answer, blocks, channel, correct, digest, followup, home, modal, panels
+from bot.render import (
+    answer,
+    blocks,
+    channel,
+    correct,
+    digest,
+    followup,
+    home,
+    modal,
+    panels,
+    pointer,
+)
 from bot.render.answer import Shown
 from bot.render.escape import escape_mrkdwn, mention
 from bot.render.ids import ActionId, BlockId
@@ -145,6 +156,13 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
         "render_correct_modal": correct.render_correct_modal(
             locale, CorrectionModalState(reply=9, wrong=record.id, locale=locale), record, words[2], [record]),
         "render_note": panels.render_note(locale, "correct.done.none", user=words[3]),
+        "render_search_options": {"text": "options", "blocks": [{"type": "actions", "elements": [{
+            "type": "static_select", "action_id": "a", "options": correct.render_search_options([record], locale)}]}]},
+        "render_pointer": pointer.render_pointer(locale, records=[record.id], line=words[0], permalink=PERMALINK),
+        "render_pointer (not sure)": pointer.render_pointer(locale, records=[record.id], line=words[1],
+                                                            permalink=None, sure=False),
+        "render_pointer (nothing known)": pointer.render_pointer(locale, records=[], line=words[2],
+                                                                 permalink=PERMALINK),
         "render_candidates": blocks.render_candidates([(record, 0.4)], reply),
         "render_nothing": blocks.render_nothing(reply, errors=words),
         "render_record": panels.render_record(record, reply, graph),
@@ -185,7 +203,7 @@ NOT_SLACK = {"render_stale_lines"}
 
 def test_the_property_covers_every_renderer() -> None:
     covered = set(renders(["a", "b", "c", "d", "e"], "en"))
-    for module in (answer, blocks, correct, panels, digest, modal, channel, home, followup):
+    for module in (answer, blocks, correct, panels, digest, modal, channel, home, followup, pointer):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__ and name.startswith("render_"):
                 assert name in covered | NOT_SLACK, (

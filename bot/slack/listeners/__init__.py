@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.slack.listeners import actions, commands, events, shortcuts, views
+from bot.slack.listeners import actions, commands, events, options, shortcuts, views
 
-MODULES = (events, commands, actions, shortcuts, views)
+MODULES = (events, commands, actions, shortcuts, views, options)
 
 
 def register(app: App) -> None:

@@ -19,7 +19,7 @@ def ack_shortcut_lookup(ack: Ack, body: dict[str, Any], context: BoltContext) ->
     paste = PasteJob(text=message.text, files=message.files, user=shortcut.user.id, author=message.user,
                      channel=shortcut.channel.id,
                      thread_ts=message.thread_ts or message.ts, message_ts=message.ts, asked=True,
-                     response_url=shortcut.response_url)  # fmt: skip
+                     lookup=True, response_url=shortcut.response_url)  # fmt: skip
     refused = intake_of(context).submit(JobKind.PASTE, paste, key=f"shortcut:{shortcut.trigger_id}",
                                         team_id=shortcut.team_id, channel=shortcut.channel.id)  # fmt: skip
     if refused is None:

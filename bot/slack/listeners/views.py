@@ -30,6 +30,7 @@ class Submissions:
     add_record: Callable[[AddState, str, dict[str, Any]], dict[str, str] | str]
     deprecate: Callable[[DeprecateState, str, str], dict[str, str] | None]
     correct: Callable[[CorrectionModalState, str, dict[str, Any]], dict[str, str] | str]
+    search: Callable[[CorrectionModalState, str], list[dict[str, Any]]]  # the modal's record search
 
 
 def submissions_of(context: BoltContext) -> Submissions:
