@@ -76,7 +76,7 @@ def serve(
     scheduler = _start_digest(settings, store, bot.gateway, knowledge)
     try:
         if http:
-            _serve_http(bot, store, metrics, knowledge, host, port)
+            _serve_http(bot, store, metrics, knowledge, host, port, settings)
         else:
             _serve_socket(bot.app, settings.slack_app_token.get_secret_value())  # type: ignore[union-attr]
     finally:
@@ -116,7 +116,36 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> An
     return start_scheduler(sender, settings)
 
 
-def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int) -> None:
+def slack_urls(base: str, *, multi_workspace: bool) -> list[tuple[str, str]]:
+    """Where each URL of the Slack app's configuration goes, and the URL to paste there."""
+    base = base.rstrip("/")
+    urls = [
+        ("Event Subscriptions → Request URL", f"{base}/slack/events"),
+        ("Slash Commands → /errkb → Request URL", f"{base}/slack/events"),
+        ("Interactivity & Shortcuts → Request URL", f"{base}/slack/events"),
+    ]
+    if multi_workspace:
+        urls += [
+            ("OAuth & Permissions → Redirect URLs", f"{base}/slack/oauth_redirect"),
+            ("install page for each workspace", f"{base}/slack/install"),
+        ]
+    return urls
+
+
+def public_base(redirect_uri: str | None, host: str, port: int) -> str:
+    """The address Slack reaches: SLACK_REDIRECT_URI's when set, else the one bound."""
+    from urllib.parse import urlsplit
+
+    if redirect_uri:
+        parts = urlsplit(redirect_uri)
+        if parts.scheme and parts.netloc:
+            return f"{parts.scheme}://{parts.netloc}"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int,
+                settings: Any) -> None:  # fmt: skip
     from bot.slack.server import Server
 
     def readiness() -> tuple[str, int | None, str | None]:
@@ -140,6 +169,9 @@ def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, p
         server.port,
         extra={"port": server.port},
     )
+    base = public_base(settings.slack_redirect_uri, host, server.port)
+    for where, url in slack_urls(base, multi_workspace=settings.multi_workspace):
+        log.info("Slack app setting: %s: %s", where, url, extra={"setting": where, "url": url})
     server.serve_forever()
     server.stop()
     log.info("errkb stopped")
