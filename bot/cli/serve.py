@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+import threading
 from typing import Annotated, Any
 
 import typer
@@ -14,6 +15,7 @@ from bot.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
+HTTP_PORT = 3000
 #: Seconds a thread may hold the interpreter lock before another waiting for it gets it.
 SWITCH_INTERVAL = 0.0005
 
@@ -25,7 +27,14 @@ def serve(
     socket: Annotated[
         bool, typer.Option("--socket", help="Connect with Socket Mode (needs SLACK_APP_TOKEN).")
     ] = False,
-    port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 3000,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            "--port",
+            help="HTTP port, default 3000 (0 picks a free one); with --socket, "
+            "serves only the health probe (/healthz, /metrics), and only when given.",
+        ),
+    ] = None,
     host: Annotated[str, typer.Option("--host", help="HTTP address to bind.")] = "0.0.0.0",
 ) -> None:
     if http == socket:
@@ -76,9 +85,12 @@ def serve(
     scheduler = _start_digest(settings, store, bot.gateway, knowledge)
     try:
         if http:
-            _serve_http(bot, store, metrics, knowledge, host, port, settings)
+            _serve_http(
+                bot, store, metrics, knowledge, host, HTTP_PORT if port is None else port, settings
+            )
         else:
-            _serve_socket(bot.app, settings.slack_app_token.get_secret_value())  # type: ignore[union-attr]
+            token = settings.slack_app_token.get_secret_value()  # type: ignore[union-attr]
+            _serve_socket(bot, store, metrics, knowledge, token, host, port)
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=True)
@@ -177,7 +189,57 @@ def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, p
     log.info("errkb stopped")
 
 
-def _serve_socket(app: Any, app_token: str) -> None:
+def _serve_socket(bot: Any, store: Any, metrics: Any, knowledge: Any, app_token: str, host: str,
+                  port: int | None) -> None:  # fmt: skip
+    """Socket Mode until SIGTERM or SIGINT: then the socket is closed (Slack delivers what was
+    not acknowledged to another connection) and the caller finishes the work in flight.
+
+    The handler is installed before anything else runs, so the signal stops errkb even as a
+    container's PID 1 (the kernel drops signals PID 1 has no handler for)."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-    SocketModeHandler(app, app_token).start()
+    from bot.slack.probe import Probe
+    from bot.slack.server import health
+
+    stopping = threading.Event()
+
+    def stop(signum: int, _frame: object) -> None:
+        log.info(
+            "stopping on signal %s: finishing work in flight", signum, extra={"signal": signum}
+        )
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    handler = SocketModeHandler(bot.app, app_token)
+
+    def readiness() -> tuple[str, int | None, str | None]:
+        now = knowledge.readiness()
+        if now.state == "ready" and not handler.client.is_connected():
+            return "broken", now.records, "Socket Mode is not connected to Slack"
+        return now.state, now.records, now.reason
+
+    probe = None
+    if port is not None:
+        probe = Probe(
+            lambda: health(store, lambda: None, readiness), metrics.render, host=host, port=port
+        ).start()
+        log.info(
+            "errkb health probe at http://%s:%s/healthz",
+            host,
+            probe.port,
+            extra={"port": probe.port},
+        )
+    try:
+        if not stopping.is_set():
+            handler.connect()
+            log.info("errkb connected to Slack in Socket Mode")
+        while not stopping.wait(0.5):
+            pass
+    finally:
+        handler.close()  # no new envelopes; the workers dispatching one finish it
+        if probe is not None:
+            probe.stop()
+        bot.runner.stop()
+        log.info("work in flight finished")
+        log.info("errkb stopped")
