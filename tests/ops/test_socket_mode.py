@@ -4,6 +4,11 @@ within 10 s."""
 
 from __future__ import annotations
 
+import os
+import queue
+import signal
+import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.ops.conftest import ServeProcess
+from tests.ops.conftest import ServeProcess, errkb_command
 from tests.slack.conftest import EN_USER, PASTE
 from tests.slack.fake_socket import SocketSlack
 
@@ -121,3 +126,44 @@ def test_sigterm_when_idle_exits_0_at_once(socket_bot: Any) -> None:
     bot.terminate()
     assert bot.wait(timeout=DRAIN_SECONDS) == 0
     assert time.monotonic() - started < DRAIN_SECONDS
+
+
+class Pid1Process(ServeProcess):
+    """``errkb serve --socket`` as PID 1 of a PID namespace of its own, as in a container
+    without an init: the kernel gives PID 1 only the signals it has a handler for."""
+
+    def __init__(self, env: dict[str, str], cwd: Path, args: tuple[str, ...]) -> None:
+        self.proc = subprocess.Popen(
+            ["unshare", "--pid", "--fork", "--kill-child", *errkb_command(*args)],
+            env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        self.lines = []
+        self._new = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.port, self.url = None, ""
+
+    def errkb_pid(self) -> int:
+        """errkb's process id as this machine sees it (``unshare``'s one child)."""
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+        assert len(children) == 1, children
+        return int(children[0])
+
+
+def test_as_pid_1_sigterm_stops_it_and_exits_0(serve_env: dict[str, str], tmp_path: Path) -> None:
+    probe = subprocess.run(["unshare", "--pid", "--fork", "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a PID namespace here: {probe.stderr.decode().strip()}")
+    env = {**serve_env, "SLACK_APP_TOKEN": APP_TOKEN}
+    bot = Pid1Process(env, tmp_path, ("serve", "--socket", "--port", "0", "--host", "127.0.0.1"))
+    try:
+        bot.port = int(bot.wait_for_line(PROBE).group(1))
+        bot.url = f"http://127.0.0.1:{bot.port}"
+        healthy(bot)
+        started = time.monotonic()
+        os.kill(bot.errkb_pid(), signal.SIGTERM)
+        assert bot.wait(timeout=DRAIN_SECONDS) == 0
+        assert time.monotonic() - started < DRAIN_SECONDS
+        bot.wait_for_line("errkb stopped")
+    finally:
+        bot.kill()
