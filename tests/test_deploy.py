@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 import tomllib
 
 import yaml
@@ -168,3 +169,28 @@ def test_the_lock_check_sees_a_stale_lock() -> None:
         "left-pad is not locked",
         "waitress is locked for pyproject.toml, which no longer names it",
     ]
+
+
+def test_the_manifest_describes_the_app_at_the_length_slack_requires() -> None:
+    manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text(encoding="utf-8"))
+    long = manifest["display_information"]["long_description"]
+    assert 175 <= len(long) <= 4000  # Slack refuses a manifest outside these bounds
+
+
+def test_the_app_icon_is_a_square_png_slack_takes_and_the_readme_says_where_it_goes() -> None:
+    icon = ROOT / "docs" / "icon.png"
+    head = icon.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", head[16:24])
+    assert width == height and 512 <= width <= 2000  # Slack: square, 512 to 2,000 pixels
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/icon.png" in readme and "Display Information" in readme
+
+
+def test_the_lowest_bounds_job_runs_test_files_that_exist() -> None:
+    """A path that is not there would make pytest stop before running anything."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "--resolution lowest-direct" in ci
+    job = ci[ci.index("--resolution lowest-direct") :]
+    paths = re.findall(r"\btests/\S+\.py\b", job)
+    assert len(paths) >= 5 and all((ROOT / p).is_file() for p in paths), paths
