@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import signal
 import sys
-import threading
 from typing import Annotated, Any
 
 import typer
@@ -90,7 +89,9 @@ def serve(
             )
         else:
             token = settings.slack_app_token.get_secret_value()  # type: ignore[union-attr]
-            _serve_socket(bot, store, metrics, knowledge, token, host, port)
+            from bot.slack.socket_mode import serve_socket
+
+            serve_socket(bot, store, metrics, knowledge, token, host, port)
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=True)
@@ -187,59 +188,3 @@ def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, p
     server.serve_forever()
     server.stop()
     log.info("errkb stopped")
-
-
-def _serve_socket(bot: Any, store: Any, metrics: Any, knowledge: Any, app_token: str, host: str,
-                  port: int | None) -> None:  # fmt: skip
-    """Socket Mode until SIGTERM or SIGINT: then the socket is closed (Slack delivers what was
-    not acknowledged to another connection) and the caller finishes the work in flight.
-
-    The handler is installed before anything else runs, so the signal stops errkb even as a
-    container's PID 1 (the kernel drops signals PID 1 has no handler for)."""
-    from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-    from bot.slack.probe import Probe
-    from bot.slack.server import health
-
-    stopping = threading.Event()
-
-    def stop(signum: int, _frame: object) -> None:
-        log.info(
-            "stopping on signal %s: finishing work in flight", signum, extra={"signal": signum}
-        )
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    handler = SocketModeHandler(bot.app, app_token)
-
-    def readiness() -> tuple[str, int | None, str | None]:
-        now = knowledge.readiness()
-        if now.state == "ready" and not handler.client.is_connected():
-            return "broken", now.records, "Socket Mode is not connected to Slack"
-        return now.state, now.records, now.reason
-
-    probe = None
-    if port is not None:
-        probe = Probe(
-            lambda: health(store, lambda: None, readiness), metrics.render, host=host, port=port
-        ).start()
-        log.info(
-            "errkb health probe at http://%s:%s/healthz",
-            host,
-            probe.port,
-            extra={"port": probe.port},
-        )
-    try:
-        if not stopping.is_set():
-            handler.connect()
-            log.info("errkb connected to Slack in Socket Mode")
-        while not stopping.wait(0.5):
-            pass
-    finally:
-        handler.close()  # no new envelopes; the workers dispatching one finish it
-        if probe is not None:
-            probe.stop()
-        bot.runner.stop()
-        log.info("work in flight finished")
-        log.info("errkb stopped")

@@ -18,8 +18,8 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -86,7 +86,7 @@ class HealthRoute:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == HEALTH_PATH and scope["method"] == "GET":
-            ok, data = await anyio.to_thread.run_sync(self.health)  # it asks the database
+            ok, data = await run_in_threadpool(self.health)  # it asks the database
             await JSONResponse(data, status_code=200 if ok else 503)(scope, receive, send)
             return
         await self.app(scope, receive, send)
