@@ -21,7 +21,8 @@ RUN useradd --create-home --uid 10001 errkb \
 COPY requirements.lock /tmp/requirements.lock
 RUN pip install --no-cache-dir --require-hashes -r /tmp/requirements.lock && rm /tmp/requirements.lock
 COPY --from=build /dist/*.whl /tmp/
-RUN pip install --no-cache-dir --no-deps /tmp/*.whl && rm /tmp/*.whl
+# pip check: the lock holds everything the wheel asks for, in versions it allows
+RUN pip install --no-cache-dir --no-deps /tmp/*.whl && rm /tmp/*.whl && pip check
 USER errkb
 WORKDIR /home/errkb
 # the snapshot the index restarts from; docker-compose.yml mounts a volume here
