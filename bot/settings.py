@@ -30,6 +30,10 @@ MANIFEST_SCOPES = (
     "app_mentions:read", "users:read", "files:read", "files:write", "usergroups:read", "channels:read",
     "groups:read", "reactions:write",
 )  # fmt: skip
+#: The database backends errkb's schema and locks are written for.
+DATABASES = ("sqlite", "postgresql")
+EXAMPLE_DATABASE_URL = "postgresql+psycopg://errkb:secret@db:5432/errkb"
+DEFAULT_DIGEST_CRON = "0 9 * * mon"
 #: Shortest bearer token ``errkb mcp --http`` accepts.
 MCP_TOKEN_MIN = 16
 
@@ -138,7 +142,7 @@ class Settings(BaseSettings):
         default=None, description="Channel id the staleness digest is posted to."
     )
     digest_cron: str = Field(
-        default="0 9 * * mon",
+        default=DEFAULT_DIGEST_CRON,
         description="When the digest is posted: a five-field cron expression.",
     )
     timezone: str = Field(
@@ -203,6 +207,47 @@ class Settings(BaseSettings):
         if value is not None and len(value.get_secret_value()) < MCP_TOKEN_MIN:
             raise ValueError(f"use at least {MCP_TOKEN_MIN} characters, e.g. from: "
                              "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'")  # fmt: skip
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database(cls, value: str) -> str:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            backend = make_url(value).get_backend_name()
+        except ArgumentError:
+            raise ValueError(
+                f"not a database URL: {value!r} (e.g. {EXAMPLE_DATABASE_URL})"
+            ) from None
+        if backend not in DATABASES:
+            raise ValueError(f"errkb runs on SQLite or PostgreSQL, not {backend!r} "
+                             f"(e.g. {EXAMPLE_DATABASE_URL})")  # fmt: skip
+        return value
+
+    @field_validator("digest_cron")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        if value == DEFAULT_DIGEST_CRON:  # known good: no scheduler import for every command
+            return value
+        from bot.digest.schedule import parse_cron
+
+        parse_cron(value, ZoneInfo("UTC"))  # a ValueError says what is wrong
+        return value
+
+    @field_validator("channel_locales")
+    @classmethod
+    def _locales(cls, value: dict[str, str]) -> dict[str, str]:
+        from bot.i18n import AUTO, available_locales, supported
+
+        unknown = {channel: locale for channel, locale in value.items()
+                   if locale != AUTO and supported(locale) is None}  # fmt: skip
+        if unknown:
+            pairs = ", ".join(f"{channel}={locale}" for channel, locale in unknown.items())
+            raise ValueError(
+                f"unknown locale in {pairs} (errkb speaks {', '.join(available_locales())}, or auto)"
+            )
         return value
 
     @field_validator("log_level", mode="before")
@@ -295,7 +340,8 @@ def load_settings(**overrides: object) -> Settings:
         for err in exc.errors(include_url=False):
             name = str(err["loc"][0]) if err["loc"] else "?"
             var = _variable(name)
-            lines.append(f"{var}: {' '.join(str(err['msg']).split())}")
+            message = " ".join(str(err["msg"]).split()).removeprefix("Value error, ")
+            lines.append(f"{var}: {message}")
         raise ConfigError("invalid configuration: " + "; ".join(lines)) from None
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
+import struct
+import tomllib
 
-import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from bot.settings import env_names
 from tests.conftest import ROOT
@@ -16,7 +17,13 @@ from tests.conftest import ROOT
 COMPOSE = ROOT / "docker-compose.yml"
 ENV_EXAMPLE = ROOT / ".env.example"
 #: Variables only docker compose itself reads.
-COMPOSE_ONLY = {"POSTGRES_PASSWORD", "ERRKB_PORT", "ERRKB_MCP_PORT", "COMPOSE_PROFILES"}
+COMPOSE_ONLY = {
+    "POSTGRES_PASSWORD",
+    "ERRKB_PORT",
+    "ERRKB_MCP_PORT",
+    "ERRKB_PUBLIC_HOST",
+    "COMPOSE_PROFILES",
+}
 
 
 def env_example_names() -> set[str]:
@@ -29,34 +36,6 @@ def env_example_names() -> set[str]:
     return names
 
 
-def schema_path() -> Path:
-    configured = os.environ.get("ERRKB_COMPOSE_SCHEMA", "")
-    path = Path(configured) if configured else ROOT / ".venv/share/errkb-test/compose_spec.json"
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"Compose Specification schema missing at {path}; scripts/test fetches it")
-        pytest.skip("Compose Specification schema not installed; ./scripts/test fetches it")
-    return path
-
-
-def test_compose_file_follows_the_compose_specification() -> None:
-    import jsonschema
-
-    schema = json.loads(schema_path().read_text(encoding="utf-8"))
-    compose = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
-    validator = jsonschema.Draft7Validator(schema)
-    errors = sorted(validator.iter_errors(compose), key=lambda e: list(e.path))
-    assert not errors, [f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors]
-
-
-def test_a_broken_compose_file_is_caught_by_the_same_check() -> None:
-    import jsonschema
-
-    schema = json.loads(schema_path().read_text(encoding="utf-8"))
-    broken = {"services": {"bot": {"image": "errkb", "restart": {"policy": "always"}, "helthcheck": {}}}}
-    assert list(jsonschema.Draft7Validator(schema).iter_errors(broken))
-
-
 def test_compose_has_database_migration_bot_and_socket_profile() -> None:
     services = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]
     assert "healthcheck" in services["db"] and services["db"]["volumes"]
@@ -67,18 +46,23 @@ def test_compose_has_database_migration_bot_and_socket_profile() -> None:
     assert "--socket" in services["bot-socket"]["command"]
 
 
-def test_compose_serves_coding_agents_only_with_a_token() -> None:
-    text = COMPOSE.read_text(encoding="utf-8")
-    mcp = yaml.safe_load(text)["services"]["mcp"]
+def test_compose_serves_coding_agents_on_all_addresses_with_the_token_from_env() -> None:
+    mcp = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["mcp"]
     assert mcp["profiles"] == ["mcp"] and mcp["command"][:2] == ["mcp", "--http"]
     assert mcp["depends_on"]["init"]["condition"] == "service_completed_successfully"
-    # compose refuses to start it without a token (errkb itself refuses a public address without one)
-    assert mcp["environment"]["ERRKB_MCP_TOKEN"].startswith("${ERRKB_MCP_TOKEN:?")
+    # the token comes from .env (env_file); errkb itself refuses 0.0.0.0 without one, so
+    # Compose need not refuse the whole project when the profile is off
+    assert "0.0.0.0" in mcp["command"] and mcp["env_file"] == ".env"
+    assert "ERRKB_MCP_TOKEN" not in mcp["environment"]
 
 
 def test_every_variable_compose_uses_is_in_env_example_and_the_settings() -> None:
     used = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)", COMPOSE.read_text(encoding="utf-8")))
-    used |= set(yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["bot"].get("environment", {}))
+    used |= set(
+        yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["bot"].get(
+            "environment", {}
+        )
+    )
     example = env_example_names()
     assert used - example == set()
     assert used - COMPOSE_ONLY <= set(env_names())
@@ -105,3 +89,108 @@ def test_dockerfile_is_slim_multi_stage_and_non_root() -> None:
     assert re.search(r"^USER (?!root)\S+", final, re.M)
     assert "gcc" not in final and "build-essential" not in final
     assert "HEALTHCHECK" in final and "/healthz" in final
+
+
+def test_the_image_installs_the_lock_and_runs_errkb_under_an_init() -> None:
+    final = (ROOT / "Dockerfile").read_text(encoding="utf-8").split("\nFROM ")[-1]
+    assert re.search(r"pip install .*--require-hashes -r \S*requirements\.lock", final)
+    assert re.search(r"pip install .*--no-deps \S*\.whl", final)  # nothing beyond the lock
+    entrypoint = re.search(r"^ENTRYPOINT (.+)$", final, re.M)
+    assert entrypoint is not None
+    words = json.loads(entrypoint.group(1))  # exec form: a JSON list, no shell in between
+    assert words[0].endswith("tini") and words[-1] == "errkb"
+
+
+def _lock_pins(text: str) -> dict[str, tuple[str, bool]]:
+    """requirements.lock's pins: name → (version, whether pyproject.toml asked for it)."""
+    pins: dict[str, tuple[str, bool]] = {}
+    name = ""
+    for line in text.splitlines():
+        found = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^ ;\\]+)", line)
+        if found:
+            name = canonicalize_name(found.group(1))
+            pins[name] = (found.group(2), False)
+        elif name and "errkb (pyproject.toml)" in line:
+            pins[name] = (pins[name][0], True)
+    return pins
+
+
+def lock_problems(dependencies: list[str], lock: str) -> list[str]:
+    """How ``lock`` (requirements.lock's text) falls behind ``dependencies`` (pyproject's)."""
+    pins, problems = _lock_pins(lock), []
+    wanted = [Requirement(r) for r in dependencies]
+    for requirement in wanted:
+        name = canonicalize_name(requirement.name)
+        if name not in pins:
+            problems.append(f"{name} is not locked")
+            continue
+        version, direct = pins[name]
+        if not direct:
+            problems.append(f"{name} is locked, but not as pyproject.toml's")
+        if not requirement.specifier.contains(version, prereleases=True):
+            problems.append(f"{name}=={version} is outside {requirement.specifier}")
+        problems += [f"{name}[{e}] is not locked" for e in requirement.extras
+                     if canonicalize_name(f"{name}-{e}") not in pins]  # fmt: skip
+    dropped = {n for n, (_, asked) in pins.items() if asked} - {
+        canonicalize_name(r.name) for r in wanted
+    }
+    problems += [
+        f"{name} is locked for pyproject.toml, which no longer names it" for name in sorted(dropped)
+    ]
+    return problems
+
+
+def project_dependencies() -> list[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return list(project["dependencies"])
+
+
+def test_the_lock_is_current_with_pyproject() -> None:
+    """Every dependency pyproject.toml names is pinned within its bounds (with its extras'),
+    and nothing pyproject.toml dropped is still pinned for it: read from what the lock's
+    annotations record against pyproject.toml, without the network. When this fails, run
+    the command at the top of requirements.lock."""
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    assert "--hash=sha256:" in lock
+    assert lock_problems(project_dependencies(), lock) == []
+
+
+def test_the_lock_check_sees_a_stale_lock() -> None:
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    dependencies = project_dependencies()
+    without = re.sub(r"^waitress==.*?(?=^\S|\Z)", "", lock, count=1, flags=re.M | re.S)
+    assert lock_problems(dependencies, without) == ["waitress is not locked"]
+    raised = [("waitress>=99" if d.startswith("waitress") else d) for d in dependencies]
+    assert lock_problems(raised, lock) == [
+        f"waitress=={_lock_pins(lock)['waitress'][0]} is outside >=99"
+    ]
+    dropped = [d for d in dependencies if not d.startswith("waitress")]
+    assert lock_problems(dropped + ["left-pad>=1"], lock) == [
+        "left-pad is not locked",
+        "waitress is locked for pyproject.toml, which no longer names it",
+    ]
+
+
+def test_the_manifest_describes_the_app_at_the_length_slack_requires() -> None:
+    manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text(encoding="utf-8"))
+    long = manifest["display_information"]["long_description"]
+    assert 175 <= len(long) <= 4000  # Slack refuses a manifest outside these bounds
+
+
+def test_the_app_icon_is_a_square_png_slack_takes_and_the_readme_says_where_it_goes() -> None:
+    icon = ROOT / "docs" / "icon.png"
+    head = icon.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", head[16:24])
+    assert width == height and 512 <= width <= 2000  # Slack: square, 512 to 2,000 pixels
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/icon.png" in readme and "Display Information" in readme
+
+
+def test_the_lowest_bounds_job_runs_test_files_that_exist() -> None:
+    """A path that is not there would make pytest stop before running anything."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "--resolution lowest-direct" in ci
+    job = ci[ci.index("--resolution lowest-direct") :]
+    paths = re.findall(r"\btests/\S+\.py\b", job)
+    assert len(paths) >= 5 and all((ROOT / p).is_file() for p in paths), paths

@@ -8,6 +8,7 @@ command runs (see :mod:`bot.cli.group`), so ``errkb --help`` and
 from __future__ import annotations
 
 import logging
+from typing import Annotated
 
 import typer
 
@@ -25,8 +26,22 @@ app = typer.Typer(
 )
 
 
+def _show_version(wanted: bool) -> None:
+    if wanted:
+        from importlib.metadata import version
+
+        typer.echo(f"errkb {version('errkb')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _errkb() -> None:
+def _errkb(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print errkb's version and exit.", callback=_show_version,
+                     is_eager=True),
+    ] = False,
+) -> None:  # fmt: skip
     """(Typer makes a group only of an app with a callback or several registered commands.)"""
 
 

@@ -63,7 +63,8 @@ def mcp(
     server = create_server(Served(tools, outcomes=settings.mcp_outcomes))
     try:
         if http:
-            serve_http(server, host=host, port=port, token=token)
+            serve_http(server, host=host, port=port, token=token,
+                       health=lambda: _health(store, knowledge, loaded))  # fmt: skip
         else:
             server.run("stdio")
     except KeyboardInterrupt:
@@ -83,3 +84,23 @@ def _first_load(knowledge: Any, loaded: threading.Event) -> None:
     finally:
         loaded.set()
 
+
+def _health(store: Any, knowledge: Any, loaded: threading.Event) -> tuple[bool, dict[str, Any]]:
+    """What ``GET /healthz`` says: the database answers and the knowledge base is loaded."""
+    from sqlalchemy import text
+
+    data: dict[str, Any] = {"ok": False, "status": "starting", "database": True}
+    try:
+        with store.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except Exception as error:  # noqa: BLE001 - any failure means unreachable
+        first = str(error).strip().splitlines()
+        data.update(database=False, status="broken",
+                    reason="database unreachable: " + (first[0] if first else type(error).__name__))  # fmt: skip
+    records = knowledge.records if loaded.is_set() and knowledge.index.current() else None
+    data["knowledge_base"] = {"loaded": records is not None, "records": records or 0}
+    if loaded.is_set() and records is None and data["database"]:
+        data.update(status="broken", reason="the knowledge base could not be loaded")
+    if data["database"] and records is not None:
+        data.update(ok=True, status="ok")
+    return bool(data["ok"]), data

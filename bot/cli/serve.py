@@ -14,6 +14,7 @@ from bot.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
+HTTP_PORT = 3000
 #: Seconds a thread may hold the interpreter lock before another waiting for it gets it.
 SWITCH_INTERVAL = 0.0005
 
@@ -25,7 +26,14 @@ def serve(
     socket: Annotated[
         bool, typer.Option("--socket", help="Connect with Socket Mode (needs SLACK_APP_TOKEN).")
     ] = False,
-    port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 3000,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            "--port",
+            help="HTTP port, default 3000 (0 picks a free one); with --socket, "
+            "serves only the health probe (/healthz, /metrics), and only when given.",
+        ),
+    ] = None,
     host: Annotated[str, typer.Option("--host", help="HTTP address to bind.")] = "0.0.0.0",
 ) -> None:
     if http == socket:
@@ -76,9 +84,14 @@ def serve(
     scheduler = _start_digest(settings, store, bot.gateway, knowledge)
     try:
         if http:
-            _serve_http(bot, store, metrics, knowledge, host, port)
+            _serve_http(
+                bot, store, metrics, knowledge, host, HTTP_PORT if port is None else port, settings
+            )
         else:
-            _serve_socket(bot.app, settings.slack_app_token.get_secret_value())  # type: ignore[union-attr]
+            token = settings.slack_app_token.get_secret_value()  # type: ignore[union-attr]
+            from bot.slack.socket_mode import serve_socket
+
+            serve_socket(bot, store, metrics, knowledge, token, host, port)
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=True)
@@ -116,7 +129,36 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> An
     return start_scheduler(sender, settings)
 
 
-def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int) -> None:
+def slack_urls(base: str, *, multi_workspace: bool) -> list[tuple[str, str]]:
+    """Where each URL of the Slack app's configuration goes, and the URL to paste there."""
+    base = base.rstrip("/")
+    urls = [
+        ("Event Subscriptions → Request URL", f"{base}/slack/events"),
+        ("Slash Commands → /errkb → Request URL", f"{base}/slack/events"),
+        ("Interactivity & Shortcuts → Request URL", f"{base}/slack/events"),
+    ]
+    if multi_workspace:
+        urls += [
+            ("OAuth & Permissions → Redirect URLs", f"{base}/slack/oauth_redirect"),
+            ("install page for each workspace", f"{base}/slack/install"),
+        ]
+    return urls
+
+
+def public_base(redirect_uri: str | None, host: str, port: int) -> str:
+    """The address Slack reaches: SLACK_REDIRECT_URI's when set, else the one bound."""
+    from urllib.parse import urlsplit
+
+    if redirect_uri:
+        parts = urlsplit(redirect_uri)
+        if parts.scheme and parts.netloc:
+            return f"{parts.scheme}://{parts.netloc}"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int,
+                settings: Any) -> None:  # fmt: skip
     from bot.slack.server import Server
 
     def readiness() -> tuple[str, int | None, str | None]:
@@ -140,12 +182,9 @@ def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, p
         server.port,
         extra={"port": server.port},
     )
+    base = public_base(settings.slack_redirect_uri, host, server.port)
+    for where, url in slack_urls(base, multi_workspace=settings.multi_workspace):
+        log.info("Slack app setting: %s: %s", where, url, extra={"setting": where, "url": url})
     server.serve_forever()
     server.stop()
     log.info("errkb stopped")
-
-
-def _serve_socket(app: Any, app_token: str) -> None:
-    from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-    SocketModeHandler(app, app_token).start()

@@ -29,17 +29,22 @@ def make_trigger(expression: str, timezone: str) -> CronTrigger:
         zone = ZoneInfo(timezone)
     except (KeyError, ValueError) as exc:
         raise ConfigError(f"ERRKB_TIMEZONE: unknown time zone {timezone!r}") from exc
+    try:
+        return parse_cron(expression, zone)
+    except ValueError as exc:
+        raise ConfigError(f"ERRKB_DIGEST_CRON: {exc}") from exc
+
+
+def parse_cron(expression: str, zone: ZoneInfo) -> CronTrigger:
+    """The trigger of a five- or six-field cron expression; ValueError says what is wrong."""
     parts = expression.split()
     if len(parts) not in (5, 6):
-        raise ConfigError(
-            f"ERRKB_DIGEST_CRON: expected 5 fields (minute hour day month weekday) "
+        raise ValueError(
+            f"expected 5 fields (minute hour day month weekday) "
             f"or 6 with seconds first, got {expression!r}"
         )
     names = _FIELDS5 if len(parts) == 5 else _FIELDS6
-    try:
-        return CronTrigger(timezone=zone, **dict(zip(names, parts, strict=True)))
-    except ValueError as exc:
-        raise ConfigError(f"ERRKB_DIGEST_CRON: {exc}") from exc
+    return CronTrigger(timezone=zone, **dict(zip(names, parts, strict=True)))
 
 
 def latest_fire(trigger: CronTrigger, now: datetime) -> datetime | None:

@@ -3,7 +3,7 @@
 Without ``ERRKB_MCP_TOKEN`` the server only binds to a loopback address (the
 SDK then also checks ``Host`` and ``Origin`` against DNS rebinding); with it,
 every request must carry ``Authorization: Bearer <token>`` (compared in
-constant time) or gets 401. Logs go through errkb's logging (stderr), the
+constant time) or gets 401, but ``GET /healthz``, the container's probe. Logs go through errkb's logging (stderr), the
 uvicorn access log included. SIGTERM or SIGINT stops it, giving open streams
 a moment, and it exits 0.
 """
@@ -15,9 +15,11 @@ import ipaddress
 import logging
 import signal
 import socket
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -26,6 +28,7 @@ from bot.errors import ConfigError
 log = logging.getLogger(__name__)
 
 PATH = "/mcp"
+HEALTH_PATH = "/healthz"
 #: Seconds open streams get to finish after SIGTERM before they are closed.
 GRACE_SECONDS = 5
 BACKLOG = 2048
@@ -74,6 +77,21 @@ class BearerToken:
         return scheme.lower() == b"bearer" and hmac.compare_digest(value.strip(), self.token)
 
 
+class HealthRoute:
+    """ASGI middleware: ``GET /healthz`` answered here, before the token check (a container's
+    probe has no token, and the answer names no record): 200 when ``health`` says ok, else 503."""
+
+    def __init__(self, app: ASGIApp, health: Callable[[], tuple[bool, dict[str, Any]]]) -> None:
+        self.app, self.health = app, health
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == HEALTH_PATH and scope["method"] == "GET":
+            ok, data = await run_in_threadpool(self.health)  # it asks the database
+            await JSONResponse(data, status_code=200 if ok else 503)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     sock = socket.socket(family, kind, proto)
@@ -83,7 +101,8 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | None) -> None:
+def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | None,
+               health: Callable[[], tuple[bool, dict[str, Any]]] | None = None) -> None:  # fmt: skip
     """Serve until SIGTERM or SIGINT (uvicorn's own handling: open streams get a grace period)."""
     import uvicorn
 
@@ -91,6 +110,8 @@ def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | Non
     app: ASGIApp = server.streamable_http_app(streamable_http_path=PATH, host=host)
     if token is not None:
         app = BearerToken(app, token)
+    if health is not None:
+        app = HealthRoute(app, health)
     sock = _bind(host, port)
     bound = sock.getsockname()[1]
     config = uvicorn.Config(
