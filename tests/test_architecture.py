@@ -13,6 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PURE = [
     "bot/records",
     "bot/channels.py",
+    "bot/alerts.py",
+    "bot/edits.py",
+    "bot/fixes.py",
     "bot/report.py",
     "bot/mcp/models.py",
     "bot/mcp/text.py",

@@ -32,6 +32,7 @@ from bot.render.kit import Message
 from bot.render.state import AddState
 from bot.render.stored import StoredReply, stored_view
 from bot.settings import Settings
+from bot.slack import assistant
 from bot.slack.clock import Clock
 from bot.slack.gateway import Sent, SlackGateway
 from bot.slack.jobs import PasteJob
@@ -142,6 +143,11 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     kb = loaded(index)
     text, cut_at = clean_paste(paste_text(paste, slack, settings.paste_limit), settings.paste_limit)
     learned, here = read_context(store, text, paste.channel)
+    if paste.source is not None and not here.alerts:
+        metrics.decline("alerts_off")  # another app's alert, in a channel that did not ask for them
+        return "silent"
+    if paste.assistant and paste.thread_ts:
+        assistant.working(slack, paste, assistant.status_locale(store, settings, slack, paste))
     triage = triage_timed(kb, text, metrics, gate, learned)
     if paste.mention and not triage.errors:
         found = thread_error(paste, slack, kb, settings.paste_limit, gate)
@@ -153,7 +159,7 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         return outcome
     public = paste.thread_ts is not None and outcome not in ("no_error", "silent") and here.may_post(asked=paste.asked)
     reader = paste.author or paste.user if public else paste.user  # a public answer is for the thread
-    slack_locale = slack.user_locale(reader)
+    slack_locale = slack.user_locale(reader) if reader else None  # an alert has no person to ask
     permalink = None
     if outcome != "answer" and triage.errors and paste.message_ts and paste.thread_ts:
         permalink = slack.permalink(channel=paste.channel, ts=paste.message_ts)
@@ -181,6 +187,8 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
             payload = render_reply(session, reply, index=index, graph=graph, today=now.date(),
                                    ephemeral=not public)  # fmt: skip
     sent = deliver(paste, payload, job=job, slack=slack, public=public)
+    if paste.assistant and paste.thread_ts:
+        assistant.titled(slack, paste, triage, sent=sent.ok)
     if sent.ok:
         metrics.answer(outcome)
     elif sent.error == "not_in_channel" and paste.response_url:
@@ -194,7 +202,8 @@ def _note_unknown(session: Session, triage: Triage, permalink: str | None, now: 
     first = None
     for error in triage.errors[:NOTED_ERRORS]:
         found = slack_repo.note_unknown(session, template=error.template, sample=error.text, permalink=permalink,
-                                        at=now, channel=paste.channel, thread_ts=paste.thread_ts, user_id=paste.user)  # fmt: skip
+                                        at=now, channel=paste.channel, thread_ts=paste.thread_ts, user_id=paste.user,
+                                        source=paste.source)  # fmt: skip
         first = first or found
     return first
 

@@ -20,7 +20,7 @@ from bot.errors import TRANSIENT
 from bot.knowledge import GraphSource, IndexSource
 from bot.precedence import RequestGate
 from bot.settings import Settings
-from bot.slack import corrections, digest, feedback
+from bot.slack import corrections, digest, feedback, workflow
 from bot.slack.app import create_app
 from bot.slack.clock import Clock
 from bot.slack.failures import report_failure
@@ -113,7 +113,8 @@ def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, gra
     intake = Intake(store=store, clock=queue_clock, metrics=metrics, limit=settings.queue_limit,
                     deadline=timedelta(seconds=settings.answer_deadline_seconds), workers=runner)  # fmt: skip
     submissions = Submissions(add_record=inject(feedback.submit_record, deps), deprecate=inject(digest.deprecate, deps),
-                              correct=inject(corrections.correct, deps))  # fmt: skip
+                              correct=inject(corrections.correct, deps),
+                              triage_step=inject(workflow.triage_step, deps))  # fmt: skip
     team = None if settings.multi_workspace else InstalledTeam(gateway)
     middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions, team=team)
     app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth_settings(settings, store))

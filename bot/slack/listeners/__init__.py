@@ -11,9 +11,18 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.slack.listeners import actions, commands, events, shortcuts, views
+from bot.slack.listeners import (
+    actions,
+    assistant,
+    commands,
+    events,
+    reactions,
+    shortcuts,
+    views,
+    workflow,
+)
 
-MODULES = (events, commands, actions, shortcuts, views)
+MODULES = (events, commands, actions, shortcuts, views, assistant, reactions, workflow)
 
 
 def register(app: App) -> None:
