@@ -16,11 +16,21 @@ message-metadata event type, or errkb's block and action ids.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 #: Block and action ids errkb gives its own messages all start with this (``bot.render.ids``).
 ERRKB_ID_PREFIX = "errkb."
+#: A label and its value on one line, as alert templates write annotations and fields:
+#: ``- summary = …``, ``• *pod:* …``, ``*Details:* …`` (a bold label, or a name and ``=``).
+_LABELLED = re.compile(r"^\s*(?:[-•]\s+)?(?:\*[^*\n]{1,40}\*:?|\*?[\w .-]{1,40}\s=)\s+(\S.*)$")
+#: A labelled value shorter than this is a tag (``critical``, ``vllm-0``), not a message.
+LABELLED_CHARS = 24
+_LINK = re.compile(r"<([^<>|\s]+)\|([^<>]+)>")
+_BARE_LINK = re.compile(r"<((?:https?|mailto):[^<>|\s]+)>")
+_LEAD = re.compile(r"^\s*(?:(?::[a-z0-9_+-]+:|\[[^\]\n]{1,60}\])\s*)+")
+_BOLD = re.compile(r"(?<![\w*])\*(\S(?:[^*\n]*\S)?)\*(?![\w*])")
 #: How deep rich_text nesting is followed (lists in quotes in lists …); deeper is not text people read.
 MAX_DEPTH = 8
 
@@ -91,12 +101,30 @@ def _attachment(attachment: Mapping[str, Any]) -> Iterator[str]:
         yield _text_of(attachment.get("fallback"))
 
 
+def _plain(line: str) -> str:
+    """A line of Slack markup as it reads: links by their label, no leading emoji or ``[tag]``
+    (``:red_circle: [llm-serving] ValueError: …``), no bold around words."""
+    line = _BARE_LINK.sub(r"\1", _LINK.sub(r"\2", line))
+    return _BOLD.sub(r"\1", _LEAD.sub("", line))
+
+
+def _lines(part: str) -> Iterator[str]:
+    """A part's lines as they read; a labelled one (``- summary = …``, ``*Details:* …``) is
+    followed by its value alone, so an error a monitor put after a label starts a line as in
+    a log."""
+    for line in part.splitlines():
+        yield _plain(line)
+        labelled = _LABELLED.match(line)
+        if labelled and len(labelled.group(1)) >= LABELLED_CHARS:
+            yield _plain(labelled.group(1))
+
+
 def _once(parts: Iterable[str]) -> list[str]:
     """Each line once, in order: monitors repeat their title in text, blocks and fallback."""
     seen: set[str] = set()
     lines = []
     for part in parts:
-        for line in part.splitlines():
+        for line in _lines(part):
             key = line.strip()
             if key and key in seen:
                 continue
