@@ -87,7 +87,12 @@ def _authorizer(settings: Settings, store: Store) -> Callable[[str | None], str 
     installations = oauth.installation_store
 
     def authorize(team: str | None) -> str | None:
-        bot = installations.find_bot(enterprise_id=None, team_id=team) if team else None
+        """A workspace's install, else an org-wide one (a job of an org install is keyed by its
+        enterprise, :meth:`bot.slack.intake.Intake.submit`)."""
+        if not team:
+            return None
+        bot = installations.find_bot(enterprise_id=None, team_id=team) or installations.find_bot(
+            enterprise_id=team, team_id=None, is_enterprise_install=True)  # fmt: skip
         return bot.bot_token if bot is not None else None
 
     return authorize

@@ -80,7 +80,8 @@ class Middleware:
                  next: Callable[[], None]) -> BoltResponse | None:  # fmt: skip
         scope.bind(request_id=_header(req, scope.REQUEST_ID_HEADER) or scope.new_request_id(),
                    team_id=context.team_id or body.get("team_id"), event_id=body.get("event_id"),
-                   bot_token=context.bot_token)  # fmt: skip
+                   bot_token=context.bot_token,
+                   enterprise_id=context.enterprise_id if context.is_enterprise_install else None)  # fmt: skip
         kind = request_kind(body)
         if self.team is not None and context.team_id:
             installed = self.team()
