@@ -26,7 +26,11 @@ TITLE_CHARS = 80
 def render_prompts(locale: str) -> tuple[str, list[dict[str, str]]]:
     """The prompts' heading, and each prompt as Slack takes it (``title``, ``message``)."""
     prompts = [
-        {"title": t(locale, title), "message": t(locale, message)} for title, message in PROMPTS
+        {
+            "title": t(locale, title),
+            "message": t(locale, sent) if sent.startswith("assistant.") else sent,
+        }
+        for title, sent in PROMPTS
     ]
     return t(locale, "assistant.prompts.title"), prompts
 
