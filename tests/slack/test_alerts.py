@@ -257,3 +257,14 @@ def test_alerts_on_and_off_in_the_channel_command(bot: Bot) -> None:
     assert "only knowledge-base maintainers" in call.params["text"]
     with bot.store.read() as session:
         assert channel_repo.channel_settings(session, channel=CHANNEL).alerts
+
+
+def test_app_home_shows_maintainers_where_alerts_are_answered(bot: Bot) -> None:
+    bot.send.event({"type": "app_home_opened", "user": MAINTAINER, "tab": "home"})
+    [call] = bot.fake.wait_for("views.publish")
+    assert "/errkb channel alerts on" in json.dumps(call.params["view"])
+    alerts_on(bot)
+    bot.fake.reset()
+    bot.send.event({"type": "app_home_opened", "user": MAINTAINER, "tab": "home"})
+    [call] = bot.fake.wait_for("views.publish")
+    assert f"Monitoring alerts are answered in <#{CHANNEL}>" in json.dumps(call.params["view"])
