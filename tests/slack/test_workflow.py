@@ -112,17 +112,39 @@ def test_text_without_an_error_fails_the_step_with_one_line_in_the_readers_langu
     assert bot.fake.of("functions.completeSuccess") == []
 
 
+ORG_TOKEN = "xoxb-org-wide-token"
+
+
+def install_org(app: OAuthBot) -> None:
+    store = SQLAlchemyInstallationStore(client_id=CLIENT_ID, engine=app.store.engine, bots_table_name=BOTS,
+                                        installations_table_name=INSTALLATIONS)  # fmt: skip
+    store.save(Installation(app_id="A1", enterprise_id="E1ORG", team_id=None, user_id="UADMIN",
+                            bot_token=ORG_TOKEN, bot_id="BBOT", bot_user_id="UBOT",
+                            bot_scopes=["chat:write"], is_enterprise_install=True))  # fmt: skip
+
+
 def test_an_org_wide_install_serves_the_step(oauth_bot: OAuthBot, bot: Bot) -> None:  # noqa: F811
     """Slack requires custom steps to be org-ready: an Enterprise Grid org installs errkb once for
     every workspace, and the step is served with that installation."""
-    store = SQLAlchemyInstallationStore(client_id=CLIENT_ID, engine=oauth_bot.store.engine, bots_table_name=BOTS,
-                                        installations_table_name=INSTALLATIONS)  # fmt: skip
-    store.save(Installation(app_id="A1", enterprise_id="E1ORG", team_id=None, user_id="UADMIN",
-                            bot_token="xoxb-org-wide-token", bot_id="BBOT", bot_user_id="UBOT",
-                            bot_scopes=["chat:write"], is_enterprise_install=True))  # fmt: skip
-    status, execution = executed(
-        oauth_bot.send, {"error_text": PASTE}, team="T9SOMEWS", org="E1ORG"
-    )
+    install_org(oauth_bot)
+    status, execution = executed(oauth_bot.send, {"error_text": PASTE}, team="T9SOMEWS", org="E1ORG")
     assert status == 200
     outputs = outputs_of(completion(bot, "functions.completeSuccess", execution))
     assert outputs["record_id"] == FROB
+
+
+def test_an_org_wide_install_answers_a_paste_with_the_orgs_token(oauth_bot: OAuthBot, bot: Bot) -> None:  # noqa: F811
+    """A paste's answer is work done after Slack is acknowledged: the job finds the org's installation
+    by its enterprise (the workspace has none of its own)."""
+    install_org(oauth_bot)
+    n = oauth_bot.send.next_id()
+    ts = f"1722500000.{n:06d}"
+    event = {"type": "message", "channel": "C0ORGWIDE", "user": EN_USER, "text": PASTE, "ts": ts,
+             "client_msg_id": f"cm-org-{ts}", "channel_type": "channel", "team": "T9SOMEWS"}  # fmt: skip
+    body = {"token": "legacy", "team_id": "T9SOMEWS", "enterprise_id": "E1ORG", "api_app_id": "A1",
+            "type": "event_callback", "event_id": f"Ev{n:08d}", "event_time": int(time.time()), "event": event,
+            "authorizations": [{"enterprise_id": "E1ORG", "team_id": None, "user_id": "UBOT", "is_bot": True,
+                                "is_enterprise_install": True}]}  # fmt: skip
+    assert oauth_bot.send.post(json.dumps(body).encode(), "application/json").status == 200
+    [post] = bot.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("channel") == "C0ORGWIDE")
+    assert post.headers.get("Authorization") == f"Bearer {ORG_TOKEN}" and FROB in json.dumps(post.params["blocks"])
