@@ -59,9 +59,11 @@ def working(slack: SlackGateway, paste: PasteJob, locale: str) -> None:
 
 
 def titled(slack: SlackGateway, paste: PasteJob, triage: Triage, *, sent: bool) -> None:
-    """Name the thread after the error it answered; clear the status when no reply went out."""
+    """Name the thread after the error it answered; without an answer in the thread (nothing
+    sent, or no error found), clear the status instead."""
     assert paste.thread_ts is not None
-    if not sent:
+    title = thread_title(triage) if sent else None
+    if title is None:
         slack.call(
             "assistant.threads.setStatus",
             channel_id=paste.channel,
@@ -69,14 +71,12 @@ def titled(slack: SlackGateway, paste: PasteJob, triage: Triage, *, sent: bool) 
             status="",
         )
         return
-    title = thread_title(triage)
-    if title:
-        slack.call(
-            "assistant.threads.setTitle",
-            channel_id=paste.channel,
-            thread_ts=paste.thread_ts,
-            title=title,
-        )
+    slack.call(
+        "assistant.threads.setTitle",
+        channel_id=paste.channel,
+        thread_ts=paste.thread_ts,
+        title=title,
+    )
 
 
 def status_locale(store: Store, settings: Settings, slack: SlackGateway, paste: PasteJob) -> str:

@@ -90,3 +90,14 @@ def test_the_classic_messages_tab_answers_without_assistant_calls(bot: Bot) -> N
     assert post.params["thread_ts"] == ts and FROB in json.dumps(post.params["blocks"])
     wait_done(bot, f"msg:cm-{ts}")
     assert [c for c in bot.fake.calls if c.method.startswith("assistant.")] == []
+
+
+def test_a_message_without_an_error_clears_the_status_and_leaves_the_title(bot: Bot) -> None:
+    root = "1722500000.500001"
+    ts = said(bot, EN_USER, "thanks!", root)
+    wait_done(bot, f"msg:cm-{ts}")
+    statuses = [c.params["status"] for c in bot.fake.of("assistant.threads.setStatus")]
+    assert len(statuses) == 2 and statuses[0] and statuses[-1] == ""  # shown, then cleared
+    assert bot.fake.of("assistant.threads.setTitle") == []
+    [reply] = bot.fake.of("chat.postEphemeral")
+    assert reply.params["thread_ts"] == root and "could not find an error" in reply.params["text"]
