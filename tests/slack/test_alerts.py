@@ -268,3 +268,36 @@ def test_app_home_shows_maintainers_where_alerts_are_answered(bot: Bot) -> None:
     bot.send.event({"type": "app_home_opened", "user": MAINTAINER, "tab": "home"})
     [call] = bot.fake.wait_for("views.publish")
     assert f"Monitoring alerts are answered in <#{CHANNEL}>" in json.dumps(call.params["view"])
+
+
+def test_the_lookup_shortcut_on_an_alert_reads_its_attachments(bot: Bot) -> None:
+    """Where alerts are off, anyone can still ask about one: the shortcut reads the whole alert."""
+    message = {**fixture("alertmanager"), "ts": "1722500000.950001"}
+    n = bot.send.next_id()
+    response = bot.send.interactive({
+        "type": "message_action", "callback_id": "errkb_lookup", "team": {"id": "T1"},
+        "trigger_id": f"trig{n}-{bot.send.prefix}", "user": {"id": EN_USER}, "channel": {"id": CHANNEL},
+        "response_url": bot.fake.response_url(f"sc{n}"), "message": message,
+    })  # fmt: skip
+    assert response.status == 200
+    [call] = bot.fake.wait_for("chat.postMessage")
+    assert call.params["thread_ts"] == "1722500000.950001" and VLLM in json.dumps(
+        call.params["blocks"]
+    )
+
+
+def test_the_unknown_queue_names_the_app_whose_alert_it_was(bot: Bot) -> None:
+    alerts_on(bot)
+    unknown = fixture("datadog")
+    unknown["attachments"][0]["text"] = (
+        "```\nZorblaxFluxError: flux capacitor 7 misaligned by 12 degrees\n```"
+    )
+    ts = f"1722500000.{bot.send.next_id():06d}"
+    assert (
+        bot.send.event({**unknown, "channel": CHANNEL, "ts": ts, "channel_type": "channel"}).status
+        == 200
+    )
+    wait_done(bot, f"alert:{CHANNEL}:{ts}")
+    bot.send.command("unknown", user=MAINTAINER)
+    [call] = bot.fake.wait_for("response_url")
+    assert "from Datadog" in json.dumps(call.params["blocks"])
