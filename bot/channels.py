@@ -7,7 +7,9 @@ Its threshold is the match score errkb needs to answer a paste nobody asked it
 about: a preset (:data:`THRESHOLDS`, placed around the ranker's fitted
 volunteer point) or a number; ``None`` is the ranker's own point. Someone who
 asks is answered from the ranker's lower "ask" point, or the channel's
-threshold when that is lower still. Its language is the default for people
+threshold when that is lower still. With ``alerts`` on, errkb also reads the messages other apps post there
+(monitoring alerts) and answers them as it answers pastes nobody asked about.
+Its language is the default for people
 who chose none and whose Slack language errkb does not speak, and the language
 of what errkb posts for the whole channel (a welcome, a follow-up).
 
@@ -54,6 +56,7 @@ class ChannelSettings:
     threshold: float | None = None  # None: the ranker's volunteer point (THRESHOLDS["normal"])
     locale: str | None = None  # None: automatic
     updated_by: str | None = None
+    alerts: bool = False  # read other apps' monitoring alerts here and answer them like pastes
 
     @property
     def configured(self) -> bool:
@@ -115,6 +118,7 @@ class Change(StrEnum):
     MODE = "mode"
     THRESHOLD = "threshold"
     LANG = "lang"
+    ALERTS = "alerts"
     USAGE = "usage"
 
 
@@ -123,7 +127,7 @@ class ChannelCommand:
     """What ``/errkb channel …`` asks for; ``value`` is the new setting (None: back to the default)."""
 
     change: Change
-    value: Mode | float | str | None = None
+    value: Mode | float | str | bool | None = None
     problem: str | None = None  # for USAGE: which part was wrong (a catalog key suffix)
 
 
@@ -163,6 +167,10 @@ def parse_channel_command(arg: str) -> ChannelCommand:
         if choice not in (*available_locales(), AUTO):
             return ChannelCommand(Change.USAGE, problem="lang")
         return ChannelCommand(Change.LANG, None if choice == AUTO else choice)
+    if head == "alerts":
+        if rest not in (["on"], ["off"]):
+            return ChannelCommand(Change.USAGE, problem="alerts")
+        return ChannelCommand(Change.ALERTS, rest[0] == "on")
     return ChannelCommand(Change.USAGE)
 
 

@@ -28,7 +28,7 @@ def default_database_url() -> str:
 MANIFEST_SCOPES = (
     "chat:write", "commands", "channels:history", "groups:history", "im:history", "mpim:history",
     "app_mentions:read", "users:read", "files:read", "files:write", "usergroups:read", "channels:read",
-    "groups:read", "reactions:write",
+    "groups:read", "reactions:write", "reactions:read", "assistant:write",
 )  # fmt: skip
 #: The database backends errkb's schema and locks are written for.
 DATABASES = ("sqlite", "postgresql")

@@ -14,7 +14,7 @@ the blocks in a Slack-like frame styled by ``blockkit.css``.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -387,10 +387,7 @@ def font_face(cjk_font: Path | None) -> str:
     return f'@font-face{{font-family:"errkb CJK";src:url("{_e(cjk_font.resolve().as_uri())}")}}'
 
 
-def message_page(payload: Json, *, app: str, locale: str, width: int = 800,
-                 cjk_font: Path | None = None) -> str:  # fmt: skip
-    """A message as Slack shows it in a thread: the app's name and badge, then its blocks
-    (or its ``text`` when it has none)."""
+def _frame(payload: Json, app: str) -> str:
     blocks = payload.get("blocks") or []
     body = (
         blocks_html(blocks)
@@ -398,12 +395,44 @@ def message_page(payload: Json, *, app: str, locale: str, width: int = 800,
         else f'<div class="block section">{mrkdwn_html(payload.get("text", ""))}</div>'
     )
     avatar = _e(app[:1].upper())
-    frame = (f'<div class="message"><div class="avatar">{avatar}</div><div class="content">'
-             f'<div class="meta"><span class="name">{_e(app)}</span><span class="badge">APP</span></div>'
-             f"{body}</div></div>")  # fmt: skip
+    return (f'<div class="message"><div class="avatar">{avatar}</div><div class="content">'
+            f'<div class="meta"><span class="name">{_e(app)}</span><span class="badge">APP</span></div>'
+            f"{body}</div></div>")  # fmt: skip
+
+
+def message_page(payload: Json, *, app: str, locale: str, width: int = 800,
+                 cjk_font: Path | None = None) -> str:  # fmt: skip
+    """A message as Slack shows it in a thread: the app's name and badge, then its blocks
+    (or its ``text`` when it has none)."""
+    return thread_page([(app, payload)], locale=locale, width=width, cjk_font=cjk_font)
+
+
+def thread_page(messages: Sequence[tuple[str, Json]], *, locale: str, width: int = 800,
+                cjk_font: Path | None = None) -> str:  # fmt: skip
+    """Messages one under the other, each with its app's name: an alert and errkb's reply to it.
+    A message's legacy ``attachments`` are drawn as their blocks and texts, as Slack shows them."""
+    frames = "".join(_frame(_with_attachments(payload), app) for app, payload in messages)
     return _document(
-        frame, locale=locale, width=width, font_face=font_face(cjk_font), kind="in-message"
+        frames, locale=locale, width=width, font_face=font_face(cjk_font), kind="in-message"
     )
+
+
+def _with_attachments(payload: Json) -> Json:
+    """``payload`` with its legacy attachments' title, text and fields as mrkdwn sections."""
+    extra: list[Json] = []
+    for attachment in payload.get("attachments") or []:
+        parts = [f"*{attachment['title']}*" if attachment.get("title") else "", attachment.get("text") or ""]
+        parts += [f"*{f.get('title', '')}*  {f.get('value', '')}" for f in attachment.get("fields") or []]
+        shown = "\n".join(p for p in parts if p)
+        if shown:
+            extra.append({"type": "section", "text": {"type": "mrkdwn", "text": shown}})
+        extra.extend(attachment.get("blocks") or [])
+    if not extra:
+        return payload
+    blocks = list(payload.get("blocks") or [])
+    if not blocks and payload.get("text"):
+        blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": payload["text"]}}]
+    return {**payload, "blocks": blocks + extra}
 
 
 def view_page(

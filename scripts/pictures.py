@@ -10,6 +10,10 @@ browser named by ``$CHROMIUM``), then reduced to a 256-colour optimised PNG:
 
 - ``docs/answer-en.png``, ``docs/answer-zh.png``: the reply to one starter
   example paste (``--example``, default vllm-oom) in English and in Chinese;
+- ``docs/alert-en.png``, ``docs/alert-zh.png``: a Sentry alert (the message of
+  ``tests/slack/alerts/sentry.json``) and errkb's reply in its thread, read from
+  the alert as ``errkb serve`` reads it (:func:`bot.alerts.alert_text`), in a
+  channel whose language is English, then Chinese;
 - ``docs/app-home.png``: App Home of a maintainer who asked about the example
   pastes (``scripts/starter_home.py``), once errkb renders App Home.
 
@@ -43,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from scripts.blockkit_html import font_face, message_page, view_page  # noqa: E402
+from scripts.blockkit_html import font_face, message_page, thread_page, view_page  # noqa: E402
 from scripts.starter_answers import Knowledge, knowledge, starter_replies, thread_reply  # noqa: E402
 
 APP = "errkb"
@@ -95,6 +99,22 @@ def answer_page(kb: Knowledge, example: Path, locale: str, width: int) -> str:
     return message_page(payload, app=APP, locale=locale, width=width, cjk_font=cjk_font())
 
 
+ALERT = ROOT / "tests" / "slack" / "alerts" / "sentry.json"
+
+
+def alert_page(kb: Knowledge, locale: str, width: int) -> str:
+    """A monitor's alert and errkb's answer in its thread: the reply errkb volunteers for the
+    alert's text (an alert is never "asked")."""
+    from bot.alerts import alert_text, source_app
+
+    message = json.loads(ALERT.read_text(encoding="utf-8"))
+    outcome, _records, payload = thread_reply(kb, alert_text(message), locale=locale, asked=False)
+    if not payload:
+        raise SystemExit(f"{ALERT.name}: errkb posts nothing for this alert ({outcome})")
+    return thread_page([(source_app(message), message), (APP, payload)], locale=locale, width=width,
+                       cjk_font=cjk_font())  # fmt: skip
+
+
 def home_view(kb: Knowledge, locale: str) -> dict[str, Any] | None:
     """App Home as errkb publishes it for a maintainer (``scripts/starter_home.py``), or None
     while errkb has no App Home renderer."""
@@ -118,6 +138,8 @@ def pictures(kb: Knowledge, example: Path, width: int) -> list[Picture]:
     return [
         Picture("answer-en.png", lambda: answer_page(kb, example, "en", width)),
         Picture("answer-zh.png", lambda: answer_page(kb, example, "zh", width)),
+        Picture("alert-en.png", lambda: alert_page(kb, "en", width)),
+        Picture("alert-zh.png", lambda: alert_page(kb, "zh", width)),
         Picture("app-home.png", lambda: home_page(kb, "en", width), skipped=HOME_SKIPPED),
     ]
 

@@ -73,20 +73,22 @@ def example_pastes(data: Path | None = None) -> list[Path]:
 def thread_reply(kb: Knowledge, paste: str, *, locale: str, today: date = DAY, reply_id: int = 1,
                  unknown: int = 1, channel: str = CHANNEL, thread: str = THREAD, limit: int = PASTE_LIMIT,
                  counts: Counts | None = None, fresh: Mapping[str, Record] | None = None,
-                 ) -> tuple[str, list[str], dict[str, Any]]:  # fmt: skip
+                 asked: bool = True) -> tuple[str, list[str], dict[str, Any]]:  # fmt: skip
     """What the bot posts in ``thread`` for ``paste`` when asked (a mention): the outcome, the
     records answering, and the payload. ``reply_id`` and ``unknown`` stand for the rows the bot
     would have written (the reply, and the unknown error an uncertain reply offers to add);
-    ``counts`` and ``fresh`` for the votes and evidence it reads (none in a new knowledge base)."""
+    ``counts`` and ``fresh`` for the votes and evidence it reads (none in a new knowledge base).
+    ``asked`` false: posted unasked, as a monitoring alert is answered."""
     text, cut_at = answer.clean_paste(paste, limit)
     triage = kb.index.triage(text)
-    outcome = answer.decide(triage, asked=True)
+    outcome = answer.decide(triage, asked=asked)
     if outcome in ("silent", "no_error"):  # nothing in the thread (no_error is answered privately)
         return outcome, [], {}
     add = None
     if outcome != "answer" and triage.errors:
         add = AddState(unknown=unknown, channel=channel, thread=thread)
-    args = answer.reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None)
+    args = answer.reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None,
+                             asked=asked)  # fmt: skip
     reply = Reply(id=reply_id, kind=outcome, locale=locale, user_id=USER, channel=channel,
                   thread_ts=thread, args=args)  # fmt: skip
     payload = stored_view(reply, kb=kb.index, kg=kb.graph, counts=counts or {}, today=today, ephemeral=False,

@@ -22,8 +22,9 @@ def threshold_text(locale: str, settings: ChannelSettings) -> str:
 
 def channel_status(locale: str, settings: ChannelSettings) -> str:
     """One line: mode, threshold, language (``/errkb help`` shows it for the channel)."""
-    return t(locale, "channel.status", mode=t(locale, f"channel.mode.name.{settings.mode}"),
-             threshold=threshold_text(locale, settings), language=language_name(locale, settings.locale))  # fmt: skip
+    status = t(locale, "channel.status", mode=t(locale, f"channel.mode.name.{settings.mode}"),
+               threshold=threshold_text(locale, settings), language=language_name(locale, settings.locale))  # fmt: skip
+    return status + (t(locale, "channel.status.alerts") if settings.alerts else "")
 
 
 def usage_text(locale: str) -> str:
@@ -40,6 +41,7 @@ def render_channel(locale: str, settings: ChannelSettings, *, note_key: str | No
         t(locale, f"channel.mode.{settings.mode}"),
         t(locale, "channel.threshold", value=threshold_text(locale, settings)),
         t(locale, "channel.lang", language=language_name(locale, settings.locale)),
+        t(locale, "channel.alerts.on" if settings.alerts else "channel.alerts.off"),
     ]
     head = t(locale, note_key) if note_key else t(locale, "channel.title")
     blocks = [section(head), section("\n".join(lines)), section(usage_text(locale)),

@@ -14,9 +14,11 @@ SIGNATURE_CHARS = 300
 TEXT_CHARS = 700
 
 
-def render_known_now(locale: str, record: Record, *, asker: str, added_by: str) -> Message:
+def render_known_now(locale: str, record: Record, *, asker: str, added_by: str,
+                     fixed_by: str | None = None) -> Message:  # fmt: skip
     """ "errkb now knows this error": the record's error, cause and first thing to try, for
-    the person who pasted it (mentioned), with "Show" for the whole record."""
+    the person who pasted it (mentioned), with "Show" for the whole record; ``fixed_by``
+    is credited when their reply in the thread held the fix."""
     view = localize(record, locale)
     signature = str(view.signature).strip()
     first = signature.splitlines()[0] if signature else record.id
@@ -30,7 +32,10 @@ def render_known_now(locale: str, record: Record, *, asker: str, added_by: str) 
     if order:
         lines.append(t(locale, "followup.fix", fix=esc(cut(str(view.workarounds[order[0]].action), TEXT_CHARS))))
     show = button(t(locale, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump())
-    blocks = [section("\n".join(lines)), actions([show]), context(t(locale, "followup.by", user=mention(added_by)))]
+    credit = t(locale, "followup.by", user=mention(added_by))
+    if fixed_by:
+        credit += " " + t(locale, "fix.credit", person=mention(fixed_by))
+    blocks = [section("\n".join(lines)), actions([show]), context(credit)]
     fallback = t(locale, "followup.fallback", signature=esc(cut(first, SIGNATURE_CHARS)))
     return message(fallback, blocks)
 

@@ -53,6 +53,10 @@ SIGNATURE_CHARS = 200
 CorrectionItem = tuple[str, Block | None]
 
 
+#: Channels named in the Home tab's line about monitoring alerts.
+SHOWN_ALERT_CHANNELS = 10
+
+
 @dataclass(frozen=True)
 class RecentAnswer:
     """An answer errkb gave the user: where, when, and the record it led with."""
@@ -86,6 +90,7 @@ class HomeView:
     stale: Sequence[StaleItem] = ()  # for a maintainer all, for a domain owner their domains'
     stale_total: int = 0
     corrections: Sequence[CorrectionItem] = field(default_factory=tuple)  # newest first
+    alert_channels: Sequence[str] = ()  # where errkb answers other apps' monitoring alerts (maintainers)
 
 
 def _signature(record: Record, locale: str) -> str:
@@ -195,8 +200,18 @@ def maintainer_blocks(view: HomeView, now: datetime) -> list[Block]:
     return [
         divider(), header(t(loc, "home.maintainers.title")),
         section(t(loc, "unknown.title")), *(unknown or [context(t(loc, "unknown.none"))]),
-        *stale_blocks(view), *corrections_blocks(loc, view.corrections),
+        *stale_blocks(view), *corrections_blocks(loc, view.corrections), alerts_block(view),
     ]  # fmt: skip
+
+
+def alerts_block(view: HomeView) -> Block:
+    """The channels that answer monitoring alerts (``/errkb channel alerts on``), or how to turn them on."""
+    loc = view.locale
+    if not view.alert_channels:
+        return context(t(loc, "home.alerts.none"))
+    names = ", ".join(channel_link(c) for c in view.alert_channels[:SHOWN_ALERT_CHANNELS])
+    more = len(view.alert_channels) - SHOWN_ALERT_CHANNELS
+    return context(t(loc, "home.alerts", channels=names) + (f" (+{more})" if more > 0 else ""))
 
 
 def render_home(view: HomeView, now: datetime) -> dict[str, Any]:

@@ -41,6 +41,12 @@ class CallbackId(StrEnum):
     CORRECT_VIEW = "errkb_correct"
 
 
+class FunctionId(StrEnum):
+    """Workflow Builder steps errkb serves (``functions:`` in the manifest)."""
+
+    TRIAGE_ERROR = "triage_error"
+
+
 class BlockId(StrEnum):
     """Blocks that appear once in a message, and the add-record modal's inputs."""
 
@@ -54,6 +60,7 @@ class BlockId(StrEnum):
     ROOT_CAUSE = "errkb.field.root_cause"
     WORKAROUND = "errkb.field.workaround"
     HOW = "errkb.field.how"
+    SOURCE = "errkb.field.source"  # where the workaround was found (a thread's permalink)
     DOCS = "errkb.field.docs"
     DEPRECATE_REASON = "errkb.field.deprecate_reason"
     CORRECT_CHOICE = "errkb.field.correct_choice"

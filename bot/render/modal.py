@@ -28,6 +28,7 @@ FIELDS = (
     (BlockId.ROOT_CAUSE, "root_cause", True, False),
     (BlockId.WORKAROUND, "workaround", True, True),
     (BlockId.HOW, "how", True, True),
+    (BlockId.SOURCE, "source", False, True),
     (BlockId.DOCS, "docs", False, True),
 )
 #: Which record field's problems show under which input.
@@ -54,6 +55,15 @@ def prefill(sample: str, template: str, *, domain: str | None = None) -> dict[Bl
     if domain:
         values[BlockId.DOMAIN] = domain
     return values
+
+
+def with_fix(values: Mapping[BlockId, str], *, action: str, how: str, source: str | None) -> dict[BlockId, str]:
+    """``values`` with the fix found in a thread as the first workaround: what to do, the
+    command (``how``) and where it was found."""
+    found = {**values, BlockId.WORKAROUND: action, BlockId.HOW: how}
+    if source:
+        found[BlockId.SOURCE] = source
+    return found
 
 
 def _input(
@@ -116,7 +126,8 @@ def record_from_form(values: Mapping[BlockId, str], *, today: date) -> dict[str,
         "domain": values.get(BlockId.DOMAIN, ""),
         "category": values.get(BlockId.CATEGORY, ""),
         "root_cause": values.get(BlockId.ROOT_CAUSE, ""),
-        "workarounds": [{"action": workaround, "how": values.get(BlockId.HOW, "")}]
+        "workarounds": [{"action": workaround, "how": values.get(BlockId.HOW, ""),
+                         "sources": [values[BlockId.SOURCE]] if values.get(BlockId.SOURCE) else []}]
         if workaround
         else [],
         "official_doc_url": values.get(BlockId.DOCS) or None,

@@ -30,6 +30,10 @@ class UnknownItem(Protocol):
     def last_seen(self) -> datetime: ...
     @property
     def permalinks(self) -> tuple[str, ...]: ...
+    @property
+    def source(self) -> str | None: ...  # the app whose alert carried it
+    @property
+    def fixed_in_thread(self) -> bool: ...  # a reply in one of its threads was marked as the fix
 
 
 def render_text(locale: str, key: str, **params: object) -> Message:
@@ -94,6 +98,11 @@ def unknown_block(locale: str, item: UnknownItem, now: datetime) -> Block:
              when=ago(locale, item.last_seen.date(), now.date()))  # fmt: skip
     if examples:
         text += "\n" + t(locale, "unknown.examples", links=examples)
+    notes = [t(locale, "unknown.source", app=esc(item.source))] if item.source else []
+    if item.fixed_in_thread:
+        notes.append(":white_check_mark: " + t(locale, "unknown.fix_found"))
+    if notes:
+        text += "\n" + " · ".join(notes)
     add = AddState(unknown=item.id, locale=locale).dump()
     return section(text, accessory=button(t(locale, "button.add"), ActionId.ADD_RECORD, value=add))
 

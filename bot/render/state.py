@@ -90,6 +90,7 @@ class AddState(State):
     channel: str | None = None
     thread: str | None = None
     locale: Literal["en", "zh"] | str = "en"
+    fix_by: str | None = None  # whose reply in a thread held the fix the form starts from
 
 
 class DigestItemState(State):

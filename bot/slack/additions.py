@@ -2,7 +2,9 @@
 
 The add-record modal opens prefilled: the message's exception line as the
 signature, a regex that matches it with what varies generalised, a domain
-from the closest records (:mod:`bot.match.suggest`). When the error was noted
+from the closest records (:mod:`bot.match.suggest`), and, when a reply in the
+message's thread was marked as the fix, that fix as the first workaround
+(:mod:`bot.slack.fixes`): then any message of the thread opens the thread's error. When the error was noted
 as unknown before, the modal carries that, so the people who pasted it are
 told once the record is in (:mod:`bot.slack.followup`). Anyone else gets a
 private refusal.
@@ -11,6 +13,7 @@ private refusal.
 from __future__ import annotations
 
 from bot.knowledge import IndexSource
+from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.normalise import template
 from bot.match.suggest import exception_line, suggest_domain
@@ -20,6 +23,7 @@ from bot.render.modal import prefill, render_add_modal
 from bot.render.state import AddState
 from bot.settings import Settings
 from bot.slack.answer import loaded
+from bot.slack.fixes import fix_of, prefill_fix
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import ShortcutJob
 from bot.slack.locale import user_locale
@@ -49,18 +53,27 @@ def open_add_from_message(job: ShortcutJob, *, store: Store, slack: SlackGateway
                           index: IndexSource, metrics: Metrics) -> None:  # fmt: skip
     slack_locale = slack.user_locale(job.user)
     allowed = job.user in maintainers(settings, slack)
-    line = exception_line(job.text) if allowed else ""
+    line = exception_line(job.text) if allowed and extract(job.text).errors else ""
+    thread = job.thread_ts or job.message_ts
     with store.read() as session:
         locale = user_locale(session, settings, user=job.user, slack_locale=slack_locale, channel=job.channel)
         unknown = slack_repo.find_unknown(session, template=template(line)) if line else None
+        fix = fix_of(session, unknown=unknown, channel=job.channel, thread=thread) if allowed else None
+        noted = slack_repo.get_unknown(session, unknown_id=fix.unknown_id) if fix and not line else None
     if not allowed:
         _private(slack, job, panels.render_refusal(locale))
         metrics.decline("not_maintainer")
         return
-    domain = suggest_domain(job.text, neighbours(loaded(index), job.text, line)) if line else None
-    state = AddState(unknown=unknown, channel=job.channel, thread=job.thread_ts or job.message_ts, locale=locale)
+    if noted is not None:  # any message of a thread whose fix was found: the thread's error
+        line, unknown = noted.example, noted.id
+    line = line or exception_line(job.text)
+    text = job.text if noted is None else noted.sample
+    domain = suggest_domain(text, neighbours(loaded(index), text, line)) if line else None
+    state = AddState(unknown=unknown, channel=job.channel, thread=thread, locale=locale,
+                     fix_by=fix.user_id if fix else None)  # fmt: skip
+    values = prefill_fix(prefill(line, line, domain=domain), fix)
     if job.trigger_id:
-        slack.open_view(trigger_id=job.trigger_id, view=render_add_modal(locale, state, prefill(line, line, domain=domain)))
+        slack.open_view(trigger_id=job.trigger_id, view=render_add_modal(locale, state, values))
 
 
 __all__ = ["open_add_from_message"]

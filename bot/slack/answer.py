@@ -33,6 +33,7 @@ from bot.render.kit import Message
 from bot.render.state import AddState
 from bot.render.stored import StoredReply, stored_view
 from bot.settings import Settings
+from bot.slack import assistant
 from bot.slack.clock import Clock
 from bot.slack.gateway import Sent, SlackGateway
 from bot.slack.jobs import PasteJob
@@ -149,6 +150,11 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     if turn is not None:
         return turn
     learned, here = read_context(store, text, paste.channel)
+    if paste.source is not None and not here.alerts:
+        metrics.decline("alerts_off")  # another app's alert, in a channel that did not ask for them
+        return "silent"
+    if paste.assistant and paste.thread_ts:
+        assistant.working(slack, paste, assistant.status_locale(store, settings, slack, paste))
     triage = triage_timed(kb, text, metrics, gate, learned)
     if paste.mention and not triage.errors:
         found = thread_error(paste, slack, kb, settings.paste_limit, gate)
@@ -160,7 +166,7 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         return outcome
     public = paste.thread_ts is not None and outcome not in ("no_error", "silent") and here.may_post(asked=paste.asked)
     reader = paste.author or paste.user if public else paste.user  # a public answer is for the thread
-    slack_locale = slack.user_locale(reader)
+    slack_locale = slack.user_locale(reader) if reader else None  # an alert has no person to ask
     permalink = None
     if outcome != "answer" and triage.errors and paste.message_ts and paste.thread_ts:
         permalink = slack.permalink(channel=paste.channel, ts=paste.message_ts)
@@ -193,6 +199,8 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         # the thread is answered (later mentions are conversation), and a pointer links here
         with store.transaction() as session:
             slack_repo.set_reply_args(session, reply_id=reply.id, args={**reply.args, "ts": sent.ts})
+    if paste.assistant and paste.thread_ts:
+        assistant.titled(slack, paste, triage, sent=sent.ok)
     if sent.ok:
         metrics.answer(outcome)
     elif sent.error == "not_in_channel" and paste.response_url:
@@ -206,7 +214,8 @@ def _note_unknown(session: Session, triage: Triage, permalink: str | None, now: 
     first = None
     for error in triage.errors[:NOTED_ERRORS]:
         found = slack_repo.note_unknown(session, template=error.template, sample=error.text, permalink=permalink,
-                                        at=now, channel=paste.channel, thread_ts=paste.thread_ts, user_id=paste.user)  # fmt: skip
+                                        at=now, channel=paste.channel, thread_ts=paste.thread_ts, user_id=paste.user,
+                                        source=paste.source)  # fmt: skip
         first = first or found
     return first
 

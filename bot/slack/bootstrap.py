@@ -20,7 +20,7 @@ from bot.errors import TRANSIENT
 from bot.knowledge import GraphSource, IndexSource
 from bot.precedence import RequestGate
 from bot.settings import Settings
-from bot.slack import corrections, digest, feedback
+from bot.slack import corrections, digest, feedback, workflow
 from bot.slack.app import create_app
 from bot.slack.clock import Clock
 from bot.slack.failures import report_failure
@@ -87,7 +87,12 @@ def _authorizer(settings: Settings, store: Store) -> Callable[[str | None], str 
     installations = oauth.installation_store
 
     def authorize(team: str | None) -> str | None:
-        bot = installations.find_bot(enterprise_id=None, team_id=team) if team else None
+        """A workspace's install, else an org-wide one (a job of an org install is keyed by its
+        enterprise, :meth:`bot.slack.intake.Intake.submit`)."""
+        if not team:
+            return None
+        bot = installations.find_bot(enterprise_id=None, team_id=team) or installations.find_bot(
+            enterprise_id=team, team_id=None, is_enterprise_install=True)  # fmt: skip
         return bot.bot_token if bot is not None else None
 
     return authorize
@@ -114,7 +119,8 @@ def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, gra
                     deadline=timedelta(seconds=settings.answer_deadline_seconds), workers=runner)  # fmt: skip
     submissions = Submissions(add_record=inject(feedback.submit_record, deps), deprecate=inject(digest.deprecate, deps),
                               correct=inject(corrections.correct, deps),
-                              search=inject(corrections.search_records, deps))  # fmt: skip
+                              search=inject(corrections.search_records, deps),
+                              triage_step=inject(workflow.triage_step, deps))  # fmt: skip
     team = None if settings.multi_workspace else InstalledTeam(gateway)
     middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions, team=team)
     app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth_settings(settings, store))

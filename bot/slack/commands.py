@@ -53,7 +53,8 @@ def respond(slack: SlackGateway, cmd: CommandJob, payload: Message) -> None:
     if cmd.response_url:
         slack.respond(cmd.response_url, blocks.ephemeral(payload))
     else:
-        slack.post_ephemeral(channel=cmd.channel, user=cmd.user, text=payload["text"], blocks=payload["blocks"])
+        slack.post_ephemeral(channel=cmd.channel, user=cmd.user, text=payload["text"], blocks=payload["blocks"],
+                             thread_ts=cmd.thread_ts)  # fmt: skip
 
 
 def locale_of(store: Store, slack: SlackGateway, settings: Settings, cmd: CommandJob) -> str:
@@ -212,10 +213,12 @@ def _change_channel(session: Session, asked: ChannelCommand, *, channel: str, by
     value = asked.value
     if asked.change is Change.MODE and isinstance(value, Mode):
         channel_repo.set_channel_mode(session, channel=channel, mode=value, by=by, at=at)
-    elif asked.change is Change.THRESHOLD and not isinstance(value, str):
+    elif asked.change is Change.THRESHOLD and (value is None or isinstance(value, float)):
         channel_repo.set_channel_threshold(session, channel=channel, threshold=value, by=by, at=at)
-    elif asked.change is Change.LANG and not isinstance(value, float):
+    elif asked.change is Change.LANG and (value is None or isinstance(value, str)):
         channel_repo.set_channel_locale(session, channel=channel, locale=value, by=by, at=at)
+    elif asked.change is Change.ALERTS and isinstance(value, bool):
+        channel_repo.set_channel_alerts(session, channel=channel, alerts=value, by=by, at=at)
 
 
 def run_channel(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock,

@@ -15,14 +15,17 @@ from pydantic import ValidationError
 from bot.i18n import t
 from bot.i18n.problems import localized_problems
 from bot.knowledge import GraphSource, IndexSource
+from bot.match.suggest import suggest_domain
 from bot.records import Record, record_problems
 from bot.render import blocks, panels
 from bot.render.ids import BlockId
 from bot.render.modal import form_values, modal_errors, prefill, record_from_form, render_add_modal
 from bot.render.state import AddState, BadState, ReplyState, VoteState
 from bot.settings import Settings
-from bot.slack.answer import render_reply
+from bot.slack.additions import neighbours
+from bot.slack.answer import loaded, render_reply
 from bot.slack.clock import Clock
+from bot.slack.fixes import fix_of, prefill_fix
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import ActionJob
 from bot.slack.locale import user_locale
@@ -91,19 +94,25 @@ def share(click: ActionJob, state: ReplyState, *, store: Store, slack: SlackGate
 
 
 def open_add_modal(click: ActionJob, state: AddState, *, store: Store, slack: SlackGateway,
-                   settings: Settings, metrics: Metrics) -> None:  # fmt: skip
+                   settings: Settings, metrics: Metrics, index: IndexSource) -> None:  # fmt: skip
     """Maintainers get the modal prefilled from the unknown error; others a polite refusal."""
     slack_locale = slack.user_locale(click.user)
     allowed = click.user in maintainers(settings, slack)
     with store.transaction() as session:
         locale = user_locale(session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel)
         unknown = slack_repo.get_unknown(session, unknown_id=state.unknown) if allowed and state.unknown else None
+        fix = fix_of(session, unknown=state.unknown, channel=state.channel, thread=state.thread) if unknown else None
     if not allowed:
         private(slack, click, panels.render_refusal(locale))
         metrics.decline("not_maintainer")
         return
-    values = prefill(unknown.sample, unknown.template) if unknown is not None else {}
-    view = render_add_modal(locale, state.model_copy(update={"locale": locale}), values)
+    values: dict[BlockId, str] = {}
+    if unknown is not None:
+        line = unknown.example
+        domain = suggest_domain(unknown.sample, neighbours(loaded(index), unknown.sample, line))
+        values = prefill_fix(prefill(unknown.sample, unknown.template, domain=domain), fix)
+    view = render_add_modal(locale, state.model_copy(update={"locale": locale, "fix_by": fix.user_id if fix else None}),
+                            values)  # fmt: skip
     if click.trigger_id:
         slack.open_view(trigger_id=click.trigger_id, view=view)
 

@@ -45,7 +45,7 @@ def tell_pasters(job: FollowUpJob, *, store: Store, slack: SlackGateway, setting
                 continue  # another attempt told it
             locale = answered or user_locale(session, settings, user=sighting.user_id, slack_locale=slack_locale,
                                              channel=sighting.channel)  # fmt: skip
-        payload = render_known_now(locale, record, asker=sighting.user_id, added_by=job.by)
+        payload = render_known_now(locale, record, asker=sighting.user_id, added_by=job.by, fixed_by=job.fix_by)
         try:
             sent = slack.post_message(channel=sighting.channel, thread_ts=sighting.thread_ts, text=payload["text"],
                                       blocks=payload["blocks"])  # fmt: skip

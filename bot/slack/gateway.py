@@ -57,7 +57,8 @@ RETRY_AFTER_DEFAULT = 30.0
 MARKER_EVENT = "errkb_answer"
 
 JSON_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update", "views.open",
-                          "views.publish", "views.update"})  # fmt: skip
+                          "views.publish", "views.update", "assistant.threads.setSuggestedPrompts",
+                          "assistant.threads.setStatus", "assistant.threads.setTitle"})  # fmt: skip
 
 
 @dataclass(frozen=True)

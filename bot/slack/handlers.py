@@ -31,14 +31,16 @@ from bot.render.state import (
     load_state,
 )
 from bot.settings import Settings
-from bot.slack import additions, commands, corrections, digest, feedback, home
+from bot.slack import additions, assistant, commands, corrections, digest, feedback, fixes, home
 from bot.slack.answer import answer_paste
 from bot.slack.clock import Clock
 from bot.slack.followup import tell_pasters
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import (
     ActionJob,
+    AssistantJob,
     CommandJob,
+    FixJob,
     FollowUpJob,
     HomeJob,
     JobKind,
@@ -129,6 +131,7 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
     publish_home, welcome_channel = inject(home.publish_home, deps), inject(welcome, deps)
     follow_up = inject(tell_pasters, deps)
     shortcuts = {callback: inject(run, deps) for callback, run in SHORTCUTS.items()}
+    start_assistant, capture_fix = inject(assistant.start_thread, deps), inject(fixes.capture_fix, deps)
 
     def handle_paste(job: Job) -> None:
         paste(PasteJob.model_validate(job.payload), job=job)
@@ -164,5 +167,7 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
         JobKind.WELCOME: lambda job: welcome_channel(WelcomeJob.model_validate(job.payload)),
         JobKind.FOLLOW_UP: lambda job: follow_up(FollowUpJob.model_validate(job.payload)),
         JobKind.SHORTCUT: handle_shortcut,
+        JobKind.ASSISTANT: lambda job: start_assistant(AssistantJob.model_validate(job.payload)),
+        JobKind.FIX: lambda job: capture_fix(FixJob.model_validate(job.payload)),
     }  # fmt: skip
     return {str(kind): handler for kind, handler in handlers.items()}

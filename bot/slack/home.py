@@ -33,7 +33,7 @@ from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import ActionJob, HomeJob
 from bot.slack.locale import user_locale
 from bot.slack.roles import maintainers
-from bot.store import home_repo, slack_repo
+from bot.store import channel_repo, home_repo, slack_repo
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -117,6 +117,7 @@ def publish_home(job: HomeJob, *, store: Store, slack: SlackGateway, settings: S
                         domains=None if maintainer else owned) if maintainer or owned else []  # fmt: skip
         unknown = slack_repo.unknown_errors(session, limit=SHOWN_UNKNOWN) if maintainer else []
         unknown_total = home_repo.unknown_count(session) if maintainer else None
+        alert_channels = channel_repo.alert_channels(session) if maintainer else []
     results = []
     if job.search:
         hits = [(kb.record(rid), score) for rid, score in kb.search(job.search, limit=SHOWN_RESULTS)]
@@ -124,7 +125,7 @@ def publish_home(job: HomeJob, *, store: Store, slack: SlackGateway, settings: S
     stats = KbStats(len(kb), translated(kb), stale=len(stale) if maintainer else None, unknown=unknown_total)
     view = HomeView(locale=locale, today=local_today(settings, now), chosen=chosen, search=job.search,
                     results=results, recent=recent(kb, seen), stats=stats, maintainer=maintainer,
-                    unknown=unknown, stale=stale, stale_total=len(stale))  # fmt: skip
+                    unknown=unknown, stale=stale, stale_total=len(stale), alert_channels=alert_channels)  # fmt: skip
     sent = slack.publish_home(user=job.user, view=render_home(view, now))
     if not sent.ok:
         log.info("Home tab not published: %s", sent.error)

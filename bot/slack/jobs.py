@@ -29,6 +29,8 @@ class JobKind(StrEnum):
     WELCOME = "welcome"  # errkb was invited to a channel
     FOLLOW_UP = "follow_up"  # a record now answers an unknown error: tell where it was pasted
     SHORTCUT = "shortcut"  # a message shortcut other than "Look up in errkb"
+    ASSISTANT = "assistant"  # an assistant thread was opened: offer the suggested prompts
+    FIX = "fix"  # a reply in an unknown error's thread was marked as its fix
 
 
 class Payload(BaseModel):
@@ -54,6 +56,8 @@ class PasteJob(Payload):
     mention: bool = False  # an @-mention: read the thread when it holds no error itself
     lookup: bool = False  # the "Look up in errkb" shortcut on a message
     response_url: str | None = None
+    source: str | None = None  # the app whose monitoring alert this is; None for a person's paste
+    assistant: bool = False  # in Slack's assistant view: show a status while working, title the thread
 
     def where(self) -> tuple[str | None, str | None, str | None, bool]:
         return self.response_url, self.channel, self.user, not self.asked
@@ -66,6 +70,7 @@ class CommandJob(Payload):
     channel: str
     response_url: str | None = None
     trigger_id: str | None = None
+    thread_ts: str | None = None  # asked in a thread (an assistant thread): answer there
 
 
 class ActionJob(Payload):
@@ -114,6 +119,7 @@ class FollowUpJob(Payload):
     unknown: int
     record: str
     by: str
+    fix_by: str | None = None  # whose reply in the thread held the fix
 
     def where(self) -> tuple[str | None, str | None, str | None, bool]:
         return None, None, self.by, True
@@ -132,8 +138,34 @@ class ShortcutJob(Payload):
     response_url: str | None = None
 
 
+class AssistantJob(Payload):
+    """``user`` opened assistant thread ``thread_ts`` in their direct channel with errkb."""
+
+    user: str
+    channel: str
+    thread_ts: str
+
+    def where(self) -> tuple[str | None, str | None, str | None, bool]:
+        return None, None, self.user, True
+
+
+class FixJob(Payload):
+    """Someone marked message ``ts`` (in ``thread_ts``) as what fixed the thread's error:
+    ``by`` reacted with a check mark, or the asker said it worked (``said``)."""
+
+    channel: str
+    thread_ts: str | None = None  # None: look it up (a reaction names only the message)
+    ts: str
+    by: str
+    said: bool = False
+
+    def where(self) -> tuple[str | None, str | None, str | None, bool]:
+        return None, None, self.by, True
+
+
 PAYLOADS: dict[JobKind, type[Payload]] = {
     JobKind.PASTE: PasteJob, JobKind.COMMAND: CommandJob, JobKind.ACTION: ActionJob,
     JobKind.VIEW_DONE: ViewDoneJob, JobKind.HOME: HomeJob, JobKind.WELCOME: WelcomeJob,
-    JobKind.FOLLOW_UP: FollowUpJob, JobKind.SHORTCUT: ShortcutJob,
+    JobKind.FOLLOW_UP: FollowUpJob, JobKind.SHORTCUT: ShortcutJob, JobKind.ASSISTANT: AssistantJob,
+    JobKind.FIX: FixJob,
 }  # fmt: skip

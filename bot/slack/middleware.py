@@ -4,7 +4,7 @@
 - refuse a workspace errkb is not installed in (a single-workspace install
   knows its own from ``auth.test`` at start; a multi-workspace install is
   checked by Bolt's installation store);
-- count and log the request; ignore bots, edits, deletions and system messages;
+- count and log the request; ignore errkb's own messages, deletions and system messages;
 - give the listeners what they use: the intake and the modal submissions.
 """
 
@@ -18,7 +18,9 @@ from typing import Any
 from slack_bolt import BoltContext, BoltResponse
 from slack_bolt.request import BoltRequest
 
+from bot.alerts import is_errkb_message, is_from_app
 from bot.slack import scope
+from bot.slack.gateway import MARKER_EVENT
 from bot.slack.intake import CONTEXT_KEY as INTAKE
 from bot.slack.intake import Intake
 from bot.slack.listeners.views import CONTEXT_KEY as SUBMISSIONS
@@ -39,10 +41,18 @@ def request_kind(body: dict[str, Any]) -> str:
     return str(body.get("type") or "other")
 
 
-def should_ignore(event: dict[str, Any], bot_user_id: str | None) -> bool:
-    """True for a bot's message (errkb's own included), an edit, a deletion or a system message."""
+def should_ignore(event: dict[str, Any], bot_user_id: str | None, *, bot_id: str | None = None,
+                  app_id: str | None = None) -> bool:  # fmt: skip
+    """True for errkb's own messages (any install's), a deletion or a system message; another
+    app's message and an edit go on to their listeners (:mod:`bot.slack.listeners.alerts`),
+    which decide whether they hold anything to answer."""
     if event.get("type") not in ("message", "app_mention"):
         return False
+    if event.get("type") == "message" and (event.get("subtype") == "message_changed" or is_from_app(event)):
+        shown = event.get("message") if event.get("subtype") == "message_changed" else event
+        if not isinstance(shown, dict):
+            return True
+        return is_errkb_message(shown, bot_ids=[bot_id], app_ids=[app_id], marker_events=[MARKER_EVENT])
     return bool(
         event.get("bot_id")
         or event.get("bot_profile")
@@ -70,7 +80,8 @@ class Middleware:
                  next: Callable[[], None]) -> BoltResponse | None:  # fmt: skip
         scope.bind(request_id=_header(req, scope.REQUEST_ID_HEADER) or scope.new_request_id(),
                    team_id=context.team_id or body.get("team_id"), event_id=body.get("event_id"),
-                   bot_token=context.bot_token)  # fmt: skip
+                   bot_token=context.bot_token,
+                   enterprise_id=context.enterprise_id if context.is_enterprise_install else None)  # fmt: skip
         kind = request_kind(body)
         if self.team is not None and context.team_id:
             installed = self.team()
@@ -82,7 +93,8 @@ class Middleware:
         log.info("slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})})
         self.metrics.event(kind)
         event = body.get("event") if body.get("type") == "event_callback" else None
-        if isinstance(event, dict) and should_ignore(event, req.context.bot_user_id):
+        if isinstance(event, dict) and should_ignore(event, req.context.bot_user_id, bot_id=req.context.bot_id,
+                                                     app_id=body.get("api_app_id")):  # fmt: skip
             self.metrics.decline("ignored")
             return BoltResponse(status=200, body="")
         context[INTAKE] = self.intake

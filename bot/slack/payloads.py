@@ -57,6 +57,42 @@ class EventEnvelope(_In):
     event: MessageEvent
 
 
+class AssistantThread(_In):
+    user_id: str
+    channel_id: str
+    thread_ts: str
+
+
+class AssistantThreadEvent(_In):
+    type: str
+    assistant_thread: AssistantThread
+
+
+class AssistantThreadEnvelope(_In):
+    event_id: str
+    team_id: str | None = None
+    event: AssistantThreadEvent
+
+
+class ReactionItem(_In):
+    type: str
+    channel: str = ""
+    ts: str = ""
+
+
+class ReactionEvent(_In):
+    type: str
+    user: str
+    reaction: str
+    item: ReactionItem
+
+
+class ReactionEnvelope(_In):
+    event_id: str
+    team_id: str | None = None
+    event: ReactionEvent
+
+
 class SlashCommand(_In):
     command: str
     team_id: str | None = None

@@ -22,18 +22,22 @@ def channel_settings(session: Session, *, channel: str) -> ChannelSettings:
     row = session.get(ChannelSettingsRow, channel)
     if row is None:
         return ChannelSettings(channel)
-    return ChannelSettings(channel, Mode(row.mode), row.threshold, row.locale, row.updated_by)
+    return _settings(row)
+
+
+def _settings(row: ChannelSettingsRow) -> ChannelSettings:
+    return ChannelSettings(row.channel, Mode(row.mode), row.threshold, row.locale, row.updated_by, bool(row.alerts))
 
 
 def configured_channels(session: Session) -> list[ChannelSettings]:
     """Every channel someone configured."""
     rows = session.scalars(select(ChannelSettingsRow).order_by(ChannelSettingsRow.channel))
-    return [ChannelSettings(r.channel, Mode(r.mode), r.threshold, r.locale, r.updated_by) for r in rows]
+    return [_settings(r) for r in rows]
 
 
 def _upsert(session: Session, channel: str, change: dict[str, Any], by: str, at: datetime) -> None:
     table = table_of(ChannelSettingsRow)
-    values = {"mode": Mode.ON.value, "threshold": None, "locale": None, **change}
+    values = {"mode": Mode.ON.value, "threshold": None, "locale": None, "alerts": False, **change}
     statement = insert(session, table).values(channel=channel, updated_by=by, updated_at=at, **values)
     session.execute(statement.on_conflict_do_update(index_elements=[table.c.channel],
                                                     set_={**change, "updated_by": by, "updated_at": at}))  # fmt: skip
@@ -54,5 +58,16 @@ def set_channel_locale(session: Session, *, channel: str, locale: str | None, by
     _upsert(session, channel, {"locale": locale}, by, at)
 
 
-__all__ = ["channel_settings", "configured_channels", "set_channel_locale", "set_channel_mode",
-           "set_channel_threshold"]  # fmt: skip
+def set_channel_alerts(session: Session, *, channel: str, alerts: bool, by: str, at: datetime) -> None:
+    """Whether errkb reads other apps' monitoring alerts in the channel."""
+    _upsert(session, channel, {"alerts": bool(alerts)}, by, at)
+
+
+def alert_channels(session: Session) -> list[str]:
+    """The channels where errkb answers monitoring alerts."""
+    return list(session.scalars(select(ChannelSettingsRow.channel).where(ChannelSettingsRow.alerts.is_(True))
+                                .order_by(ChannelSettingsRow.channel)))  # fmt: skip
+
+
+__all__ = ["alert_channels", "channel_settings", "configured_channels", "set_channel_alerts", "set_channel_locale",
+           "set_channel_mode", "set_channel_threshold"]  # fmt: skip

@@ -255,6 +255,7 @@ class UnknownErrorRow(Base):
     first_seen: Mapped[datetime]
     last_seen: Mapped[datetime]
     permalinks: Mapped[list[Any]]
+    source: Mapped[str | None]
 
 
 class UnknownSightingRow(Base):
@@ -271,6 +272,10 @@ class UnknownSightingRow(Base):
     at: Mapped[datetime]
     told_at: Mapped[datetime | None]
     told_record: Mapped[str | None]
+    fix_text: Mapped[str | None]
+    fix_user: Mapped[str | None]
+    fix_ts: Mapped[str | None]
+    fix_permalink: Mapped[str | None]
 
 
 class ChannelSettingsRow(Base):
@@ -282,6 +287,7 @@ class ChannelSettingsRow(Base):
     mode: Mapped[str]
     threshold: Mapped[float | None]
     locale: Mapped[str | None]
+    alerts: Mapped[bool]
     updated_by: Mapped[str]
     updated_at: Mapped[datetime]
 

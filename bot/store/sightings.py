@@ -63,6 +63,68 @@ def release(session: Session, *, sighting_id: int) -> None:
     )
 
 
+@dataclass(frozen=True)
+class ThreadFix:
+    """The reply people marked as what fixed an unknown error, in one of its threads."""
+
+    sighting_id: int
+    unknown_id: int
+    channel: str
+    thread_ts: str
+    text: str
+    user_id: str
+    ts: str
+    permalink: str | None
+
+
+def thread_sighting(session: Session, *, channel: str, thread_ts: str) -> Sighting | None:
+    """The unknown error pasted in this thread (the most recently noted one), if any."""
+    row = session.scalars(
+        select(UnknownSightingRow)
+        .where(UnknownSightingRow.channel == channel, UnknownSightingRow.thread_ts == thread_ts)
+        .order_by(desc(UnknownSightingRow.at), desc(UnknownSightingRow.id))
+        .limit(1)
+    ).first()
+    return None if row is None else Sighting(row.id, row.unknown_id, row.channel, row.thread_ts, row.user_id, row.at)
+
+
+def set_fix(session: Session, *, sighting_id: int, text: str, user_id: str, ts: str, permalink: str | None) -> None:
+    """Remember the reply that fixed the thread's error (a later mark replaces an earlier one)."""
+    session.execute(
+        update(UnknownSightingRow)
+        .where(UnknownSightingRow.id == sighting_id)
+        .values(fix_text=text, fix_user=user_id, fix_ts=ts, fix_permalink=permalink)
+    )
+
+
+def _fix(row: UnknownSightingRow) -> ThreadFix:
+    return ThreadFix(row.id, row.unknown_id, row.channel, row.thread_ts, row.fix_text or "", row.fix_user or "",
+                     row.fix_ts or "", row.fix_permalink)  # fmt: skip
+
+
+def thread_fix(session: Session, *, channel: str, thread_ts: str) -> ThreadFix | None:
+    """The fix found in this thread, if one was marked."""
+    row = session.scalars(
+        select(UnknownSightingRow)
+        .where(UnknownSightingRow.channel == channel, UnknownSightingRow.thread_ts == thread_ts,
+               UnknownSightingRow.fix_text.is_not(None))
+        .order_by(desc(UnknownSightingRow.at), desc(UnknownSightingRow.id))
+        .limit(1)
+    ).first()  # fmt: skip
+    return None if row is None else _fix(row)
+
+
+def unknown_fix(session: Session, *, unknown_id: int) -> ThreadFix | None:
+    """The most recently noted thread fix of an unknown error, if any thread has one."""
+    row = session.scalars(
+        select(UnknownSightingRow)
+        .where(UnknownSightingRow.unknown_id == unknown_id, UnknownSightingRow.fix_text.is_not(None))
+        .order_by(desc(UnknownSightingRow.at), desc(UnknownSightingRow.id))
+        .limit(1)
+    ).first()
+    return None if row is None else _fix(row)
+
+
 def thread_answer_locale(session: Session, *, channel: str, thread_ts: str) -> str | None:
     """The language errkb last answered in, in this thread; None when it never did."""
     return session.scalar(
@@ -73,4 +135,5 @@ def thread_answer_locale(session: Session, *, channel: str, thread_ts: str) -> s
     )
 
 
-__all__ = ["Sighting", "claim", "note_sighting", "release", "thread_answer_locale", "untold"]
+__all__ = ["Sighting", "ThreadFix", "claim", "note_sighting", "release", "set_fix", "thread_answer_locale",
+           "thread_fix", "thread_sighting", "unknown_fix", "untold"]  # fmt: skip

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import case, delete, select, update
+from sqlalchemy import case, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from bot.records import Record
@@ -31,6 +31,7 @@ from bot.store.models import (
     SlackReplyRow,
     SlackUserRow,
     UnknownErrorRow,
+    UnknownSightingRow,
     VoteRow,
     WorkaroundRow,
     table_of,
@@ -244,6 +245,8 @@ class UnknownError:
     first_seen: datetime
     last_seen: datetime
     permalinks: tuple[str, ...]
+    source: str | None = None  # the app whose alert carried it
+    fixed_in_thread: bool = False  # someone marked a reply in one of its threads as the fix
 
     @property
     def example(self) -> str:
@@ -252,28 +255,35 @@ class UnknownError:
         return lines[0] if lines else self.template
 
 
-def _unknown(row: UnknownErrorRow) -> UnknownError:
+def _unknown(row: UnknownErrorRow, fixed: bool = False) -> UnknownError:
     return UnknownError(row.id, row.template, row.sample, row.count, _aware(row.first_seen),
-                        _aware(row.last_seen), tuple(row.permalinks))  # fmt: skip
+                        _aware(row.last_seen), tuple(row.permalinks), row.source, fixed)  # fmt: skip
+
+
+def _fix_found() -> Any:
+    """Whether a reply in one of the unknown error's threads was marked as its fix."""
+    return exists().where(UnknownSightingRow.unknown_id == UnknownErrorRow.id, UnknownSightingRow.fix_text.is_not(None))
 
 
 def note_unknown(
     session: Session, *, template: str, sample: str, permalink: str | None, at: datetime,
     channel: str | None = None, thread_ts: str | None = None, user_id: str | None = None,
+    source: str | None = None,
 ) -> int:
     """Count one more sighting of an unknown error; keeps a few example permalinks, and the
-    thread it was pasted in (when it was, and by whom) to tell once a record answers it."""
+    thread it was pasted in (when it was, and by whom) to tell once a record answers it.
+    ``source`` names the app whose monitoring alert carried it."""
     digest = hashlib.sha256(template.encode()).hexdigest()
     table = table_of(UnknownErrorRow)
     statement = insert(session, table).values(
         template_hash=digest, template=template, sample=sample[:SAMPLE_CHARS], count=1,
-        first_seen=at, last_seen=at, permalinks=[],
+        first_seen=at, last_seen=at, permalinks=[], source=source,
     )  # fmt: skip
     new = statement.excluded
     found = session.execute(
         statement.on_conflict_do_update(
             index_elements=[table.c.template_hash],
-            set_={"count": table.c.count + 1,
+            set_={"count": table.c.count + 1, "source": func.coalesce(new.source, table.c.source),
                   "last_seen": case((new.last_seen > table.c.last_seen, new.last_seen),
                                     else_=table.c.last_seen)},
         ).returning(table.c.id, table.c.permalinks)
@@ -293,13 +303,13 @@ def note_unknown(
 def unknown_errors(session: Session, *, limit: int = 10) -> list[UnknownError]:
     """The most common unknown errors, most seen (then most recent) first."""
     stmt = (
-        select(UnknownErrorRow)
+        select(UnknownErrorRow, _fix_found().label("fixed"))
         .order_by(
             UnknownErrorRow.count.desc(), UnknownErrorRow.last_seen.desc(), UnknownErrorRow.id
         )
         .limit(limit)
     )
-    return [_unknown(row) for row in session.scalars(stmt)]
+    return [_unknown(row, bool(fixed)) for row, fixed in session.execute(stmt)]
 
 
 def get_unknown(session: Session, *, unknown_id: int) -> UnknownError | None:

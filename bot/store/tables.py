@@ -39,6 +39,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 
 NAMING_CONVENTION = {
@@ -285,6 +286,7 @@ unknown_errors = Table(
     _moment("first_seen"),
     _moment("last_seen", index=True),
     _col("permalinks", Json),
+    _null("source", String(100)),  # the app that posted it, when it came from a monitoring alert
 )  # fmt: skip
 
 #: Where an unknown error was pasted: one row per thread, so that when a record
@@ -299,6 +301,11 @@ unknown_sightings = Table(
     _moment("at"),
     _null("told_at", DateTime(timezone=True)),
     _null("told_record", String(RECORD_ID)),
+    # the reply people marked as what fixed it (a check-mark reaction, "that worked")
+    _null("fix_text", Text),
+    _null("fix_user", String(50)),
+    _null("fix_ts", String(50)),
+    _null("fix_permalink", Text),
     UniqueConstraint("unknown_id", "channel", "thread_ts"),
 )  # fmt: skip
 
@@ -309,6 +316,7 @@ channel_settings = Table(
     _col("mode", String(10)),
     _null("threshold", Float),
     _null("locale", String(20)),
+    _col("alerts", Boolean, server_default=false()),  # answer other apps' monitoring alerts here
     _col("updated_by", String(50)),
     _moment("updated_at"),
 )  # fmt: skip

@@ -13,7 +13,9 @@ Bad days: ``outage`` makes every Web API call answer an HTTP status until
 for a while; ``broken`` methods always fail. Threads: messages errkb posts are
 kept with their metadata, people's messages are added with ``add_message``,
 and ``conversations.replies`` answers with a thread's root and replies;
-``reactions.add`` keeps errkb's reactions per message (``reactions``).
+``reactions.add`` keeps errkb's reactions per message (``reactions``). Custom steps
+(``functions.completeSuccess`` / ``completeError``) and assistant threads
+(``assistant.threads.*``) answer ``invalid_arguments`` without what Slack requires.
 """
 
 from __future__ import annotations
@@ -29,6 +31,14 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 BOT_USER = "UBOT"
+#: Custom-step and assistant-thread methods, with the arguments Slack requires of each.
+SURFACE_METHODS: dict[str, tuple[str, ...]] = {
+    "functions.completeSuccess": ("function_execution_id", "outputs"),
+    "functions.completeError": ("function_execution_id", "error"),
+    "assistant.threads.setStatus": ("channel_id", "thread_ts", "status"),
+    "assistant.threads.setTitle": ("channel_id", "thread_ts", "title"),
+    "assistant.threads.setSuggestedPrompts": ("channel_id", "thread_ts", "prompts"),
+}
 
 
 @dataclass(frozen=True)
@@ -239,6 +249,9 @@ class FakeSlack:
             files = params.get("files")
             files = json.loads(files) if isinstance(files, str) else files or []
             return 200, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}, {}
+        if method in SURFACE_METHODS:
+            problem = self._surface_problem(method, params)
+            return 200, ({"ok": False, "error": problem} if problem else {"ok": True}), {}
         return 200, {"ok": True}, {}
 
     def _react(self, channel: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
@@ -256,6 +269,25 @@ class FakeSlack:
                 return 200, {"ok": False, "error": "already_reacted"}, {}
             given.append(name)
         return 200, {"ok": True}, {}
+
+    @staticmethod
+    def _surface_problem(method: str, params: dict[str, Any]) -> str | None:
+        """Slack's error for a custom-step or assistant-thread call missing what it requires."""
+        # an empty status is allowed: it clears the thread's status
+        missing = [p for p in SURFACE_METHODS[method] if params.get(p) is None or (params[p] == "" and p != "status")]
+        if missing:
+            return "invalid_arguments"
+        if method == "functions.completeSuccess":
+            outputs = params["outputs"]
+            outputs = json.loads(outputs) if isinstance(outputs, str) else outputs
+            return None if isinstance(outputs, dict) else "invalid_arguments"
+        if method == "assistant.threads.setSuggestedPrompts":
+            prompts = params["prompts"]
+            prompts = json.loads(prompts) if isinstance(prompts, str) else prompts
+            good = isinstance(prompts, list) and 1 <= len(prompts) <= 4 and all(
+                isinstance(p, dict) and p.get("title") and p.get("message") for p in prompts)  # fmt: skip
+            return None if good else "invalid_arguments"
+        return None
 
     def start(self) -> FakeSlack:
         fake = self

@@ -106,6 +106,8 @@ class Unknown:
     count: int
     last_seen: datetime
     permalinks: tuple[str, ...]
+    source: str | None = None  # the app whose alert carried it
+    fixed_in_thread: bool = True
 
 
 def hostile_record(words: list[str]) -> Record:
@@ -146,7 +148,7 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
                                           owner_domains=[words[0], words[-1]], wrong=[(words[1], 2)],
                                           taught=[taught])  # fmt: skip
     note = digest.item_note(locale, "digest.done.deprecated", user=ACTOR, reason=words[3])
-    unknown = Unknown(1, words[4], 3, datetime(2025, 7, 1, tzinfo=UTC), (PERMALINK,))
+    unknown = Unknown(1, words[4], 3, datetime(2025, 7, 1, tzinfo=UTC), (PERMALINK,), source=words[5 % len(words)])
     values = {block: words[i % len(words)] for i, (block, *_rest) in enumerate(modal.FIELDS)}
     return {
         "render_answer": answer.render_answer([record], reply, Shown(lines={record.id: words[0]}), graph,

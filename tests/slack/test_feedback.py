@@ -131,8 +131,9 @@ def test_a_maintainer_adds_a_record_from_an_unknown_error(bot: Bot) -> None:
     assert_valid_view(view)
     prefilled = {b["block_id"]: b["element"].get("initial_value", "") for b in view["blocks"]}
     assert "flux capacitor" in prefilled[BlockId.SIGNATURE]
+    assert prefilled[BlockId.DOMAIN]  # a domain from the closest records, as the shortcut suggests
     # invalid: a regex that does not compile, no domain → errors shown in the modal
-    bad = _submit(bot, view, {**prefilled, BlockId.REGEX: "flux(capacitor", BlockId.ROOT_CAUSE: "x"})
+    bad = _submit(bot, view, {**prefilled, BlockId.REGEX: "flux(capacitor", BlockId.DOMAIN: "", BlockId.ROOT_CAUSE: "x"})
     assert bad.status == 200 and bad.json()["response_action"] == "errors"
     assert set(bad.json()["errors"]) >= {BlockId.REGEX, BlockId.DOMAIN}
     good = {**prefilled, BlockId.DOMAIN: "physics", BlockId.ROOT_CAUSE: "Misaligned flux.",

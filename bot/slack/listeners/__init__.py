@@ -11,9 +11,19 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.slack.listeners import actions, commands, events, options, shortcuts, views
+from bot.slack.listeners import (
+    actions,
+    assistant,
+    commands,
+    events,
+    options,
+    reactions,
+    shortcuts,
+    views,
+    workflow,
+)
 
-MODULES = (events, commands, actions, shortcuts, views, options)
+MODULES = (events, commands, actions, shortcuts, views, options, assistant, reactions, workflow)
 
 
 def register(app: App) -> None:

@@ -11,9 +11,12 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext, BoltResponse
 
+from bot.alerts import is_from_app
+from bot.fixes import says_it_worked
 from bot.match.extract import extract
 from bot.slack.intake import intake_of
-from bot.slack.jobs import HomeJob, JobKind, PasteJob, WelcomeJob
+from bot.slack.jobs import FixJob, HomeJob, JobKind, PasteJob, WelcomeJob
+from bot.slack.listeners import alerts, assistant
 from bot.slack.payloads import EventEnvelope, HomeOpenedEnvelope, MemberJoinedEnvelope
 
 
@@ -30,13 +33,29 @@ def submit_paste(context: BoltContext, envelope: EventEnvelope, *, mentioned: bo
 
 
 def ack_event_message(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+    raw = body.get("event") or {}
+    if raw.get("subtype") == "message_changed":
+        return alerts.ack_message_changed(body, context)
+    if is_from_app(raw):
+        return alerts.ack_alert(body, context)
     envelope = EventEnvelope.model_validate(body)
     event = envelope.event
     if context.bot_user_id and f"<@{context.bot_user_id}" in event.text:
         return None  # the app_mention event for the same message answers it
+    if event.channel_type == "im" and event.thread_ts:  # a thread in errkb's DM: the assistant view
+        return assistant.submit_assistant_message(context, envelope)
     if not event.files and event.channel_type != "im" and not extract(event.text).errors:
+        if event.thread_ts and event.thread_ts != event.ts and event.user and says_it_worked(event.text):
+            return submit_said_fixed(context, envelope)  # perhaps the asker, on a fix in the thread
         return None  # chit-chat: nothing to answer, nothing to keep
     return submit_paste(context, envelope, mentioned=False)
+
+
+def submit_said_fixed(context: BoltContext, envelope: EventEnvelope) -> BoltResponse | None:
+    event = envelope.event
+    job = FixJob(channel=event.channel, thread_ts=event.thread_ts, ts=event.ts, by=event.user or "", said=True)
+    return intake_of(context).submit(JobKind.FIX, job, key=f"fix:said:{event.channel}:{event.ts}",
+                                     team_id=envelope.team_id, channel=event.channel)  # fmt: skip
 
 
 def ack_event_mention(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:

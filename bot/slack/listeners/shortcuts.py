@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext, BoltResponse
 
+from bot.alerts import alert_text, is_from_app
 from bot.render.ids import CallbackId
 from bot.slack.intake import intake_of
 from bot.slack.jobs import JobKind, PasteJob, ShortcutJob
@@ -16,7 +17,9 @@ from bot.slack.payloads import MessageShortcut
 def ack_shortcut_lookup(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
     shortcut = MessageShortcut.model_validate(body)
     message = shortcut.message
-    paste = PasteJob(text=message.text, files=message.files, user=shortcut.user.id, author=message.user,
+    raw = body.get("message") or {}
+    text = alert_text(raw) if is_from_app(raw) else message.text  # an alert: its blocks and attachments too
+    paste = PasteJob(text=text, files=message.files, user=shortcut.user.id, author=message.user,
                      channel=shortcut.channel.id,
                      thread_ts=message.thread_ts or message.ts, message_ts=message.ts, asked=True,
                      lookup=True, response_url=shortcut.response_url)  # fmt: skip

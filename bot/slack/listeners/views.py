@@ -18,6 +18,7 @@ from bot.slack.digest import reason_of
 from bot.slack.intake import intake_of
 from bot.slack.jobs import FollowUpJob, JobKind, ViewDoneJob
 from bot.slack.payloads import ViewSubmission
+from bot.slack.workflow import StepResult
 
 #: Where the middleware puts the :class:`Submissions` for these listeners.
 CONTEXT_KEY = "errkb_submissions"
@@ -25,12 +26,14 @@ CONTEXT_KEY = "errkb_submissions"
 
 @dataclass(frozen=True)
 class Submissions:
-    """The use cases behind the modals, wired by the composition root."""
+    """The use cases decided while Slack waits (the modals, the workflow step), wired by the
+    composition root."""
 
     add_record: Callable[[AddState, str, dict[str, Any]], dict[str, str] | str]
     deprecate: Callable[[DeprecateState, str, str], dict[str, str] | None]
     correct: Callable[[CorrectionModalState, str, dict[str, Any]], dict[str, str] | str]
     search: Callable[[CorrectionModalState, str], list[dict[str, Any]]]  # the modal's record search
+    triage_step: Callable[[str, str | None], StepResult]
 
 
 def submissions_of(context: BoltContext) -> Submissions:
@@ -59,7 +62,7 @@ def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) ->
         return
     _done(context, submission, CallbackId.ADD_RECORD_VIEW, added)  # the record is in; thanks may wait
     if state.unknown is not None:  # and the people who pasted that error are told
-        follow_up = FollowUpJob(unknown=state.unknown, record=added, by=submission.user.id)
+        follow_up = FollowUpJob(unknown=state.unknown, record=added, by=submission.user.id, fix_by=state.fix_by)
         intake_of(context).submit(JobKind.FOLLOW_UP, follow_up, key=f"follow_up:{state.unknown}:{added}",
                                   team_id=submission.team_id, channel=None)  # fmt: skip
     ack()
