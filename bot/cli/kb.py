@@ -344,7 +344,8 @@ def search(
             for r, score in hits
         ])  # fmt: skip
         return
-    console.print(search_view(hits, supported(lang) or "en", width=console.width), highlight=False)
+    console.print(search_view(hits, supported(lang) or "en", width=console.width), highlight=False,
+                  soft_wrap=True)  # fmt: skip
 
 
 def stats(as_json: JsonOpt = False) -> None:

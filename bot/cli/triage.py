@@ -18,6 +18,7 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
+from rich.panel import Panel
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
 from bot.i18n import supported, t
@@ -138,7 +139,8 @@ def triage(
         emit_json(report.model_dump(mode="json"))
     else:
         for part in triage_view(report, result, index.record, locale, width=console.width):
-            console.print(part, highlight=False)
+            # lines as long as they are (the terminal wraps: ids stay whole); a panel wraps inside
+            console.print(part, highlight=False, soft_wrap=not isinstance(part, Panel))
 
 
 def _counts(store: Store, ids: list[str]) -> Counts:

@@ -6,8 +6,9 @@ line such as ``[ERROR] [/move_base]: Aborting`` is shown as written, never
 read as styles or refused as bad markup. Labels come from the catalogs in the
 locale asked for. Record ids are never cut: a listing is a table while every
 id fits on one line beside the other columns, and one entry per id below the
-other otherwise, so an id can always be copied whole into ``errkb show``.
-The width comes in; the console is the caller's.
+other otherwise, so an id can always be copied whole into ``errkb show`` (print
+with ``soft_wrap``: an id longer than the terminal is then one line the
+terminal wraps, not cut). The width comes in; the console is the caller's.
 """
 
 from __future__ import annotations
