@@ -111,8 +111,7 @@ def show(
         from graph.picture import render_png
 
         try:
-            png.write_bytes(render_png(neighbourhood(kg, record_id, depth=depth, locale=lang,
-                                                     max_nodes=11)))  # fmt: skip
+            png.write_bytes(render_png(nb))  # what /errkb graph sends
         except OSError as exc:
             common.fail(f"cannot write {png}: {exc.strerror}")
     if as_json:
