@@ -127,3 +127,19 @@ def test_state_round_trips_and_rejects_tampering() -> None:
     for bad in ("", "{}", '{"reply": 0, "record": "a", "pos": 1}', '{"reply": 1, "record": "a", "pos": 1, "x": 2}'):
         with pytest.raises(BadState):
             load_state(VoteState, bad)
+
+
+@pytest.mark.parametrize("locale,label", [("en", "Cause:"), ("zh", "原因：")])
+def test_the_quoted_error_line_is_code_that_copies_as_written(locale: str, label: str) -> None:
+    record = next(r for r in kb_records() if r.id == "errkbtest/frobnicator-overheat")
+    line = "SyntaxError: unexpected token `<` in `config.yaml` at *line* 3 & <@U123>"
+    reply = blocks.Reply(locale=locale, today=TODAY)
+    message = render_answer([record], reply, Shown(lines={record.id: line}), GraphSections(), {})
+    assert_valid_message(message)
+    first = message["blocks"][0]
+    assert first["type"] == "rich_text"
+    [section] = first["elements"]
+    quoted, _, cause_label, _ = section["elements"]
+    assert quoted == {"type": "text", "text": line, "style": {"code": True}}  # every character as written
+    assert cause_label == {"type": "text", "text": label, "style": {"bold": True}}
+    assert "ˋ" not in str(message["blocks"])
