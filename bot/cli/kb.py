@@ -16,6 +16,7 @@ import yaml
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
+from rich.text import Text
 
 from bot.cli.common import (
     SHOWN,
@@ -28,7 +29,7 @@ from bot.cli.common import (
     settings,
 )
 from bot.errors import ImportFailed, Problem, RecordNotFound
-from bot.i18n import supported
+from bot.i18n import supported, t
 from bot.ingest import Format, dangling_links, read_records
 from bot.ingest.deadends import native_to_canon
 from bot.match.patterns import risky_regex
@@ -289,8 +290,9 @@ def export(
         output.write_bytes(gzip.compress(data, mtime=0) if packed else data)
     except OSError as exc:
         fail(escape(f"cannot write {output}: {exc.strerror}"))
-    err_console.print(f"Wrote {len(records)} records to {output} ({chosen}{', gzip' if packed else ''})",
-                      highlight=False, markup=False)  # fmt: skip
+    written = t("en", "cli.wrote", count=len(records), path=str(output),
+                format=chosen + (", gzip" if packed else ""))  # fmt: skip
+    err_console.print(written, highlight=False, markup=False, soft_wrap=True)
 
 
 def format_records(records: list[Record], fmt: str) -> str:
@@ -359,7 +361,7 @@ def stats(as_json: JsonOpt = False) -> None:
     table = Table(title="errkb knowledge base", show_header=False)
     table.add_row("records", str(data["records"]))
     for domain, count in data["domains"].items():
-        table.add_row(f"  {domain}", str(count))
+        table.add_row(Text(f"  {domain}"), str(count))
     for locale, count in data["translated"].items():
         table.add_row(f"translated to {locale}", str(count))
     table.add_row("workarounds", str(data["workarounds"]))

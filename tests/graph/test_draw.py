@@ -37,9 +37,21 @@ def test_the_tree_shows_both_directions_with_probabilities(zh_graph: KnowledgeGr
     lines = tree.splitlines()
     assert lines[0] == f"d/oom  {ZH}"
     assert "← 0.70  d/load  ValueError: model too large" in tree
-    assert "← " in tree and "d/ghost  (not in the knowledge base)" in tree
-    assert "→ 0.30  d/slow  TimeoutError: generation too slow  [if: when offloading]" in tree
+    assert "← " in tree and "d/ghost  （不在知识库中）" in tree
+    assert "→ 0.30  d/slow  TimeoutError: generation too slow  [条件：when offloading]" in tree
     assert "≈ d/host  host RAM, not GPU" in tree
+    assert [ln for ln in lines if not ln.startswith(" ")][1:] == [
+        "之前出现：",
+        "之后出现：",
+        "常被混淆为：",
+    ]
+    english = render_tree(zh_graph, "d/oom", locale="en")
+    assert "d/ghost  (not in the knowledge base)" in english and "[if: when offloading]" in english
+    assert [ln for ln in english.splitlines() if not ln.startswith(" ")][1:] == [
+        "preceded by:",
+        "leads to:",
+        "confused with:",
+    ]
     assert "d/ghost" not in render_tree(zh_graph, "d/oom", depth=1)
 
 
