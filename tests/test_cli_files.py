@@ -238,3 +238,19 @@ def test_the_digest_dry_run_says_how_many_it_did_not_list(
     assert lines[0].startswith(f"{total} stale records") and len(lines) == 5
     assert lines[-1] == f"… and {total - 3} more."
     assert "(s)" not in out
+
+
+def test_an_empty_record_file_is_a_problem_not_a_silent_nothing(
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("empty.json", "empty.jsonl"):
+        (tmp_path / name).write_text("\n", encoding="utf-8")
+        code, _, err = run(capsys, "import", str(tmp_path / name))
+        assert code == 1 and f"{name}: (no id): (file): the file is empty" in err
+
+
+def test_eval_of_a_directory_says_it_is_one(
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "eval", str(tmp_path))
+    assert code == 1 and "is a directory, not a file" in err

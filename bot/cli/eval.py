@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from bot.cli.common import console, emit_json, fail
@@ -38,8 +39,10 @@ def evaluate(
     from bot.match.eval import curve, read_cases
     from bot.match.eval import evaluate as run_eval
 
+    if cases.is_dir():
+        fail(escape(f"{cases} is a directory, not a file: name a JSON lines file of labelled pastes"))
     if not cases.is_file():
-        fail(f"no such file: {cases}")
+        fail(escape(f"no such file: {cases}"))
     if plot is not None and plot.suffix.lower() != ".png":
         fail(f"--plot writes a PNG file: {plot}")
     try:

@@ -101,6 +101,8 @@ def read_file(path: Path) -> tuple[list[RawItem], list[Problem]]:
         return [], [Problem(name, "", None, "(file)", str(exc))]
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         return [], [Problem(name, "", None, "(file)", f"cannot read: {exc}")]
+    if not text.strip():
+        return [], [Problem(name, "", None, "(file)", "the file is empty: no records in it")]
     kind = sniff_kind(kind, text)
     if kind in ("jsonl", "ndjson"):
         return _read_jsonl(name, text)
