@@ -26,13 +26,16 @@ from graph.labels import wrap_label
 
 #: Records a column shows before the rest are one "+k more" box.
 PER_COLUMN = 5
+#: Records a picture's neighbourhood reads (``neighbourhood(max_nodes=...)``), so that each
+#: column's "+k more" counts every record within reach, not only the first few overall.
+PICTURE_NODES = 500
 LINE_CELLS = 24  # label width in half-width character cells
 LABEL_LINES = 3
 PAD_X, PAD_Y = 12.0, 8.0
 GAP_X, GAP_Y = 110.0, 22.0
 MARGIN = 16.0
-#: Room beside the outer columns for the arcs between boxes of one column.
-ARC_ROOM = 56.0
+#: Room beside the outer columns (for a look-alike's arc beside the centre's column).
+ARC_ROOM = 24.0
 LINE_SPACING = 1.3
 _WORDLESS = re.compile(r"^\W*$")
 
@@ -75,7 +78,11 @@ class Layout:
     width: float
     height: float
     boxes: tuple[Box, ...]
-    edges: tuple[EdgeView, ...]  # only those whose two ends are shown
+    #: what is drawn: leads-to from a column to the next one out, the centre's look-alikes
+    #: (the tree and --json have every link)
+    edges: tuple[EdgeView, ...]
+    #: (source, target) of a leads-to edge → the y where it leaves its source and enters its target
+    ports: dict[tuple[str, str], tuple[float, float]]
 
     def box(self, node_id: str) -> Box:
         return next(b for b in self.boxes if b.id == node_id)
@@ -99,23 +106,21 @@ def _columns(
 ) -> tuple[dict[int, list[NodeView]], dict[int, int]]:
     """Each layer's shown nodes (best first, the centre first in its own) and how many are not.
 
-    Columns are filled from the centre outwards; a record further out is shown only when it
-    links to one shown in the column nearer the centre (an edge to a hidden box says nothing).
+    Columns are filled from the centre outwards; a record further out is shown only when an
+    edge joins it to one shown in the column nearer the centre (the picture draws no other).
     """
     layers: dict[int, list[NodeView]] = {}
     for node in nb.nodes:
         layers.setdefault(node.layer, []).append(node)
-    linked: dict[str, set[str]] = {}
-    for e in nb.edges:
-        linked.setdefault(e.source, set()).add(e.target)
-        linked.setdefault(e.target, set()).add(e.source)
     shown: dict[int, list[NodeView]] = {}
     hidden: dict[int, int] = {}
     for layer in sorted(layers, key=abs):
         nodes = sorted(layers[layer], key=lambda n: (n.id != nb.centre, -n.score, n.id))
         if layer:
             inner = {n.id for n in shown.get(layer - (1 if layer > 0 else -1), [])}
-            nodes = [n for n in nodes if linked.get(n.id, set()) & inner] or nodes[:0]
+            drawn = {(e.target if layer > 0 else e.source) for e in nb.edges if e.kind == "leads_to"
+                     and (e.source if layer > 0 else e.target) in inner}  # fmt: skip
+            nodes = [n for n in nodes if n.id in drawn]
         kept = nodes[:per_column]
         if kept or layer == 0:
             shown[layer] = kept
@@ -202,11 +207,39 @@ def layout(
             h = len(lines) * line_height + 2 * PAD_Y
             boxes.append(Box(node_id, kind, layer, x, y, width, h, tuple(lines), line_height))
             y += h + GAP_Y
-    placed = {b.id for b in boxes}
-    edges = tuple(e for e in nb.edges if e.source in placed and e.target in placed)
+    by_id = {b.id: b for b in boxes}
+    edges = tuple(
+        e for e in nb.edges
+        if e.source in by_id and e.target in by_id
+        and (by_id[e.target].layer == by_id[e.source].layer + 1 if e.kind == "leads_to"
+             else by_id[e.source].layer == by_id[e.target].layer == 0)
+    )  # fmt: skip
     span = max(shown) - first + 1
     total = 2 * (MARGIN + ARC_ROOM) + span * width + (span - 1) * GAP_X
-    return Layout(total, 2 * MARGIN + tallest, tuple(boxes), edges)
+    return Layout(total, 2 * MARGIN + tallest, tuple(boxes), edges, _ports(by_id, edges))
+
+
+def _ports(
+    boxes: dict[str, Box], edges: tuple[EdgeView, ...]
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """Where each leads-to edge leaves its source and enters its target (y of each end): spread
+    along the box's side in the order of the other ends, so arrows do not meet in one point."""
+    ends: dict[tuple[str, str], list[float]] = {}
+    leaving: dict[str, list[EdgeView]] = {}
+    entering: dict[str, list[EdgeView]] = {}
+    for e in edges:
+        if e.kind == "leads_to":
+            leaving.setdefault(e.source, []).append(e)
+            entering.setdefault(e.target, []).append(e)
+    for groups, other in ((leaving, "target"), (entering, "source")):  # the source end first
+        for node, group in groups.items():
+            box = boxes[node]
+            group.sort(key=lambda e: boxes[getattr(e, other)].centre_y)
+            for i, e in enumerate(group):
+                ends.setdefault((e.source, e.target), []).append(
+                    box.y + box.h * (i + 1) / (len(group) + 1)
+                )
+    return {key: (ys[0], ys[1]) for key, ys in ends.items()}
 
 
 __all__ = ["Box", "Layout", "label_lines", "layout"]

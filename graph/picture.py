@@ -29,7 +29,7 @@ from matplotlib.text import Text as MplText
 
 from graph.draw import EdgeView, Neighbourhood
 from graph.labels import wrap_label
-from graph.layout import ARC_ROOM, PER_COLUMN, Layout, layout
+from graph.layout import PER_COLUMN, Layout, layout
 
 LATIN_FAMILY = "DejaVu Sans"
 FONT_SIZE = 13
@@ -124,48 +124,49 @@ def draw(nb: Neighbourhood, *, dpi: int = 100, per_column: int = PER_COLUMN) -> 
                 va="center_baseline", fontproperties=small if captioned and i == 0 else prop, zorder=4,
                 color="#555555" if quiet else "#111111",
             ))  # fmt: skip
+    labels: list[tuple[float, float, float, float]] = []
     for edge in geometry.edges:
-        _edge(ax, geometry, edge, prop)
+        _edge(ax, geometry, edge, prop, labels, measure)
     return Drawing(fig, geometry, texts)
 
 
-def _edge(ax: Any, geometry: Layout, edge: EdgeView, prop: FontProperties) -> None:
-    """An arrow between two boxes: straight from column to column; within a column a straight
-    dashed line between neighbours, else an arc beside the column (leads-to on the right,
-    look-alikes on the left); back towards the left as an arc on the right."""
+def _edge(ax: Any, geometry: Layout, edge: EdgeView, prop: FontProperties,
+          labels: list[tuple[float, float, float, float]], measure: Callable[[str], tuple[float, float]]) -> None:  # fmt: skip
+    """One edge: a straight arrow from a column to the next (with its probability where the
+    label meets no other label), or a dashed line to a look-alike (beside the column when
+    another box lies between them)."""
     source, target = geometry.box(edge.source), geometry.box(edge.target)
-    confused = edge.kind != "leads_to"
-    bend = 0.0
-    if target.layer > source.layer:
-        start, end = (source.right, source.centre_y), (target.x, target.centre_y)
-    elif confused and target.layer == source.layer and not geometry.between(source, target):
+    if edge.kind != "leads_to":
         upper, lower = sorted((source, target), key=lambda b: b.y)
-        middle = upper.x + upper.w / 2
-        start, end = (middle, upper.bottom), (middle, lower.y)
-    else:
-        side = (lambda b: b.x) if confused else (lambda b: b.right)
-        start, end = (side(source), source.centre_y), (side(target), target.centre_y)
-        distance = max(abs(end[1] - start[1]), 1.0)
-        bulge = min(
-            distance * 0.45 / 2, ARC_ROOM - 10
-        )  # an arc stays in the room beside its column
-        # arc3 bends to its left in display space, where y grows upwards: right here is negative
-        bend = (1 if confused else -1) * 2 * bulge / distance * (1 if end[1] > start[1] else -1)
-    ax.annotate(
-        "", xy=end, xytext=start, zorder=2,
-        arrowprops={"arrowstyle": "-" if confused else "-|>", "color": "#555555",
-                    "linestyle": "--" if confused else "-", "linewidth": 1.4, "mutation_scale": 16,
-                    "shrinkA": 0, "shrinkB": 1, "connectionstyle": f"arc3,rad={bend:.4f}"},
-    )  # fmt: skip
-    if confused:
+        if geometry.between(source, target):
+            start, end, bend = (upper.x, upper.centre_y), (lower.x, lower.centre_y), 0.3
+        else:
+            start, end, bend = (
+                (upper.x + upper.w / 2, upper.bottom),
+                (upper.x + upper.w / 2, lower.y),
+                0.0,
+            )
+        ax.annotate("", xy=end, xytext=start, zorder=2, arrowprops={
+            "arrowstyle": "-", "color": "#777777", "linestyle": "--", "linewidth": 1.2, "shrinkA": 0,
+            "shrinkB": 0, "connectionstyle": f"arc3,rad={bend}"})  # fmt: skip
         return
+    y1, y2 = geometry.ports[(edge.source, edge.target)]
+    (x1, x2) = source.right, target.x
+    ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=2, arrowprops={
+        "arrowstyle": "-|>", "color": "#555555", "linewidth": 1.3, "mutation_scale": 14,
+        "shrinkA": 0, "shrinkB": 1})  # fmt: skip
     label = "?" if edge.probability is None else f"{edge.probability:.2f}"
-    (x1, y1), (x2, y2) = start, end
-    # the curve's middle is half arc3's control-point offset (rad * the chord turned, in display
-    # space; flipped here, where y grows downwards)
-    mx, my = (x1 + x2) / 2 - bend * (y2 - y1) / 2, (y1 + y2) / 2 + bend * (x2 - x1) / 2
-    ax.text(mx, my, label, ha="center", va="center", fontproperties=prop, fontsize=FONT_SIZE - 2,
-            zorder=5, bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})  # fmt: skip
+    w, h = measure(label)
+    for share in (0.5, 0.35, 0.65, 0.25, 0.75):
+        mx, my = x1 + (x2 - x1) * share, y1 + (y2 - y1) * share
+        spot = (mx - w / 2 - 3, my - h / 2 - 3, mx + w / 2 + 3, my + h / 2 + 3)
+        if not any(
+            spot[0] < o[2] and o[0] < spot[2] and spot[1] < o[3] and o[1] < spot[3] for o in labels
+        ):
+            labels.append(spot)
+            ax.text(mx, my, label, ha="center", va="center", fontproperties=prop, fontsize=FONT_SIZE - 2,
+                    zorder=5, bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})  # fmt: skip
+            return
 
 
 def render_png(nb: Neighbourhood, *, dpi: int = 100) -> bytes:

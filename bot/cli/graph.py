@@ -112,10 +112,12 @@ def show(
         common.fail(f"no record or graph reference with id {record_id!r}")
     nb = neighbourhood(kg, record_id, depth=depth, locale=lang)
     if png is not None:
+        from graph.layout import PICTURE_NODES
         from graph.picture import render_png
 
         try:
-            png.write_bytes(render_png(nb))  # what /errkb graph sends
+            whole = neighbourhood(kg, record_id, depth=depth, locale=lang, max_nodes=PICTURE_NODES)
+            png.write_bytes(render_png(whole))  # what /errkb graph sends
         except OSError as exc:
             common.fail(f"cannot write {png}: {exc.strerror}")
     if as_json:

@@ -156,6 +156,13 @@ def test_the_picture_of_a_hub_has_no_overlap_nothing_clipped_and_says_how_many_m
     assert more[-1] == ("+7 more" if locale == "en" else "另有 7 个")  # 12 causes, 5 shown
     assert more[1] == ("+5 more" if locale == "en" else "另有 5 个")  # 9 next + a placeholder
     assert all(not line.strip("= ") == "" for b in boxes for line in b.lines)  # no banner line
+    for edge in geometry.edges:  # arrows run from a column to the next one out, nowhere else
+        source, target = geometry.box(edge.source), geometry.box(edge.target)
+        assert target.layer == source.layer + 1 if edge.kind == "leads_to" else source.layer == 0
+    ends = {e.source for e in geometry.edges} | {e.target for e in geometry.edges}
+    assert all(
+        b.id in ends for b in boxes if b.kind in ("record", "placeholder")
+    )  # none stands alone
     # every drawn line of text lies inside its box and the picture (measured after drawing)
     canvas = drawing.figure.canvas
     canvas.draw()
