@@ -62,9 +62,10 @@ CODE = {"code": True}
 BOLD = {"bold": True}
 
 
-def rich_text(*parts: tuple[str, dict[str, bool] | None]) -> Block:
-    """One ``rich_text`` section of ``(text, style)`` parts. Rich text is never read as markup,
-    so every character (a backtick, ``<``, ``*``) is shown, copied and found as written."""
+Part = tuple[str, dict[str, bool] | None]
+
+
+def _rich_section(parts: Sequence[Part]) -> Block:
     elements = []
     for text, style in parts:
         if not text:
@@ -73,8 +74,19 @@ def rich_text(*parts: tuple[str, dict[str, bool] | None]) -> Block:
         if style:
             element["style"] = dict(style)
         elements.append(element)
+    return {"type": "rich_text_section", "elements": elements or [{"type": "text", "text": " "}]}
+
+
+def rich_text(*parts: Part) -> Block:
+    """One ``rich_text`` section of ``(text, style)`` parts. Rich text is never read as markup,
+    so every character (a backtick, ``<``, ``*``) is shown, copied and found as written."""
+    return {"type": "rich_text", "elements": [_rich_section(parts)]}
+
+
+def rich_list(items: Sequence[Sequence[Part]]) -> Block:
+    """A bulleted ``rich_text`` list, each item of ``(text, style)`` parts (see :func:`rich_text`)."""
     return {"type": "rich_text", "elements": [
-        {"type": "rich_text_section", "elements": elements or [{"type": "text", "text": " "}]}
+        {"type": "rich_text_list", "style": "bullet", "elements": [_rich_section(i) for i in items]}
     ]}  # fmt: skip
 
 

@@ -143,3 +143,17 @@ def test_the_quoted_error_line_is_code_that_copies_as_written(locale: str, label
     assert quoted == {"type": "text", "text": line, "style": {"code": True}}  # every character as written
     assert cause_label == {"type": "text", "text": label, "style": {"bold": True}}
     assert "ˋ" not in str(message["blocks"])
+
+
+def test_the_digests_unknown_errors_are_code_that_copies_as_written() -> None:
+    items = select_stale([Candidate("a/1", "py", "ai", "E", None)], importance={}, policy=StalePolicy(),
+                         today=TODAY)  # fmt: skip
+    template = "TypeError: `<n>` is not iterable & *never* was"
+    message = render_digest("en", items, shown=5, unknown=[(1, template), (7, "KeyError: '<n>'")], today=TODAY)
+    assert_valid_message(message)
+    [listing] = [b for b in message["blocks"] if b["type"] == "rich_text"]
+    first, second = listing["elements"][0]["elements"]
+    assert first["elements"] == [{"type": "text", "text": "1× ", "style": {"bold": True}},
+                                 {"type": "text", "text": template, "style": {"code": True}}]  # fmt: skip
+    assert second["elements"][1]["text"] == "KeyError: '<n>'"
+    assert "ˋ" not in str(message["blocks"])
