@@ -254,3 +254,19 @@ def test_eval_of_a_directory_says_it_is_one(
 ) -> None:
     code, _, err = run(capsys, "eval", str(tmp_path))
     assert code == 1 and "is a directory, not a file" in err
+
+
+def test_show_keeps_an_id_longer_than_the_panel_whole(
+    committed_store: Store, tmp_path: Path
+) -> None:
+    long_id = "llm/" + "an-id-that-is-longer-than-eighty-columns-" * 2 + "end"
+    assert (
+        _process(
+            committed_store, "import", str(_write(tmp_path / "r.json", [{**seed(), "id": long_id}]))
+        ).returncode
+        == 0
+    )
+    done = _process(committed_store, "show", long_id)
+    assert done.returncode == 0, done.stderr
+    folded = "".join(line.strip("│ ").strip() for line in done.stdout.splitlines()[1:4])
+    assert long_id in folded, done.stdout

@@ -320,7 +320,9 @@ def show(
     if as_json:
         emit_json(record.to_native())
         return
-    console.print(record_panel(record, supported(lang) or "en"), highlight=False)
+    console.print(
+        record_panel(record, supported(lang) or "en", width=console.width), highlight=False
+    )
 
 
 def search(

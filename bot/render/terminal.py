@@ -48,10 +48,18 @@ def _labelled(label: str, style: str, value: str, note: Text | None = None) -> T
     return line
 
 
-def record_panel(record: Record, locale: str, *, title: str | None = None) -> Panel:
-    """A record for the terminal, every text in ``locale`` where translated (marked where not)."""
+def record_panel(
+    record: Record, locale: str, *, title: str | None = None, width: int = 80
+) -> Panel:
+    """A record for the terminal, every text in ``locale`` where translated (marked where not).
+    Its heading (the id) is the panel's title while it fits in ``width`` (Rich cuts a longer
+    title); else the panel's first line, wrapped, whole."""
     local = record.localized(locale)
-    parts: list[Text] = [
+    heading = Text(title or record.id)
+    heading.append_text(_note(locale, local.signature))
+    fits = cell_len(heading.plain) + 6 <= width
+    parts: list[Text] = [] if fits else [Text(heading.plain, style="bold", overflow="fold")]
+    parts += [
         Text(str(local.signature), style="bold red"),
         Text(""),
         _labelled(t(locale, "cli.root_cause"), "bold", str(local.root_cause), _note(locale, local.root_cause)),
@@ -86,9 +94,7 @@ def record_panel(record: Record, locale: str, *, title: str | None = None) -> Pa
         footer.append(t(locale, "cli.docs", url=record.official_doc_url))
     if footer:
         parts += [Text(""), Text(" · ".join(footer), style="dim")]
-    heading = Text(title or record.id)
-    heading.append_text(_note(locale, local.signature))
-    return Panel(Group(*parts), title=heading, title_align="left")
+    return Panel(Group(*parts), title=heading if fits else None, title_align="left")
 
 
 # -- listings ----------------------------------------------------------------------
@@ -193,7 +199,9 @@ def triage_view(
         if found is None or match is None:
             continue
         band = t(locale, f"cli.band.{match.band}")
-        shown.append(record_panel(found, locale, title=f"{rid}  ({band}, {match.score:.2f})"))
+        shown.append(
+            record_panel(found, locale, title=f"{rid}  ({band}, {match.score:.2f})", width=width)
+        )
         shown += graph_lines(report, rid, locale)
         line = t(locale, "cli.matched_line", line=match.line_no, text=_first_line(match.line, 200))
         shown.append(Text(line, style="dim"))
