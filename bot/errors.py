@@ -5,6 +5,7 @@
     │   └── SchemaOutOfDate    the database's schema is missing or at another revision
     ├── StorageUnavailable     the database cannot be reached
     ├── RecordNotFound         no record with that id
+    ├── UnknownDomain          a domain the knowledge base has no records of
     ├── ImportFailed           invalid input; carries every :class:`Problem`
     ├── NotReady               the knowledge base is still loading (worth retrying)
     └── SlackUnavailable       the Slack Web API failed or timed out (worth retrying)
@@ -44,6 +45,23 @@ class RecordNotFound(ErrkbError):
         self.record_id = record_id
 
 
+class UnknownDomain(ErrkbError):
+    """A domain asked for (``digest --domain``, ``stale``) that no record has; names the known ones."""
+
+    key = "stale.unknown_domain"
+
+    def __init__(self, domains: list[str], known: set[str], locale: str = "en") -> None:
+        from bot.i18n import t
+
+        self.domains, self.known = domains, known
+        super().__init__(t(locale, self.key, domain=", ".join(domains),
+                           domains=", ".join(sorted(known)) or "-"))  # fmt: skip
+
+    def in_locale(self, locale: str) -> UnknownDomain:
+        """The same error, said in ``locale``."""
+        return UnknownDomain(self.domains, self.known, locale)
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with an input: where it is and what is wrong."""
@@ -64,7 +82,9 @@ class ImportFailed(ErrkbError):
     key = "error.import"
 
     def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(f"{len(problems)} problem(s) in the input; nothing was imported")
+        from bot.i18n import t
+
+        super().__init__(t("en", "cli.import_failed", count=len(problems)))
         self.problems = problems
 
 

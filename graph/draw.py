@@ -4,7 +4,7 @@
 what leads to it and what it leads to within ``depth`` hops (best paths
 first, at most ``max_nodes``), and its look-alikes. :func:`render_tree` draws
 it as text; :mod:`graph.picture` draws it as a PNG. Labels, conditions and
-distinctions are in the chosen locale (each falling back to its record's own
+distinctions are in the chosen locale, and so are the tree's own words (each falling back to its record's own
 words); long texts are cut between words, never inside one.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.i18n import t as translate
 from graph import said
 from graph.build import KnowledgeGraph
 from graph.labels import shorten
@@ -96,7 +97,7 @@ def _short(text: str, limit: int = 70) -> str:
 
 def _label(kg: KnowledgeGraph, node: str, locale: str) -> str:
     if kg.is_placeholder(node):
-        return "(not in the knowledge base)"
+        return translate(locale, "graph.picture.missing")
     return _short(kg.label(node, locale))
 
 
@@ -129,14 +130,20 @@ def _branch(
         lines.append(
             f"{prefix}{'└─' if last else '├─'} {arrow} {_probability(t.probability)}  {other}"
             f"  {_label(kg, other, locale)}"
-            + (f"  [if: {_short('; '.join(told), 60)}]" if told else "")
+            + (
+                f"  [{translate(locale, 'graph.tree.if', conditions=_short('; '.join(told), 60))}]"
+                if told
+                else ""
+            )
         )
         lines += _branch(
             kg, other, backward=backward, depth=depth - 1, locale=locale,
             seen=(*seen, other), prefix=prefix + ("   " if last else "│  "),
         )  # fmt: skip
     if len(children) > MAX_CHILDREN:
-        lines.append(f"{prefix}└─ … {len(children) - MAX_CHILDREN} more")
+        lines.append(
+            f"{prefix}└─ {translate(locale, 'graph.tree.more', count=len(children) - MAX_CHILDREN)}"
+        )
     return lines
 
 
@@ -146,10 +153,13 @@ def render_tree(kg: KnowledgeGraph, record_id: str, *, depth: int = 2, locale: s
         raise KeyError(record_id)
     head = f"{record_id}  {_short(kg.label(record_id, locale), 100)}"
     if kg.is_placeholder(record_id):
-        head += "  (not in the knowledge base)"
+        head += "  " + translate(locale, "graph.picture.missing")
     lines = [head]
     sections = []
-    for title, backward in (("preceded by", True), ("leads to", False)):
+    for title, backward in (
+        (translate(locale, "graph.tree.preceded_by"), True),
+        (translate(locale, "graph.tree.leads_to"), False),
+    ):
         branch = _branch(
             kg, record_id, backward=backward, depth=depth, locale=locale,
             seen=(record_id,), prefix="   ",
@@ -159,8 +169,8 @@ def render_tree(kg: KnowledgeGraph, record_id: str, *, depth: int = 2, locale: s
     for alike in look_alikes(kg, record_id):
         told = said.distinctions(kg, record_id, alike.id, locale)
         alikes.append(f"   ≈ {alike.id}  {_short(told[0]) if told else ''}".rstrip())
-    sections.append(("confused with", alikes))
+    sections.append((translate(locale, "graph.tree.confused_with"), alikes))
     for title, branch in sections:
-        lines.append(f"{title}:" + ("" if branch else " (none)"))
+        lines.append(title + ("" if branch else " " + translate(locale, "graph.tree.none")))
         lines += branch
     return "\n".join(lines)

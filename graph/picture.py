@@ -1,9 +1,12 @@
 """A neighbourhood as a PNG: matplotlib's Agg canvas, no pyplot, no global state.
 
 Columns are hops before (left) and after (right) the centre, which is
-highlighted; edges carry their probability; look-alikes are dashed. Labels
-use the chosen locale, wrap between words and CJK characters without breaking
-a word or identifier (:mod:`graph.labels`), and fall back across fonts, so Chinese renders with the
+highlighted, placed by :mod:`graph.layout` (at most a few records a column and
+"+k more", boxes sized to their measured text, none overlapping); edges carry
+their probability; look-alikes are dashed. Drawing is in pixels: the axes span
+the figure one data unit a pixel. Labels use the chosen locale, wrap between
+words and CJK characters without breaking a word or identifier
+(:mod:`graph.labels`), and fall back across fonts, so Chinese renders with the
 Noto Sans SC face that the ``pylopdf-fonts-zh-cn`` package ships (SIL OFL),
 without touching the network. Sized to stay readable as a Slack thumbnail.
 """
@@ -11,21 +14,33 @@ without touching the network. Sized to stay readable as a Slack thumbnail.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.patches import FancyBboxPatch
+from matplotlib.text import Text as MplText
 
-from graph.draw import Neighbourhood
+from graph.draw import EdgeView, Neighbourhood
 from graph.labels import wrap_label
+from graph.layout import PER_COLUMN, Layout, layout
 
 LATIN_FAMILY = "DejaVu Sans"
 FONT_SIZE = 13
-LINE_CELLS = 20  # label width in half-width character cells
-LABEL_LINES = 3
 CENTRE_COLOUR, NODE_COLOUR, PLACEHOLDER_COLOUR = "#ffd166", "#e8f1fb", "#eeeeee"
+#: box kind → (fill, border, border width)
+_STYLE = {
+    "centre": (CENTRE_COLOUR, "#b5651d", 2.5),
+    "record": (NODE_COLOUR, "#5b7fa6", 1.0),
+    "placeholder": (PLACEHOLDER_COLOUR, "#888888", 1.0),
+    "more": ("#ffffff", "#aaaaaa", 1.0),
+}
 
 
 def cjk_font_path() -> Path | None:
@@ -55,75 +70,119 @@ def font_paths() -> tuple[Path, ...]:
     return tuple(Path(p) for p in font_manager.fontManager._find_fonts_by_props(prop))
 
 
-def _positions(nb: Neighbourhood) -> dict[str, tuple[float, float]]:
-    columns: dict[int, list[str]] = {}
-    for node in nb.nodes:
-        columns.setdefault(node.layer, []).append(node.id)
-    centre_column = columns.get(0, [])
-    if nb.centre in centre_column:  # centre in the middle of its column
-        centre_column.remove(nb.centre)
-        centre_column.insert(len(centre_column) // 2, nb.centre)
-    places = {}
-    for layer, ids in columns.items():
-        for i, node_id in enumerate(ids):
-            places[node_id] = (layer * 1.0, (len(ids) - 1) / 2 - i)
-    return places
+@dataclass
+class Drawing:
+    """A drawn neighbourhood: the figure, its geometry and each box's text artists."""
+
+    figure: Figure
+    layout: Layout
+    texts: dict[str, list[MplText]]
+
+
+def _words(locale: str) -> tuple[Callable[[int], str], str]:
+    from bot.i18n import t
+
+    return (lambda count: t(locale, "graph.picture.more", count=count)), t(
+        locale, "graph.picture.missing"
+    )
+
+
+def draw(nb: Neighbourhood, *, dpi: int = 100, per_column: int = PER_COLUMN) -> Drawing:
+    """The neighbourhood laid out (:func:`graph.layout.layout`) and drawn, in pixels."""
+    prop = FontProperties(family=list(font_families()), size=FONT_SIZE)
+    small = FontProperties(family=list(font_families()), size=FONT_SIZE - 2)
+    fig = Figure(dpi=dpi)
+    canvas = FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
+
+    def measure(line: str) -> tuple[float, float]:
+        width, height, _ = renderer.get_text_width_height_descent(line, prop, ismath=False)
+        return float(width), float(height)
+
+    more, missing = _words(nb.locale)
+    geometry = layout(nb, measure, more=more, missing=missing, per_column=per_column)
+    fig.set_size_inches(geometry.width / dpi, geometry.height / dpi)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, geometry.width)
+    ax.set_ylim(geometry.height, 0)  # y grows downwards, as in the layout
+    ax.axis("off")
+    texts: dict[str, list[MplText]] = {}
+    for box in geometry.boxes:
+        face, border, line_width = _STYLE[box.kind]
+        ax.add_patch(FancyBboxPatch(
+            (box.x, box.y), box.w, box.h, boxstyle="round,pad=0,rounding_size=8", facecolor=face,
+            edgecolor=border, linewidth=line_width, linestyle="--" if box.kind == "placeholder" else "-",
+            zorder=3,
+        ))  # fmt: skip
+        top = box.y + (box.h - len(box.lines) * box.line_height) / 2
+        captioned = box.kind in ("centre", "record")  # the first line is the record's id
+        texts[box.id] = []
+        for i, line in enumerate(box.lines):
+            quiet = box.kind in ("more", "placeholder") or (captioned and i == 0)
+            texts[box.id].append(ax.text(
+                box.x + box.w / 2, top + (i + 0.5) * box.line_height, line, ha="center",
+                va="center_baseline", fontproperties=small if captioned and i == 0 else prop, zorder=4,
+                color="#555555" if quiet else "#111111",
+            ))  # fmt: skip
+    labels: list[tuple[float, float, float, float]] = []
+    for edge in geometry.edges:
+        _edge(ax, geometry, edge, prop, labels, measure)
+    return Drawing(fig, geometry, texts)
+
+
+def _edge(ax: Any, geometry: Layout, edge: EdgeView, prop: FontProperties,
+          labels: list[tuple[float, float, float, float]], measure: Callable[[str], tuple[float, float]]) -> None:  # fmt: skip
+    """One edge: a straight arrow from a column to the next (with its probability where the
+    label meets no other label), or a dashed line to a look-alike (beside the column when
+    another box lies between them)."""
+    source, target = geometry.box(edge.source), geometry.box(edge.target)
+    if edge.kind != "leads_to":
+        upper, lower = sorted((source, target), key=lambda b: b.y)
+        if geometry.between(source, target):
+            start, end, bend = (upper.x, upper.centre_y), (lower.x, lower.centre_y), 0.3
+        else:
+            start, end, bend = (
+                (upper.x + upper.w / 2, upper.bottom),
+                (upper.x + upper.w / 2, lower.y),
+                0.0,
+            )
+        ax.annotate("", xy=end, xytext=start, zorder=2, arrowprops={
+            "arrowstyle": "-", "color": "#777777", "linestyle": "--", "linewidth": 1.2, "shrinkA": 0,
+            "shrinkB": 0, "connectionstyle": f"arc3,rad={bend}"})  # fmt: skip
+        return
+    y1, y2 = geometry.ports[(edge.source, edge.target)]
+    (x1, x2) = source.right, target.x
+    ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=2, arrowprops={
+        "arrowstyle": "-|>", "color": "#555555", "linewidth": 1.3, "mutation_scale": 14,
+        "shrinkA": 0, "shrinkB": 1})  # fmt: skip
+    label = "?" if edge.probability is None else f"{edge.probability:.2f}"
+    w, h = measure(label)
+    for share in (0.5, 0.35, 0.65, 0.25, 0.75):
+        mx, my = x1 + (x2 - x1) * share, y1 + (y2 - y1) * share
+        spot = (mx - w / 2 - 3, my - h / 2 - 3, mx + w / 2 + 3, my + h / 2 + 3)
+        if not any(
+            spot[0] < o[2] and o[0] < spot[2] and spot[1] < o[3] and o[1] < spot[3] for o in labels
+        ):
+            labels.append(spot)
+            ax.text(mx, my, label, ha="center", va="center", fontproperties=prop, fontsize=FONT_SIZE - 2,
+                    zorder=5, bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})  # fmt: skip
+            return
 
 
 def render_png(nb: Neighbourhood, *, dpi: int = 100) -> bytes:
-    """The neighbourhood as PNG bytes."""
-    families = list(font_families())
-    places = _positions(nb)
-    layers = [n.layer for n in nb.nodes]
-    span_x = max(layers) - min(layers) + 1
-    span_y = max(sum(1 for n in nb.nodes if n.layer == layer) for layer in set(layers))
-    fig = Figure(figsize=(max(3.6, 3.1 * span_x), max(1.8, 1.2 * span_y + 0.3)), dpi=dpi)
-    FigureCanvasAgg(fig)
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(min(layers) - 0.5, max(layers) + 0.5)
-    ax.set_ylim(-span_y / 2 - 0.05, span_y / 2 + 0.05)
-    ax.axis("off")
-    boxes = {}
-    for node in nb.nodes:
-        x, y = places[node.id]
-        centre = node.id == nb.centre
-        text = "\n".join(wrap_label(node.label, cells=LINE_CELLS, lines=LABEL_LINES))
-        colour = (
-            CENTRE_COLOUR if centre else PLACEHOLDER_COLOUR if node.placeholder else NODE_COLOUR
-        )
-        boxes[node.id] = ax.text(
-            x, y, text, ha="center", va="center", fontsize=FONT_SIZE, fontfamily=families,
-            zorder=3,
-            bbox={"boxstyle": "round,pad=0.35", "facecolor": colour,
-                  "edgecolor": "#b5651d" if centre else "#5b7fa6",
-                  "linewidth": 2.5 if centre else 1.0,
-                  "linestyle": "--" if node.placeholder else "-"},
-        )  # fmt: skip
-    for edge in nb.edges:
-        (x1, y1), (x2, y2) = places[edge.source], places[edge.target]
-        confused = edge.kind != "leads_to"
-        bend = 0.0 if confused or x2 > x1 else 0.45 if x2 == x1 else 0.25
-        ax.annotate(
-            "", xy=(x2, y2), xytext=(x1, y1), zorder=2,
-            arrowprops={"arrowstyle": "-" if confused else "-|>", "color": "#555555",
-                        "linestyle": "--" if confused else "-", "linewidth": 1.4,
-                        "mutation_scale": 18, "shrinkA": 2, "shrinkB": 2,
-                        "patchA": boxes[edge.source].get_bbox_patch(),
-                        "patchB": boxes[edge.target].get_bbox_patch(),
-                        "connectionstyle": f"arc3,rad={bend}"},
-        )  # fmt: skip
-        if not confused:
-            label = "?" if edge.probability is None else f"{edge.probability:.2f}"
-            ax.text(
-                (x1 + x2) / 2, (y1 + y2) / 2 + (0.18 if bend else 0.0), label,
-                ha="center", va="center", fontsize=FONT_SIZE - 1, fontfamily=families,
-                zorder=4, bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
-                                "edgecolor": "none"},
-            )  # fmt: skip
-    fig.canvas.draw()  # place the label boxes so that arrows stop at their edges
+    """The neighbourhood as PNG bytes (see :func:`draw`)."""
+    drawing = draw(nb, dpi=dpi)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, facecolor="white")
+    drawing.figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
     return buffer.getvalue()
 
 
-__all__ = ["cjk_font_path", "font_families", "font_paths", "render_png", "wrap_label"]
+__all__ = [
+    "Drawing",
+    "cjk_font_path",
+    "draw",
+    "font_families",
+    "font_paths",
+    "render_png",
+    "wrap_label",
+]

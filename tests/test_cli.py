@@ -172,4 +172,4 @@ def test_import_flags_a_regex_that_could_backtrack_catastrophically(committed_st
     path.write_text(json.dumps({**seed(), "regex": "(a+)+b"}), encoding="utf-8")
     code, out, _ = run(capsys, "import", str(path), "--json")
     assert code == 0
-    assert any("nested quantifier" in w for w in json.loads(out)["warnings"])
+    assert any("nested quantifier" in w for w in json.loads(out)["regex_notes"])

@@ -51,11 +51,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="errkb")
     except ImportFailed as exc:
-        from bot.cli.common import err_console
+        from bot.cli.common import err_console, print_problems
 
-        for problem in exc.problems:
-            err_console.print(str(problem), highlight=False, markup=False, soft_wrap=True)
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        print_problems([str(problem) for problem in exc.problems])
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise SystemExit(1) from None
     except ErrkbError as exc:  # one line, however narrow the terminal: operators grep for it
         from rich.markup import escape

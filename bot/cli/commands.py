@@ -74,8 +74,8 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "export", "bot.cli.kb:export",
-        "Export records in native form (or as deadends.dev canons).",
-        "errkb export --format jsonl --domain llm -o llm.jsonl",
+        "Export records in native form (or as deadends.dev canons), in the format -o's extension names.",
+        "errkb export --domain llm -o llm.jsonl",
     ),
     Command(
         "show", "bot.cli.kb:show",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 import typer
@@ -14,6 +15,8 @@ from bot.store.db import Store, open_store
 
 console = Console()
 err_console = Console(stderr=True)
+#: Problems or warnings listed before "… and N more": about a screenful.
+SHOWN = 20
 
 
 def settings() -> Settings:
@@ -32,5 +35,21 @@ def emit_json(data: Any) -> None:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    """``error: message`` on one line however narrow the terminal; ``message`` is Rich markup
+    (escape any text it quotes)."""
+    err_console.print(
+        f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True
+    )
     raise typer.Exit(code)
+
+
+def print_problems(lines: Sequence[str], *, limit: int | None = SHOWN, hint: str = "") -> None:
+    """``lines`` on stderr, each on one line as written: the first ``limit`` of them, then
+    how many more there are and ``hint`` (how to see them all); ``limit`` None: all."""
+    shown = lines if limit is None else lines[:limit]
+    for line in shown:
+        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if len(lines) > len(shown):
+        more = f"… {len(lines) - len(shown)} more not shown ({len(lines)} in all)"
+        err_console.print(more + (f"; {hint}" if hint else ""), highlight=False, markup=False,
+                          soft_wrap=True)  # fmt: skip

@@ -6,9 +6,11 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
 from bot.digest.jobs import Audience, DigestSender, audiences, collect, local_today
+from bot.errors import UnknownDomain
 from bot.i18n import supported, t
 from bot.render.digest import render_stale_lines
 from bot.settings import Settings
@@ -41,7 +43,12 @@ def digest(
         with store.read() as session:
             records = repository.load_records(session)
             graph = build_graph(records)
-            items = collect(session, settings=config, graph=graph, now=now, domains=domain or None)
+            try:
+                items = collect(
+                    session, settings=config, graph=graph, now=now, domains=domain or None
+                )
+            except UnknownDomain as exc:
+                fail(escape(str(exc.in_locale(supported(lang) or "en"))))
         if send:
             _send(config, store, graph, now)
             return
@@ -59,9 +66,17 @@ def digest(
             ],
         })  # fmt: skip
         return
-    console.print(t(locale, "digest.cli.header", count=len(items)), style="bold")
+    if not items:
+        console.print(t(locale, "digest.none"), highlight=False, markup=False)
+        return
+    console.print(t(locale, "digest.cli.header", count=len(items)), style="bold", highlight=False,
+                  markup=False)  # fmt: skip
     for line in render_stale_lines(locale, items[:limit]):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if len(items) > limit:
+        console.print(
+            t(locale, "list.more", count=len(items) - limit), highlight=False, markup=False
+        )
 
 
 def _send(config: Settings, store: Store, graph: KnowledgeGraph, now: datetime) -> None:

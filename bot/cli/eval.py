@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from bot.cli.common import console, emit_json, fail
 from bot.cli.triage import RecordsOption, _index, _knowledge
@@ -38,8 +40,10 @@ def evaluate(
     from bot.match.eval import curve, read_cases
     from bot.match.eval import evaluate as run_eval
 
+    if cases.is_dir():
+        fail(escape(f"{cases} is a directory, not a file: name a JSON lines file of labelled pastes"))
     if not cases.is_file():
-        fail(f"no such file: {cases}")
+        fail(escape(f"no such file: {cases}"))
     if plot is not None and plot.suffix.lower() != ".png":
         fail(f"--plot writes a PNG file: {plot}")
     try:
@@ -78,7 +82,7 @@ def evaluate(
         for r in report.results:
             ok = r.top1 if r.positive else r.correct_decline
             top = r.top[0] if r.top else ("-", 0.0, "-")
-            detail.add_row(r.id, "yes" if ok else "[red]no[/]", top[0], top[2],
+            detail.add_row(Text(str(r.id)), "yes" if ok else "[red]no[/]", Text(str(top[0])), top[2],
                            str(r.rank) if r.positive else "-", f"{r.ms:.2f}")  # fmt: skip
         console.print(detail)
 

@@ -9,8 +9,10 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from bot.cli import common
+from bot.i18n import t
 from graph.build import KnowledgeGraph, ObservedEdge, build_graph
 from graph.check import GraphReport, check_graph
 from graph.export import FORMATS, export_graph
@@ -71,7 +73,9 @@ def _print_report(report: GraphReport) -> None:
     if report.hubs:
         table = Table("hub", "in", "out", "look-alikes", title="hubs")
         for hub in report.hubs:
-            table.add_row(hub.id, str(hub.in_degree), str(hub.out_degree), str(hub.confused_degree))
+            table.add_row(
+                Text(hub.id), str(hub.in_degree), str(hub.out_degree), str(hub.confused_degree)
+            )
         common.console.print(table)
     verdict = "[green]strict: ok[/]" if report.strict_ok else "[red]strict: fails[/]"
     common.console.print(verdict + " (dangling references and self-loops fail --strict)")
@@ -108,11 +112,12 @@ def show(
         common.fail(f"no record or graph reference with id {record_id!r}")
     nb = neighbourhood(kg, record_id, depth=depth, locale=lang)
     if png is not None:
+        from graph.layout import PICTURE_NODES
         from graph.picture import render_png
 
         try:
-            png.write_bytes(render_png(neighbourhood(kg, record_id, depth=depth, locale=lang,
-                                                     max_nodes=11)))  # fmt: skip
+            whole = neighbourhood(kg, record_id, depth=depth, locale=lang, max_nodes=PICTURE_NODES)
+            png.write_bytes(render_png(whole))  # what /errkb graph sends
         except OSError as exc:
             common.fail(f"cannot write {png}: {exc.strerror}")
     if as_json:
@@ -125,9 +130,10 @@ def show(
                          markup=False)  # fmt: skip
     observed = kg.observed_from(record_id)
     if observed:
-        common.console.print("observed in use (not curated):")
+        common.console.print(t(lang, "cli.graph.observed"), highlight=False, markup=False)
         for e in observed:
-            common.console.print(f"   ⇢ {e.target}  seen {e.count}×", highlight=False, markup=False)
+            seen = t(lang, "cli.graph.seen", id=e.target, count=e.count)
+            common.console.print(f"   ⇢ {seen}", highlight=False, markup=False)
     if png is not None:
         common.err_console.print(f"wrote {png}", highlight=False)
 
@@ -187,6 +193,6 @@ def observed(
         return
     table = Table("count", "from", "to", "first seen", "last seen", "curated")
     for row in rows:
-        table.add_row(str(row["count"]), row["source"], row["target"], row["first_seen"][:16],
+        table.add_row(str(row["count"]), Text(row["source"]), Text(row["target"]), row["first_seen"][:16],
                       row["last_seen"][:16], "yes" if row["curated"] else "")  # fmt: skip
     common.console.print(table)

@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
+import yaml
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
+from rich.text import Text
 
-from bot.cli.common import console, emit_json, err_console, fail, open_default_store, settings
+from bot.cli.common import (
+    SHOWN,
+    console,
+    emit_json,
+    err_console,
+    fail,
+    open_default_store,
+    print_problems,
+    settings,
+)
 from bot.errors import ImportFailed, Problem, RecordNotFound
+from bot.i18n import supported, t
 from bot.ingest import Format, dangling_links, read_records
 from bot.ingest.deadends import native_to_canon
 from bot.match.patterns import risky_regex
 from bot.records import Record
-from bot.render.terminal import print_record
+from bot.render.terminal import record_panel, search_view
 from bot.starter import starter_dir
 from bot.store import repository as repo
 from bot.store.db import open_store
@@ -37,10 +53,28 @@ def _progress(label: str) -> Progress:
     )  # fmt: skip
 
 
+@dataclass
+class ImportOutcome:
+    """What an import did and what it noticed."""
+
+    summary: repo.ImportSummary
+    #: links to records that are in neither the input nor the knowledge base (kept)
+    warnings: list[str] = field(default_factory=list)
+    #: regexes a backtracking engine could hang on (errkb runs them in RE2, in linear time)
+    regex_notes: list[str] = field(default_factory=list)
+    #: records read but left out by ``--domain``
+    other_domains: int = 0
+
+
 def run_import(
-    paths: list[Path], *, fmt: Format, on_conflict: repo.OnConflict, actor: str
-) -> tuple[repo.ImportSummary, list[str]]:
-    """Validate everything, then write it in one transaction; warnings are returned."""
+    paths: list[Path],
+    *,
+    fmt: Format,
+    on_conflict: repo.OnConflict,
+    actor: str,
+    domains: Sequence[str] = (),
+) -> ImportOutcome:
+    """Validate everything, then write it (only ``domains``, when given) in one transaction."""
     with _progress("reading") as bar:
         task = bar.add_task("read", total=None)
         result = read_records(
@@ -48,6 +82,9 @@ def run_import(
         )
     if result.problems:
         raise ImportFailed(result.problems)
+    records = result.records
+    if domains:
+        records = [r for r in records if r.domain in domains]
     store = open_default_store()
     try:
         with store.transaction() as session:
@@ -55,7 +92,7 @@ def run_import(
             with _progress("writing") as bar:
                 task = bar.add_task("write", total=None)
                 summary = repo.import_records(
-                    session, records=result.records, on_conflict=on_conflict, actor=actor, now=_now(),
+                    session, records=records, on_conflict=on_conflict, actor=actor, now=_now(),
                     progress=lambda n, total: bar.update(task, completed=n, total=total),
                 )  # fmt: skip
             if summary.conflicts:
@@ -67,14 +104,14 @@ def run_import(
         store.dispose()
     warnings = [
         f"{source}: {kind} → {target}: not in the knowledge base (kept)"
-        for source, kind, target in dangling_links(result.records, known)
+        for source, kind, target in dangling_links(records, known)
     ]
-    warnings += [
+    notes = [
         f"{record.id}: regex: {reason}"
-        for record in result.records
+        for record in records
         if (reason := risky_regex(record.regex)) is not None
     ]
-    return summary, warnings
+    return ImportOutcome(summary, warnings, notes, len(result.records) - len(records))
 
 
 def _conflict(place: str, record_id: str) -> Problem:
@@ -97,10 +134,8 @@ def init(
     open_store(config.database_url, migrate=True).dispose()
     counts = {"added": 0, "updated": 0, "unchanged": 0, "skipped": 0}
     if starter:
-        summary, _ = run_import(
-            [starter_dir()], fmt="native", on_conflict="upsert", actor="errkb init"
-        )
-        counts = summary.counts()
+        done = run_import([starter_dir()], fmt="native", on_conflict="upsert", actor="errkb init")
+        counts = done.summary.counts()
     if as_json:
         emit_json({"database": _safe_url(config.database_url), **counts})
         return
@@ -151,49 +186,120 @@ def import_(
     on_conflict: Annotated[
         str, typer.Option(help="upsert (replace), skip (keep ours) or fail when an id exists.")
     ] = "upsert",
+    domain: Annotated[
+        list[str] | None,
+        typer.Option("--domain", help="Import only the records of this domain (repeatable)."),
+    ] = None,
     actor: Annotated[str, typer.Option(help="Who is importing, for the audit log.")] = "cli",
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="List every problem, warning and regex note.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Everything is validated first; one bad record and nothing is written."""
+    """Everything is validated first; one bad record and nothing is written. A file's
+    content decides between a JSON array and JSON lines, whatever its extension says.
+    A failing import lists its first problems and how many there are in all (--verbose:
+    every one). Regexes a backtracking engine could hang on are counted in one note
+    (errkb itself runs every regex in RE2, in linear time; --verbose lists them).
+    """
     if fmt not in ("auto", "native", "deadends"):
-        fail(f"--format must be auto, native or deadends, not {fmt!r}", 2)
+        fail(f"--format must be auto, native or deadends, not {escape(repr(fmt))}", 2)
     if on_conflict not in ("upsert", "skip", "fail"):
-        fail(f"--on-conflict must be upsert, skip or fail, not {on_conflict!r}", 2)
-    summary, warnings = run_import(paths, fmt=fmt, on_conflict=on_conflict, actor=actor)  # type: ignore[arg-type]
+        fail(f"--on-conflict must be upsert, skip or fail, not {escape(repr(on_conflict))}", 2)
+    try:
+        done = run_import(paths, fmt=fmt, on_conflict=on_conflict, actor=actor,  # type: ignore[arg-type]
+                          domains=domain or ())  # fmt: skip
+    except ImportFailed as exc:
+        print_problems([str(p) for p in exc.problems], limit=None if verbose else SHOWN,
+                       hint="--verbose lists every one")  # fmt: skip
+        fail(escape(str(exc)))
     if as_json:
-        emit_json({**summary.counts(), "warnings": warnings})
+        emit_json({**done.summary.counts(), "other_domains": done.other_domains,
+                   "warnings": done.warnings, "regex_notes": done.regex_notes})  # fmt: skip
         return
-    for warning in warnings:
-        err_console.print(f"[yellow]warning:[/] {warning}", highlight=False)
-    console.print("Imported: " + _summary_text(summary.counts()))
+    limit = None if verbose else SHOWN
+    print_problems([f"warning: {w}" for w in done.warnings], limit=limit,
+                   hint="--verbose lists every one, --json gives them all")  # fmt: skip
+    if done.regex_notes and verbose:
+        print_problems([f"note: {n}" for n in done.regex_notes], limit=None)
+    elif done.regex_notes:
+        err_console.print(
+            f"note: {len(done.regex_notes)} regexes could backtrack for a long time in a "
+            "backtracking engine (Python re, PCRE) if the records are used elsewhere; errkb runs "
+            "them in RE2, in linear time (--verbose lists them)",
+            highlight=False, markup=False, soft_wrap=True,
+        )  # fmt: skip
+    line = "Imported: " + _summary_text(done.summary.counts())
+    if domain:
+        line += f"; {done.other_domains} of other domains left out"
+    console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml",
+              ".yml": "yaml"}  # fmt: skip
+EXPORT_FORMATS = ("json", "jsonl", "yaml", "deadends")
+
+
+def export_format(fmt: str | None, output: Path | None) -> tuple[str, bool]:
+    """The format to write and whether to gzip it: what ``--format`` says, else what the
+    output's extension names (``kb.jsonl``, ``kb.yaml.gz`` ...), else a JSON array."""
+    name = output.name.lower() if output is not None else ""
+    packed = name.endswith(".gz")
+    suffix = Path(name.removesuffix(".gz")).suffix
+    named = EXTENSIONS.get(suffix)
+    if fmt is None:
+        return named or "json", packed
+    if fmt not in EXPORT_FORMATS:
+        fail(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {escape(repr(fmt))}", 2)
+    wanted = "jsonl" if fmt == "deadends" else fmt
+    if named is not None and named != wanted:
+        fail(escape(f"--format {fmt} writes {wanted.upper()}, but {output} names {named.upper()}: "
+                    "change the extension or leave out --format"), 2)  # fmt: skip
+    return fmt, packed
 
 
 def export(
     fmt: Annotated[
-        str, typer.Option("--format", help="json, jsonl or deadends (JSONL of canons).")
-    ] = "json",
+        str | None,
+        typer.Option(
+            "--format",
+            help="json, jsonl, yaml or deadends (JSON lines of canons); "
+            "default: what the --output extension names, else json.",
+        ),
+    ] = None,  # fmt: skip
     domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="File to write (default stdout).")
+        Path | None,
+        typer.Option("--output", "-o", help="File to write (default stdout); .gz compresses."),
     ] = None,
 ) -> None:
-    if fmt not in ("json", "jsonl", "deadends"):
-        fail(f"--format must be json, jsonl or deadends, not {fmt!r}", 2)
+    """kb.json is a JSON array, kb.jsonl JSON lines, kb.yaml YAML; errkb import reads each back."""
+    chosen, packed = export_format(fmt, output)
+    if output is not None and output.is_dir():
+        fail(escape(f"{output} is a directory: name a file to write"))
     store = open_default_store()
     with store.read() as session:
         records = repo.load_records(session, domain=domain)
     store.dispose()
-    text = format_records(records, fmt)
+    text = format_records(records, chosen)
     if output is None:
         sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
-        err_console.print(f"Wrote {len(records)} records to {output}")
+        return
+    data = text.encode("utf-8")
+    try:
+        output.write_bytes(gzip.compress(data, mtime=0) if packed else data)
+    except OSError as exc:
+        fail(escape(f"cannot write {output}: {exc.strerror}"))
+    written = t("en", "cli.wrote", count=len(records), path=str(output),
+                format=chosen + (", gzip" if packed else ""))  # fmt: skip
+    err_console.print(written, highlight=False, markup=False, soft_wrap=True)
 
 
 def format_records(records: list[Record], fmt: str) -> str:
     if fmt == "json":
         return json.dumps([r.to_native() for r in records], ensure_ascii=False, indent=2) + "\n"
+    if fmt == "yaml":
+        return yaml.safe_dump([r.to_native() for r in records], allow_unicode=True, sort_keys=False)
     rows = [native_to_canon(r) if fmt == "deadends" else r.to_native() for r in records]
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
@@ -214,7 +320,9 @@ def show(
     if as_json:
         emit_json(record.to_native())
         return
-    print_record(console, record, lang)
+    console.print(
+        record_panel(record, supported(lang) or "en", width=console.width), highlight=False
+    )
 
 
 def search(
@@ -240,15 +348,8 @@ def search(
             for r, score in hits
         ])  # fmt: skip
         return
-    if not hits:
-        console.print("No record matches those words.")
-        return
-    table = Table("record", "signature", "score")
-    for record, score in hits:
-        table.add_row(
-            record.id, record.text("signature", lang)[0].splitlines()[0][:100], f"{score:.2f}"
-        )
-    console.print(table)
+    console.print(search_view(hits, supported(lang) or "en", width=console.width), highlight=False,
+                  soft_wrap=True)  # fmt: skip
 
 
 def stats(as_json: JsonOpt = False) -> None:
@@ -262,7 +363,7 @@ def stats(as_json: JsonOpt = False) -> None:
     table = Table(title="errkb knowledge base", show_header=False)
     table.add_row("records", str(data["records"]))
     for domain, count in data["domains"].items():
-        table.add_row(f"  {domain}", str(count))
+        table.add_row(Text(f"  {domain}"), str(count))
     for locale, count in data["translated"].items():
         table.add_row(f"translated to {locale}", str(count))
     table.add_row("workarounds", str(data["workarounds"]))

@@ -14,16 +14,18 @@ import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.panel import Panel
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
+from bot.i18n import supported, t
 from bot.match.index import MatchIndex
-from bot.match.rank import Triage
 from bot.records import Record
-from bot.render.terminal import record_panel
-from bot.report import Cause, Counts, LookAlike, NextError, TriageReport, build_report
+from bot.render.terminal import triage_view
+from bot.report import Counts, build_report
 from bot.store.db import Store
 from bot.store.loading import load_records as read_records
 from bot.store.loading import workaround_counts
@@ -72,76 +74,21 @@ def _index(records: list[Record], warm: bool = False) -> MatchIndex:
     return MatchIndex.build(records, warm=warm)
 
 
-def _read_paste(source: str) -> str:
+def _read_paste(source: str, locale: str) -> str:
+    """The paste's text; a missing file, a directory or an empty paste is one clear error."""
     if source == "-":
-        return sys.stdin.read()
-    path = Path(source)
-    if not path.is_file():
-        fail(f"no such file: {source}")
-    return path.read_bytes().decode("utf-8", errors="replace")
-
-
-def _first_line(text: str, limit: int = 120) -> str:
-    line = text.splitlines()[0] if text else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _items(sections: list[Any], record_id: str) -> list[Any]:
-    return next((list(s.items) for s in sections if s.error == record_id), [])
-
-
-def _show_graph(report: TriageReport, record_id: str) -> None:
-    causes: list[Cause] = _items(report.causes, record_id)
-    if causes:
-        console.print("[bold]Usually preceded by[/] (root-cause candidates):")
-        for c in causes:
-            hops = f", {c.hops} steps back" if c.hops > 1 else ""
-            console.print(
-                f"  {c.score:.0%}{hops}  {_first_line(c.label)}", highlight=False, markup=False
-            )
-    following: list[NextError] = _items(report.next, record_id)
-    if following:
-        console.print("[bold]What to expect next[/] once fixed:")
-        for n in following:
-            chance = f"{n.probability:.0%}" if n.probability is not None else "?"
-            when = f" (when {n.conditions[0]})" if n.conditions else ""
-            console.print(
-                f"  {chance}  {_first_line(n.label)}{when}", highlight=False, markup=False
-            )
-    alike: list[LookAlike] = _items(report.confused_with, record_id)
-    if alike:
-        console.print("[bold]Often confused with[/]:")
-        for a in alike:
-            tell = f" — {a.distinctions[0]}" if a.distinctions else ""
-            console.print(f"  {_first_line(a.label)}{tell}", highlight=False, markup=False)
-
-
-def _show(report: TriageReport, result: Triage, index: MatchIndex, lang: str) -> None:
-    if result.best is None:
-        console.print("[bold]Nothing known[/] about this paste: no record matches it.")
-        return
-    if not result.answered:
-        from rich.table import Table
-
-        console.print("[yellow]Not sure[/]: no confident answer. Closest candidates (uncertain):")
-        table = Table("record", "score", "band", "line")
-        for m in result.matches[:5]:
-            table.add_row(m.record_id, f"{m.score:.2f}", m.band, m.line[:80])
-        console.print(table)
-        return
-    ids = [a.id for a in report.answers]
-    if len(ids) > 1:
-        console.print(
-            f"[bold]{len(ids)} errors in this paste[/], cause first: fix [bold]{ids[0]}[/] first."
-        )
-    matches = {m.record_id: m for m in result.matches}
-    for rid in ids:
-        record, match = index.record(rid), matches.get(rid)
-        if record is None or match is None:
-            continue
-        console.print(record_panel(record, lang, title=f"{rid}  ({match.band}, {match.score:.2f})"))
-        _show_graph(report, rid)
-        console.print(f"[dim]matched line {match.line_no}: {match.line[:200]}[/]", highlight=False)
+        text = sys.stdin.read()
+    else:
+        path = Path(source)
+        if path.is_dir():
+            fail(escape(t(locale, "cli.paste.directory", source=source)))
+        if not path.exists():
+            fail(escape(t(locale, "cli.paste.missing", source=source)))
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    if not text.strip():
+        name = t(locale, "cli.stdin") if source == "-" else source
+        fail(escape(t(locale, "cli.paste.empty", source=name)))
+    return text
 
 
 def _observe(store: Store, session_name: str, ids: list[str], window_hours: float) -> None:
@@ -172,7 +119,8 @@ def triage(
     transition graph; each answer says what usually precedes it, what comes
     next and what it is confused with.
     """
-    paste = _read_paste(source)
+    locale = supported(lang) or "en"
+    paste = _read_paste(source, locale)
     knowledge = _knowledge(records)
     index = _index(knowledge.records)
     result = index.triage(paste)
@@ -190,12 +138,12 @@ def triage(
     if as_json:
         emit_json(report.model_dump(mode="json"))
     else:
-        _show(report, result, index, lang)
+        for part in triage_view(report, result, index.record, locale, width=console.width):
+            # lines as long as they are (the terminal wraps: ids stay whole); a panel wraps inside
+            console.print(part, highlight=False, soft_wrap=not isinstance(part, Panel))
 
 
 def _counts(store: Store, ids: list[str]) -> Counts:
     """What votes observed about the answers' workarounds (as Slack shows them)."""
     with store.read_rows() as rows:
         return workaround_counts(rows, record_ids=ids)
-
-

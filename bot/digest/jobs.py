@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from bot.digest.schedule import latest_fire, make_trigger, next_fire, period_key
 from bot.digest.select import StaleItem, StalePolicy, importance_of, select_stale
-from bot.errors import ErrkbError, SlackUnavailable
+from bot.errors import ErrkbError, SlackUnavailable, UnknownDomain
 from bot.i18n import negotiate_locale
 from bot.render.digest import render_digest
 from bot.settings import Settings
@@ -60,7 +60,13 @@ def collect(
     now: datetime,
     domains: Sequence[str] | None = None,
 ) -> list[StaleItem]:
-    """Every stale record (optionally of some domains), ranked."""
+    """Every stale record (optionally of some domains), ranked; :class:`UnknownDomain` for a
+    domain no record has (rather than "nothing is stale")."""
+    if domains:
+        known = digest_repo.domains(session)
+        unknown = [d for d in domains if d not in known]
+        if unknown:
+            raise UnknownDomain(unknown, known)
     candidates = digest_repo.load_candidates(session)
     matches = digest_repo.match_counts(session, since=now - USAGE_WINDOW)
     centrality = (

@@ -109,7 +109,7 @@ def _reasons(candidate: Candidate, importance: Importance, overdue: int) -> tupl
     if candidate.last_confirmed is None:
         reasons.append(Reason("digest.reason.never_confirmed", {}))
     else:
-        reasons.append(Reason("digest.reason.overdue", {"days": overdue}))
+        reasons.append(Reason("digest.reason.overdue", {"count": overdue}))
     return tuple(reasons)
 
 

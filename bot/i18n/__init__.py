@@ -7,6 +7,14 @@ of these, and every locale has the same keys with the same ``{placeholders}``. :
 key up (English when a locale lacks it); :func:`negotiate_locale` picks the
 language of a reply from what is known about the user, the channel and the
 paste, in that order.
+
+A message that counts something is an object of CLDR plural categories
+(``{"one": "{count} error leads to it", "other": "{count} errors lead to it"}``;
+Chinese has only ``other``): each locale gives exactly the categories its
+language has, and :func:`t` picks the form by the ``count`` parameter with
+Babel's CLDR rules. :func:`catalog` shows such a message by its ``other`` form;
+:func:`plural_forms` has them all. :func:`relative_days` says how long ago a
+day was ("3 days ago", "2 个月前") by CLDR too.
 """
 
 from __future__ import annotations
@@ -42,16 +50,62 @@ def _catalog_files(locale: str) -> list[Traversable]:
 
 
 @cache
-def catalog(locale: str) -> dict[str, str]:
-    """Every message of ``locale``; a key in two of its files is a mistake and raises."""
-    merged: dict[str, str] = {}
+def _messages(locale: str) -> dict[str, str | dict[str, str]]:
+    """Every message of ``locale`` as written; a key in two of its files is a mistake and raises."""
+    merged: dict[str, str | dict[str, str]] = {}
     for path in _catalog_files(locale):
         data = json.loads(path.read_text(encoding="utf-8"))
         twice = set(data) & set(merged)
         if twice:
             raise ValueError(f"catalog keys defined twice for {locale}: {sorted(twice)}")
-        merged.update({str(k): str(v) for k, v in data.items()})
+        for key, value in data.items():
+            forms = {str(c): str(v) for c, v in value.items()} if isinstance(value, dict) else None
+            merged[str(key)] = forms if forms is not None else str(value)
     return merged
+
+
+@cache
+def catalog(locale: str) -> dict[str, str]:
+    """Every message of ``locale``; a plural message by its ``other`` form."""
+    return {
+        key: value if isinstance(value, str) else value.get("other", "")
+        for key, value in _messages(locale).items()
+    }
+
+
+@cache
+def plural_forms(locale: str) -> dict[str, dict[str, str]]:
+    """The plural messages of ``locale``: key → CLDR category → text."""
+    return {k: v for k, v in _messages(locale).items() if isinstance(v, dict)}
+
+
+@cache
+def plural_categories(locale: str) -> frozenset[str]:
+    """The CLDR plural categories ``locale`` has (always with ``other``)."""
+    from babel import Locale
+
+    return frozenset({*Locale.parse(locale).plural_form.tags, "other"})
+
+
+def plural_category(locale: str, count: float) -> str:
+    """The CLDR plural category of ``count`` in ``locale`` (``one``, ``few``, ``other`` ...)."""
+    from babel import Locale
+
+    return str(Locale.parse(locale).plural_form(count))
+
+
+def relative_days(locale: str, days: int) -> str:
+    """``days`` ago in ``locale`` by CLDR ("3 days ago", "1 month ago", "2年前"); 0 days is
+    ``fresh.today``."""
+    if days <= 0:
+        return t(locale, "fresh.today")
+    from datetime import timedelta
+
+    from babel.dates import format_timedelta
+
+    found = supported(locale) or DEFAULT_LOCALE
+    return str(format_timedelta(timedelta(days=-days), granularity="day", add_direction=True,
+                                locale=found))  # fmt: skip
 
 
 def placeholders(text: str) -> frozenset[str]:
@@ -68,11 +122,17 @@ def supported(locale: str | None) -> str | None:
 
 
 def t(locale: str, key: str, **params: object) -> str:
-    """The catalog string ``key`` in ``locale`` (English when missing), formatted with ``params``."""
-    text = catalog(supported(locale) or DEFAULT_LOCALE).get(key)
-    if text is None:
-        text = catalog(DEFAULT_LOCALE)[key]
-    return text.format(**params) if params else text
+    """The catalog string ``key`` in ``locale`` (English when missing), formatted with ``params``;
+    a plural message in the form its ``count`` takes in that language."""
+    found = supported(locale) or DEFAULT_LOCALE
+    if key not in _messages(found):
+        found = DEFAULT_LOCALE
+    value = _messages(found)[key]
+    if isinstance(value, dict):
+        count = params.get("count")
+        form = plural_category(found, count) if isinstance(count, int | float) else "other"
+        value = value.get(form, value["other"])
+    return value.format(**params) if params else value
 
 
 def paste_language(text: str) -> str | None:
@@ -101,4 +161,5 @@ def negotiate_locale(
 
 
 __all__ = ["AUTO", "DEFAULT_LOCALE", "available_locales", "catalog", "negotiate_locale",
-           "paste_language", "placeholders", "supported", "t"]  # fmt: skip
+           "paste_language", "placeholders", "plural_categories", "plural_category", "plural_forms",
+           "relative_days", "supported", "t"]  # fmt: skip

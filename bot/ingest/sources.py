@@ -74,6 +74,23 @@ def _text(path: Path) -> str:
     return raw.decode("utf-8-sig")
 
 
+def sniff_kind(kind: str, text: str) -> str:
+    """JSON or JSON lines by what the text holds, whatever the extension says: a ``[`` first
+    is one JSON array, several top-level objects are JSON lines; YAML stays YAML."""
+    if kind in ("yaml", "yml"):
+        return kind
+    body = text.lstrip()
+    if body.startswith("["):
+        return "json"
+    if body.startswith("{") and kind != "jsonl":
+        try:
+            _, end = json.JSONDecoder().raw_decode(body)
+        except (ValueError, RecursionError):
+            return kind or "json"
+        return "jsonl" if body[end:].strip() else "json"
+    return kind or "json"
+
+
 def read_file(path: Path) -> tuple[list[RawItem], list[Problem]]:
     """Every item in one file, or the problems that stop it from being read."""
     name = str(path)
@@ -84,8 +101,9 @@ def read_file(path: Path) -> tuple[list[RawItem], list[Problem]]:
         return [], [Problem(name, "", None, "(file)", str(exc))]
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         return [], [Problem(name, "", None, "(file)", f"cannot read: {exc}")]
-    if not kind:
-        kind = "jsonl" if text.lstrip().startswith("{") and "\n{" in text else "json"
+    if not text.strip():
+        return [], [Problem(name, "", None, "(file)", "the file is empty: no records in it")]
+    kind = sniff_kind(kind, text)
     if kind in ("jsonl", "ndjson"):
         return _read_jsonl(name, text)
     if kind in ("yaml", "yml"):

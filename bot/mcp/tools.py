@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from bot.errors import ErrkbError, RecordNotFound
+from bot.errors import ErrkbError, RecordNotFound, UnknownDomain
 from bot.i18n import t
 from bot.match.index import MatchIndex
 from bot.mcp.models import (
@@ -139,8 +139,11 @@ class Tools:
 
         index, now = self._index(), self.clock()
         with self.store.transaction() as session:
-            items = collect(session, settings=self.settings, graph=self.graph(), now=now,
-                            domains=[domain] if domain else None)  # fmt: skip
+            try:
+                items = collect(session, settings=self.settings, graph=self.graph(), now=now,
+                                domains=[domain] if domain else None)  # fmt: skip
+            except UnknownDomain as exc:
+                raise exc.in_locale(lang) from None
         records = []
         for item in items[:limit]:
             record = index.record(item.record_id)

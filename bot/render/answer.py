@@ -23,6 +23,8 @@ from bot.records import LocalRecord, Record, ranked_workarounds
 from bot.render.blocks import Counts, Reply, freshness, record_details
 from bot.render.ids import ActionId, BlockId
 from bot.render.kit import (
+    BOLD,
+    CODE,
     Block,
     Message,
     actions,
@@ -34,6 +36,7 @@ from bot.render.kit import (
     esc,
     message,
     preformatted,
+    rich_text,
     section,
 )
 from bot.render.state import CorrectState, PageState, ReplyState, VoteState
@@ -124,9 +127,10 @@ def first_screen(local: LocalRecord, line: str, view: Reply, shown: Shown, count
                  errors: int, fix_first: bool) -> list[Block]:  # fmt: skip
     """The answer's first blocks for one error: cause, best fix, its commands, controls, context."""
     loc, record = view.locale, local.record
-    header = code(cut(line or str(local.signature), LINE_CHARS))
+    quoted = cut(line or str(local.signature), LINE_CHARS)
     cause = first_sentence(str(local.root_cause), CAUSE_CHARS)
-    blocks = [section(f"{header}\n{t(loc, 'answer.cause_label')} {esc(cause)}")]
+    # the error line as code that copies and searches as written, backticks and all
+    blocks = [rich_text((quoted, CODE), ("\n", None), (t(loc, "answer.cause"), BOLD), (" " + cause, None))]
     order = ranked_workarounds(record)
     best = order[0] if order else None
     shown_paths = ["signature", "root_cause"]

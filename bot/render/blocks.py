@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from bot.i18n import t
+from bot.i18n import relative_days, t
 from bot.i18n.coverage import fallback_note
 from bot.records import LocalRecord, Record, ranked_workarounds
 from bot.render.ids import ActionId
@@ -64,15 +64,8 @@ class Reply:
 
 
 def ago(locale: str, when: date, today: date) -> str:
-    """ "today", "3 days ago", "14 months ago" in ``locale``."""
-    days = max(0, (today - when).days)
-    if days == 0:
-        return t(locale, "fresh.today")
-    if days < 31:
-        return t(locale, "fresh.days", n=days)
-    if days < 730:
-        return t(locale, "fresh.months", n=max(1, days // 30))
-    return t(locale, "fresh.years", n=days // 365)
+    """ "today", "3 days ago", "1 year ago" in ``locale``, by its CLDR plural and relative-time rules."""
+    return relative_days(locale, (today - when).days)
 
 
 def freshness(locale: str, last_confirmed: date | None, today: date) -> str:

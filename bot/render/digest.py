@@ -19,6 +19,8 @@ from bot.render.blocks import freshness
 from bot.render.escape import escape_params, mention
 from bot.render.ids import ActionId, BlockId, CallbackId, InputId
 from bot.render.kit import (
+    BOLD,
+    CODE,
     HEADER_TEXT,
     Block,
     Message,
@@ -32,6 +34,7 @@ from bot.render.kit import (
     header,
     message,
     plain,
+    rich_list,
     section,
 )  # fmt: skip
 from bot.render.modal import modal_view
@@ -150,11 +153,9 @@ def render_digest(
     for rank, item in enumerate(listed, start=1):
         blocks.extend(item_blocks(locale, rank, item, today))
     if unknown:
-        lines = [
-            f"• *{count}×* {code(cut(template, 300))}"
-            for count, template in unknown[:UNKNOWN_SHOWN]
-        ]
-        blocks += [divider(), section(t(locale, "digest.unknown.title") + "\n" + "\n".join(lines))]
+        # the templates as code that copies as written (a backtick too)
+        lines = [[(f"{count}× ", BOLD), (cut(template, 300), CODE)] for count, template in unknown[:UNKNOWN_SHOWN]]
+        blocks += [divider(), section(t(locale, "digest.unknown.title")), rich_list(lines)]
     if corrected:
         blocks += [divider(), *corrected]
     return message(title, blocks)

@@ -52,8 +52,42 @@ def cut(text: str, limit: int) -> str:
 
 
 def code(text: str) -> str:
-    """Inline code that survives any backticks in ``text``."""
+    """Inline code in mrkdwn, for errkb's own tokens (record ids, commands). mrkdwn has no way
+    to hold a backtick inside code, so one in ``text`` is shown as ``ˋ``: text from a paste
+    that must copy as written goes in :func:`rich_text` with the ``code`` style instead."""
     return "`" + esc(text).replace("`", "ˋ") + "`"
+
+
+CODE = {"code": True}
+BOLD = {"bold": True}
+
+
+Part = tuple[str, dict[str, bool] | None]
+
+
+def _rich_section(parts: Sequence[Part]) -> Block:
+    elements = []
+    for text, style in parts:
+        if not text:
+            continue
+        element: dict[str, Any] = {"type": "text", "text": text}
+        if style:
+            element["style"] = dict(style)
+        elements.append(element)
+    return {"type": "rich_text_section", "elements": elements or [{"type": "text", "text": " "}]}
+
+
+def rich_text(*parts: Part) -> Block:
+    """One ``rich_text`` section of ``(text, style)`` parts. Rich text is never read as markup,
+    so every character (a backtick, ``<``, ``*``) is shown, copied and found as written."""
+    return {"type": "rich_text", "elements": [_rich_section(parts)]}
+
+
+def rich_list(items: Sequence[Sequence[Part]]) -> Block:
+    """A bulleted ``rich_text`` list, each item of ``(text, style)`` parts (see :func:`rich_text`)."""
+    return {"type": "rich_text", "elements": [
+        {"type": "rich_text_list", "style": "bullet", "elements": [_rich_section(i) for i in items]}
+    ]}  # fmt: skip
 
 
 def link(url: str, label: str) -> str:

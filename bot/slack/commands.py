@@ -132,9 +132,10 @@ def run_graph(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: S
     if kg is None or record_id not in kg:
         raise RecordNotFound(record_id)
     from graph.draw import neighbourhood
+    from graph.layout import PICTURE_NODES
     from graph.picture import render_png
 
-    png = render_png(neighbourhood(kg, record_id, locale=locale))
+    png = render_png(neighbourhood(kg, record_id, locale=locale, max_nodes=PICTURE_NODES))
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", record_id)[:80]
     # privately, like every /errkb reply: the picture goes to the person's direct messages
     opened = slack.call("conversations.open", users=cmd.user)

@@ -78,7 +78,7 @@ def test_each_rank_is_explained() -> None:
     assert [(r.key, dict(r.params)) for r in items["x"].reasons] == [
         ("digest.reason.matches", {"count": 23}),
         ("digest.reason.leads_in", {"count": 4}),
-        ("digest.reason.overdue", {"days": 210}),
+        ("digest.reason.overdue", {"count": 210}),
     ]
     assert [r.key for r in items["never"].reasons] == ["digest.reason.never_confirmed"]
 
@@ -103,5 +103,9 @@ def test_explanations_read_naturally_in_english_and_chinese() -> None:
 
     [item] = select_stale([candidate("x", 390)], importance={"x": Importance(matches=23, leads_in=4)},
                           policy=StalePolicy(180), today=TODAY)  # fmt: skip
-    assert explain(item, t, "en") == "matched 23 time(s) in the last 30 days; 4 error(s) lead to it; 210 day(s) overdue"
+    assert explain(item, t, "en") == "matched 23 times in the last 30 days; 4 errors lead to it; 210 days overdue"
+    [one] = select_stale([candidate("x", 181)], importance={"x": Importance(matches=1, leads_in=1)},
+                         policy=StalePolicy(180), today=TODAY)  # fmt: skip
+    assert explain(one, t, "en") == "matched 1 time in the last 30 days; 1 error leads to it; 1 day overdue"
+    assert explain(one, t, "zh") == "近 30 天匹配 1 次；1 个错误会导致它；已超期 1 天"
     assert explain(item, t, "zh") == "近 30 天匹配 23 次；4 个错误会导致它；已超期 210 天"

@@ -94,7 +94,7 @@ def zh_linked() -> KnowledgeGraph:
 
 def test_conditions_and_distinctions_follow_the_locale(zh_linked: KnowledgeGraph) -> None:
     tree = render_tree(zh_linked, "d/a", locale="zh")
-    assert "[if: 开启卸载时; when offloaded]" in tree  # d/b's own words have no translation
+    assert "[条件：开启卸载时; when offloaded]" in tree  # d/b's own words have no translation
     assert "≈ d/c  主机内存，而不是显存" in tree
     assert "[if: when offloading; when offloaded]" in render_tree(zh_linked, "d/a")
     nb = neighbourhood(zh_linked, "d/a", locale="zh")

@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 from pydantic import BaseModel
 
-from bot.i18n import available_locales, catalog, placeholders
+from bot.i18n import available_locales, catalog, placeholders, plural_categories, plural_forms, t
 from bot.match import regexcheck
 from bot.records import DeadEnd, Link, Record, VersionInfo, Workaround
 from tests.i18n.prose import english_words
@@ -22,9 +22,14 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 NOT_PROSE = {"field.key", "field.list.separator", "field.translation"}
 
 
-def _file(topic: str | None, locale: str) -> dict[str, str]:
+def _raw(topic: str | None, locale: str) -> dict[str, str | dict[str, str]]:
     folder = FOLDER / topic if topic else FOLDER
     return dict(json.loads((folder / f"{locale}.json").read_text(encoding="utf-8")))
+
+
+def _file(topic: str | None, locale: str) -> dict[str, str]:
+    """Every text of one catalog file; a plural message's forms joined (for word checks)."""
+    return {k: v if isinstance(v, str) else "\n".join(v.values()) for k, v in _raw(topic, locale).items()}
 
 
 @pytest.mark.parametrize("topic", [None, *TOPICS])
@@ -38,6 +43,27 @@ def test_each_catalog_file_has_every_key_in_every_locale_with_the_same_placehold
         assert set(other) == set(english), (topic, locale, set(other) ^ set(english))
         for key, text in english.items():
             assert placeholders(other[key]) == placeholders(text), f"{topic}/{locale}: {key}"
+
+
+@pytest.mark.parametrize("locale", available_locales())
+def test_plural_messages_give_exactly_the_categories_of_their_language(locale: str) -> None:
+    english = plural_forms("en")
+    assert {"digest.reason.overdue", "digest.title"} <= set(english)
+    forms = plural_forms(locale)
+    assert set(forms) == set(english), locale
+    for key, by_category in forms.items():
+        assert set(by_category) == plural_categories(locale), (locale, key)
+        assert len({placeholders(text) for text in by_category.values()}) == 1, (locale, key)
+        assert placeholders(by_category["other"]) == placeholders(english[key]["other"])
+        assert "count" in placeholders(by_category["other"]), (locale, key)
+
+
+def test_a_plural_message_takes_the_form_of_its_count() -> None:
+    assert t("en", "digest.reason.overdue", count=1) == "1 day overdue"
+    assert t("en", "digest.reason.overdue", count=2) == "2 days overdue"
+    assert t("en", "digest.reason.overdue", count=0) == "0 days overdue"
+    assert t("zh", "digest.reason.overdue", count=1) == "已超期 1 天"
+    assert all("(s)" not in text for locale in available_locales() for text in catalog(locale).values())
 
 
 def test_a_key_lives_in_one_file_only() -> None:

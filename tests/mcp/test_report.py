@@ -90,7 +90,7 @@ def test_the_text_reads_in_the_locale_asked_for() -> None:
     assert english.startswith("2 errors in this paste, the likely cause first: fix t/shm-too-small")
     assert "  1. Run with --ipc=host (90% success) [workaround 1]" in english
     assert "  2. Disable SHM (60% success; 7 of 9 here) [workaround 0]" in english
-    assert "  - t/bus-error: DataLoader, not NCCL" in english and "Last confirmed 2 month(s) ago" in english
+    assert "  - t/bus-error: DataLoader, not NCCL" in english and "Last confirmed 2 months ago" in english
     chinese = text.triage_text(report("zh"), TODAY)
     assert "根本原因：容器的 /dev/shm 太小。" in chinese and "请先修复 t/shm-too-small" in chinese
     assert "Root cause" not in chinese and "What worked" not in chinese

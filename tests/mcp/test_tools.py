@@ -145,6 +145,13 @@ def test_search_show_neighbours_and_stale(agent: Agent) -> None:
     assert has_cjk(stale.records[0].why)
 
 
+@pytest.mark.parametrize("lang,said", [("en", "There is no domain “nope” in the knowledge base. Its domains: llm."),
+                                       ("zh", "知识库里没有“nope”这个领域。现有的领域：llm。")])  # fmt: skip
+def test_stale_names_an_unknown_domain_and_the_known_ones(agent: Agent, lang: str, said: str) -> None:
+    result = agent.call("stale", domain="nope", lang=lang)
+    assert result.is_error and text_of(result) == said
+
+
 def test_unknown_ids_and_bad_arguments_are_one_line_tool_errors(agent: Agent) -> None:
     for tool, args in (("show", {"id": "no/such-record"}), ("neighbours", {"id": "no/such-record"}),
                        ("report_outcome", {"record_id": "no/such-record", "workaround": 0, "worked": True})):  # fmt: skip

@@ -22,9 +22,9 @@ def test_a_paste_is_answered_in_its_thread_with_the_fix_on_the_first_screen(bot:
     blocks = post["blocks"]
     text = read_text(blocks)
     assert len(blocks) <= 5 and len(text) <= 700, "the first screen is the answer, nothing more"
-    assert "temperature 512 exceeded limit 300" in blocks[0]["text"]["text"], "the header quotes the paste"
+    assert "temperature 512 exceeded limit 300" in read_text(blocks[:1]), "the header quotes the paste"
     assert "451" not in text, "not the record's own example numbers"
-    assert "*Fix:* Prime the coolant loop before starting" in text and "14 month(s) ago" in text
+    assert "*Fix:* Prime the coolant loop before starting" in text and "1 year ago" in text
     assert any(b["type"] == "rich_text" and "frobctl coolant prime --wait" in str(b) for b in blocks)
     controls = buttons(blocks)
     assert {"errkb.vote.fixed", "errkb.vote.failed", "errkb.not_this", "errkb.more", "errkb.remove"} <= set(controls)
@@ -44,7 +44,7 @@ def test_a_chinese_user_gets_a_chinese_answer(bot: Bot) -> None:
     bot.send.message(PASTE, user=ZH_USER)
     post = bot.fake.wait_for("chat.postMessage")[0].params
     text = str(post["blocks"])
-    assert "冷却回路" in text and "个月前" in text
+    assert "冷却回路" in text and "1年前" in text
     assert_valid_message(post)
 
 

@@ -70,22 +70,26 @@ def test_more_shows_every_workaround_with_its_votes_dead_ends_and_observed_count
     record = next(r for r in kb_records() if r.id == "errkbtest/frobnicator-overheat")
     reply = blocks.Reply(locale="en", today=TODAY, reply_id=3)
     text = read_text(_answer([record], reply, expanded=True, counts={(record.id, 1): (7, 2)})["blocks"])
-    assert "7 of 9 here" in text and "Last confirmed 14 month(s) ago" in text
+    assert "7 of 9 here" in text and "Last confirmed 1 year ago" in text
     assert text.index("Prime the coolant loop") < text.index("Lower the batch size") < text.index("cooler rack")
     assert "Raise the temperature limit" in text and "Restarting the worker" in text
     zh = read_text(_answer([record], blocks.Reply(locale="zh", today=TODAY), expanded=True)["blocks"])
-    assert "启动前先充注冷却回路" in zh and "14 个月前" in zh
+    assert "启动前先充注冷却回路" in zh and "1年前" in zh
     fallback = next(r for r in kb_records() if r.id == "errkbtest/widget-meltdown")
     zh = read_text(_answer([fallback], blocks.Reply(locale="zh", today=TODAY))["blocks"])
     assert "尚未翻译" in zh  # English text, marked as such
 
 
-@pytest.mark.parametrize("days,expected", [(0, "today"), (3, "3 day(s) ago"), (425, "14 month(s) ago"),
-                                            (1600, "4 year(s) ago")])  # fmt: skip
-def test_freshness(days: int, expected: str) -> None:
+@pytest.mark.parametrize("locale,days,expected", [
+    ("en", 0, "today"), ("en", 1, "1 day ago"), ("en", 3, "3 days ago"), ("en", 40, "1 month ago"),
+    ("en", 70, "2 months ago"), ("en", 425, "1 year ago"), ("en", 1600, "4 years ago"),
+    ("zh", 0, "今天"), ("zh", 1, "1天前"), ("zh", 70, "2个月前"), ("zh", 1600, "4年前"),
+])  # fmt: skip
+def test_freshness_by_the_locales_plural_and_relative_time_rules(locale: str, days: int, expected: str) -> None:
     from datetime import timedelta
 
-    assert blocks.freshness("en", TODAY - timedelta(days=days), TODAY).endswith(expected)
+    said = blocks.freshness(locale, TODAY - timedelta(days=days), TODAY)
+    assert said.endswith(expected) and "(s)" not in said
 
 
 def test_panels_are_valid() -> None:
@@ -123,3 +127,33 @@ def test_state_round_trips_and_rejects_tampering() -> None:
     for bad in ("", "{}", '{"reply": 0, "record": "a", "pos": 1}', '{"reply": 1, "record": "a", "pos": 1, "x": 2}'):
         with pytest.raises(BadState):
             load_state(VoteState, bad)
+
+
+@pytest.mark.parametrize("locale,label", [("en", "Cause:"), ("zh", "原因：")])
+def test_the_quoted_error_line_is_code_that_copies_as_written(locale: str, label: str) -> None:
+    record = next(r for r in kb_records() if r.id == "errkbtest/frobnicator-overheat")
+    line = "SyntaxError: unexpected token `<` in `config.yaml` at *line* 3 & <@U123>"
+    reply = blocks.Reply(locale=locale, today=TODAY)
+    message = render_answer([record], reply, Shown(lines={record.id: line}), GraphSections(), {})
+    assert_valid_message(message)
+    first = message["blocks"][0]
+    assert first["type"] == "rich_text"
+    [section] = first["elements"]
+    quoted, _, cause_label, _ = section["elements"]
+    assert quoted == {"type": "text", "text": line, "style": {"code": True}}  # every character as written
+    assert cause_label == {"type": "text", "text": label, "style": {"bold": True}}
+    assert "ˋ" not in str(message["blocks"])
+
+
+def test_the_digests_unknown_errors_are_code_that_copies_as_written() -> None:
+    items = select_stale([Candidate("a/1", "py", "ai", "E", None)], importance={}, policy=StalePolicy(),
+                         today=TODAY)  # fmt: skip
+    template = "TypeError: `<n>` is not iterable & *never* was"
+    message = render_digest("en", items, shown=5, unknown=[(1, template), (7, "KeyError: '<n>'")], today=TODAY)
+    assert_valid_message(message)
+    [listing] = [b for b in message["blocks"] if b["type"] == "rich_text"]
+    first, second = listing["elements"][0]["elements"]
+    assert first["elements"] == [{"type": "text", "text": "1× ", "style": {"bold": True}},
+                                 {"type": "text", "text": template, "style": {"code": True}}]  # fmt: skip
+    assert second["elements"][1]["text"] == "KeyError: '<n>'"
+    assert "ˋ" not in str(message["blocks"])
