@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from bot.mcp.models import Neighbours, Outcome, SearchResult, StaleList
 from bot.report import AnswerRecord, TriageReport
-from bot.starter import example_paste
+from bot.starter import example_paste, starter_dir
 from bot.store import slack_repo
 from bot.store.db import Store
 from bot.store.models import AuditRow, VoteRow
@@ -145,8 +145,14 @@ def test_search_show_neighbours_and_stale(agent: Agent) -> None:
     assert has_cjk(stale.records[0].why)
 
 
-@pytest.mark.parametrize("lang,said", [("en", "There is no domain “nope” in the knowledge base. Its domains: llm."),
-                                       ("zh", "知识库里没有“nope”这个领域。现有的领域：llm。")])  # fmt: skip
+#: The starter base's domains, as the tool lists them (sorted, comma separated).
+STARTER_DOMAINS = ", ".join(
+    sorted({r["domain"] for f in starter_dir().glob("*.json") for r in json.loads(f.read_text())})
+)
+
+
+@pytest.mark.parametrize("lang,said", [("en", f"There is no domain “nope” in the knowledge base. Its domains: {STARTER_DOMAINS}."),
+                                       ("zh", f"知识库里没有“nope”这个领域。现有的领域：{STARTER_DOMAINS}。")])  # fmt: skip
 def test_stale_names_an_unknown_domain_and_the_known_ones(agent: Agent, lang: str, said: str) -> None:
     result = agent.call("stale", domain="nope", lang=lang)
     assert result.is_error and text_of(result) == said
