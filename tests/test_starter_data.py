@@ -71,10 +71,16 @@ EXPECTED_FILES = {
     "docker",
     "git",
     "postgres",
+    "go",
+    "java",
+    "gradle",
+    "maven",
+    "rust",
+    "terraform",
 }
 TIERS = {"ai_generated", "community", "verified"}
 #: The domains the starter base covers: the ML stack and the tools most teams meet first.
-DOMAINS = {"llm", "python", "node", "docker", "git", "postgres"}
+DOMAINS = {"llm", "python", "node", "docker", "git", "postgres", "go", "java", "rust", "terraform"}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
