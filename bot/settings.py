@@ -28,7 +28,7 @@ def default_database_url() -> str:
 MANIFEST_SCOPES = (
     "chat:write", "commands", "channels:history", "groups:history", "im:history", "mpim:history",
     "app_mentions:read", "users:read", "files:read", "files:write", "usergroups:read", "channels:read",
-    "groups:read",
+    "groups:read", "im:write",
 )  # fmt: skip
 #: Shortest bearer token ``errkb mcp --http`` accepts.
 MCP_TOKEN_MIN = 16

@@ -124,7 +124,8 @@ def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, p
         return now.state, now.records, now.reason
 
     server = Server(bot.app, store, metrics, bot.runner, lambda: knowledge.records if knowledge.index.current() else None,
-                    host=host, port=port, readiness=readiness)  # fmt: skip
+                    host=host, port=port, readiness=readiness,
+                    slack=bot.link.problem if bot.link else None)  # fmt: skip
 
     def stop(signum: int, _frame: object) -> None:
         log.info(
@@ -146,6 +147,12 @@ def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, p
 
 
 def _serve_socket(app: Any, app_token: str) -> None:
+    import threading
+
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-    SocketModeHandler(app, app_token).start()
+    from bot.slack.link import connect_socket
+
+    handler = SocketModeHandler(app, app_token)
+    connect_socket(handler.connect)  # Slack away or the app token refused: one line, then tries again
+    threading.Event().wait()

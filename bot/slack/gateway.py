@@ -13,7 +13,10 @@ Only a dropped connection is retried here, once, at once.
 Calls made for a Slack request or a job use that workspace's token
 (:mod:`bot.slack.scope`; a multi-workspace install has one per team);
 others use the token the gateway was built with. The token never appears in
-a log line or an exception.
+a log line or an exception. When Slack refuses the gateway's own token
+(:data:`TOKEN_ERRORS`) the call raises :class:`~bot.errors.SlackTokenRefused`
+and ``on_token_refused`` hears of it (:mod:`bot.slack.link`), so the work
+waits for a token Slack takes instead of ending half done.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryIntervalCalculator
 from slack_sdk.webhook import WebhookClient
 
-from bot.errors import SlackRateLimited, SlackUnavailable
+from bot.errors import SlackRateLimited, SlackTokenRefused, SlackUnavailable
 from bot.slack.metrics import Metrics
 from bot.slack.scope import current
 
@@ -50,6 +53,8 @@ TRANSIENT_ERRORS = frozenset({
     "internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited",
     "team_added_to_org", "timeout",
 })  # fmt: skip
+#: Error codes about the token itself, whatever the method.
+TOKEN_ERRORS = frozenset({"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive"})
 RETRY_AFTER_DEFAULT = 30.0
 
 #: The metadata event type of errkb's answers (see :meth:`SlackGateway.find_marked`).
@@ -118,6 +123,7 @@ class SlackGateway:
             token=token, base_url=base_url, timeout=timeout, retry_handlers=retry_handlers()
         )
         self.metrics = metrics
+        self.on_token_refused: Callable[[str], None] | None = None
         self._users = _TtlCache(cache_seconds)
         self._groups = _TtlCache(min(cache_seconds, 300))
 
@@ -126,6 +132,11 @@ class SlackGateway:
     def token(self) -> str | None:
         """The bot token for a call now: the current request's workspace's, else the default."""
         return current().bot_token or self.client.token
+
+    def _own(self) -> bool:
+        """This call goes out with the gateway's own token (not a request's workspace's)."""
+        token = current().bot_token
+        return not token or token == self.client.token
 
     def call(self, method: str, **params: Any) -> Sent:
         token = current().bot_token
@@ -154,6 +165,10 @@ class SlackGateway:
             raise SlackRateLimited(method, _retry_after(headers), channel)
         if status >= 500 or code in TRANSIENT_ERRORS:
             raise SlackUnavailable(f"Slack {method} failed: {code}")
+        if code in TOKEN_ERRORS and self._own() and method != "auth.test" and self.client.token:
+            if self.on_token_refused is not None:
+                self.on_token_refused(code)
+            raise SlackTokenRefused(f"Slack {method} refused the bot token: {code}")
         if code in EXPECTED:
             log.info("slack %s: %s", method, code, extra={"slack_method": method})
         else:
