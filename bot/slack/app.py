@@ -39,7 +39,7 @@ def create_app(settings: Settings, *, gateway: SlackGateway, middleware: Middlew
         raise ConfigError("missing settings: " + "; ".join(problems))
     app = App(
         client=WebClient(base_url=gateway.client.base_url, timeout=gateway.client.timeout,
-                         retry_handlers=gateway.client.retry_handlers),  # fmt: skip
+                         retry_handlers=gateway.client.retry_handlers, logger=gateway.client.logger),  # fmt: skip
         signing_secret=settings.slack_signing_secret.get_secret_value(),
         process_before_response=True,
         token_verification_enabled=False,

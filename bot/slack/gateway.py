@@ -91,6 +91,20 @@ def _retry_after(headers: Any) -> float:
         return RETRY_AFTER_DEFAULT
 
 
+class _Reported(logging.Filter):
+    """slack_sdk logs an error for every failed connection attempt; the gateway raises
+    :class:`~bot.errors.SlackUnavailable` for it and whoever waits for Slack reports it, once
+    (the runner's backoff, :mod:`bot.slack.link`), so the per-attempt lines are dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to send a request to Slack API server")
+
+
+#: The logger of errkb's Web API clients.
+SDK_LOG = logging.getLogger("bot.slack.sdk")
+SDK_LOG.addFilter(_Reported())
+
+
 class _TtlCache:
     def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds, self.clock = seconds, clock
@@ -120,7 +134,7 @@ class SlackGateway:
         timeout: int = 10,
     ) -> None:
         self.client = WebClient(
-            token=token, base_url=base_url, timeout=timeout, retry_handlers=retry_handlers()
+            token=token, base_url=base_url, timeout=timeout, retry_handlers=retry_handlers(), logger=SDK_LOG
         )
         self.metrics = metrics
         self.on_token_refused: Callable[[str], None] | None = None
@@ -165,7 +179,9 @@ class SlackGateway:
             raise SlackRateLimited(method, _retry_after(headers), channel)
         if status >= 500 or code in TRANSIENT_ERRORS:
             raise SlackUnavailable(f"Slack {method} failed: {code}")
-        if code in TOKEN_ERRORS and self._own() and method != "auth.test" and self.client.token:
+        if code in TOKEN_ERRORS and self._own() and self.client.token:
+            if method == "auth.test":  # the token check itself: its caller says what it means, once
+                return Sent(ok=False, error=code)
             if self.on_token_refused is not None:
                 self.on_token_refused(code)
             raise SlackTokenRefused(f"Slack {method} refused the bot token: {code}")

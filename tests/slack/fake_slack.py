@@ -169,6 +169,7 @@ class FakeSlack:
             self.broken.clear()
             self.refusals.clear()
             self.kinds.clear()
+            self.retired.clear()
             self.down = None
             self.scopes = manifest_scopes()
 
@@ -306,7 +307,8 @@ class FakeSlack:
     def _oauth(self, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
         """``oauth.v2.access``: a code for its grant's token, or (token rotation) a refresh token for
         a new token and refresh token, the old token then no longer accepted."""
-        if params.get("grant_type") == "refresh_token":
+        refreshing = params.get("grant_type") == "refresh_token"
+        if refreshing:
             with self.lock:
                 code = self.rotated.get(str(params.get("refresh_token")))
                 grant = self.grants.get(code) if code else None
@@ -324,8 +326,9 @@ class FakeSlack:
             grant = self.grants.get(code)
             if grant is None:
                 return 200, {"ok": False, "error": "invalid_code"}, {}
-            if grant.refresh_token:
-                with self.lock:
+            with self.lock:
+                self.retired.discard(grant.token)  # installed again: this token is new
+                if grant.refresh_token:
                     self.rotated[grant.refresh_token] = code
         body: dict[str, Any] = {
             "ok": True, "app_id": grant.app_id, "authed_user": {"id": grant.installer},
@@ -333,8 +336,8 @@ class FakeSlack:
             "bot_user_id": BOT_USER, "team": {"id": grant.team_id, "name": grant.team_name},
             "enterprise": None, "is_enterprise_install": False,
         }  # fmt: skip
-        if grant.refresh_token:
-            body.update(refresh_token=grant.refresh_token, expires_in=grant.expires_in or 43200)
+        if grant.refresh_token:  # a refreshed token lives Slack's 12 hours
+            body.update(refresh_token=grant.refresh_token, expires_in=refreshing and 43200 or grant.expires_in or 43200)
         return 200, body, {}
 
     def _answer(self, method: str, params: dict[str, Any], channel: str, granted: Grant | None
@@ -402,7 +405,9 @@ class FakeSlack:
         provided = granted.scopes if granted is not None else self.scopes
         return bool(set(methods_table()["downloads"]["scopes"]) & set(provided))
 
-    def start(self) -> FakeSlack:
+    def start(self, port: int = 0) -> FakeSlack:
+        """Serve on ``port`` (0: a free one); a stopped stand-in starts again on its old port
+        to play Slack coming back."""
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -455,7 +460,7 @@ class FakeSlack:
                 status, body, extra = fake.answer(method, params, token)
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", extra)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self

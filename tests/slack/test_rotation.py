@@ -1,0 +1,93 @@
+"""Token rotation for work outside Bolt's request path: a job (here a welcome queued without a
+request, as after a restart) refreshes its workspace's expiring bot token through the stand-in's
+``oauth.v2.access`` (``grant_type=refresh_token``), saves it for everyone, and sends the new one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.slack.jobs import JobKind, WelcomeJob
+from tests.slack.conftest import Bot
+from tests.slack.fake_slack import FakeSlack, Grant
+from tests.slack.standalone import standalone
+from tests.slack.test_uninstall import CLIENT, _install, _paste, installed
+
+TEAM, TOKEN_0, REFRESH_0 = "T3ROTATE", "xoxb-3-rotating", "xoxe-1-refresh"
+
+
+def _welcome(own: Any, key: str, channel: str) -> None:
+    """Queue a welcome for TEAM the way the intake does, outside any Slack request."""
+    assert own.slack_bot.intake.submit(JobKind.WELCOME, WelcomeJob(channel=channel), key=key, team_id=TEAM,
+                                       channel=channel) is None  # fmt: skip
+
+
+def test_a_job_refreshes_an_expiring_token_and_sends_the_new_one(
+    bot: Bot, fake_slack: FakeSlack, blank_database_url: str
+) -> None:
+    # installed with a token that expires in ten minutes: due for refreshing at its next use
+    fake_slack.grants["code-rot"] = Grant(
+        team_id=TEAM, token=TOKEN_0, refresh_token=REFRESH_0, expires_in=600
+    )
+    try:
+        with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
+            _install(own, "code-rot")
+            assert installed(own) == [(TEAM, TOKEN_0), (TEAM, TOKEN_0)]
+            fake_slack.reset()
+
+            _welcome(own, "welcome-rot-1", "CROT1")
+            [post] = fake_slack.wait_for(
+                "chat.postMessage", where=lambda c: c.params.get("channel") == "CROT1"
+            )
+            [refresh] = fake_slack.of("oauth.v2.access")
+            assert (
+                refresh.params["grant_type"] == "refresh_token"
+                and refresh.params["refresh_token"] == REFRESH_0
+            )
+            new_token = fake_slack.grants["code-rot"].token
+            assert new_token != TOKEN_0
+            assert post.headers["Authorization"] == f"Bearer {new_token}"
+            assert installed(own) == [
+                (TEAM, new_token),
+                (TEAM, new_token),
+            ]  # saved for requests and replicas
+
+            # the new token lives twelve hours: the next job uses it as it is
+            _welcome(own, "welcome-rot-2", "CROT2")
+            [again] = fake_slack.wait_for(
+                "chat.postMessage", where=lambda c: c.params.get("channel") == "CROT2"
+            )
+            assert again.headers["Authorization"] == f"Bearer {new_token}"
+            assert len(fake_slack.of("oauth.v2.access")) == 1
+            sent = {
+                c.headers.get("Authorization")
+                for c in fake_slack.calls
+                if c.method != "oauth.v2.access"
+            }
+            assert sent == {f"Bearer {new_token}"}  # the expiring token was never sent again
+    finally:
+        fake_slack.grants.clear()
+
+
+def test_a_request_refreshes_through_slack_api_url_too(
+    bot: Bot, fake_slack: FakeSlack, blank_database_url: str
+) -> None:
+    """Bolt's own authorize refreshed through slack.com whatever SLACK_API_URL said."""
+    fake_slack.grants["code-rot"] = Grant(
+        team_id=TEAM, token=TOKEN_0, refresh_token=REFRESH_0, expires_in=600
+    )
+    try:
+        with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
+            _install(own, "code-rot")
+            fake_slack.reset()
+            assert _paste(own, TEAM, "1722500500.000001") == 200
+            [post] = fake_slack.wait_for("chat.postMessage")
+            assert [c.params["grant_type"] for c in fake_slack.of("oauth.v2.access")] == [
+                "refresh_token"
+            ]
+            assert (
+                post.headers["Authorization"]
+                == f"Bearer {fake_slack.grants['code-rot'].token}"
+                != f"Bearer {TOKEN_0}"
+            )
+    finally:
+        fake_slack.grants.clear()
