@@ -100,8 +100,8 @@ class _Reported(logging.Filter):
         return not str(record.msg).startswith("Failed to send a request to Slack API server")
 
 
-#: The logger of errkb's Web API clients.
-SDK_LOG = logging.getLogger("bot.slack.sdk")
+#: The logger of errkb's Web API clients (under slack_sdk's, whose level keeps request bodies out).
+SDK_LOG = logging.getLogger("slack_sdk.web.errkb")
 SDK_LOG.addFilter(_Reported())
 
 
