@@ -151,8 +151,8 @@ def _serve_socket(app: Any, app_token: str) -> None:
 
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-    from bot.slack.link import connect_socket
+    from bot.slack.link import SOCKET_LOG, connect_socket
 
-    handler = SocketModeHandler(app, app_token)
+    handler = SocketModeHandler(app, app_token, logger=SOCKET_LOG)
     connect_socket(handler.connect)  # Slack away or the app token refused: one line, then tries again
     threading.Event().wait()

@@ -244,6 +244,19 @@ class SlackLink:
             self.check()
 
 
+class _Reported(logging.Filter):
+    """slack_sdk's Socket Mode client logs each refused ``apps.connections.open``;
+    :func:`connect_socket` says it once instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to retrieve WSS URL")
+
+
+#: The logger to give the Socket Mode client (under slack_sdk's, whose level keeps payloads out).
+SOCKET_LOG = logging.getLogger("slack_sdk.socket_mode.errkb")
+SOCKET_LOG.addFilter(_Reported())
+
+
 def connect_socket(connect: Callable[[], None], *, first_backoff: float = 1.0, max_backoff: float = 30.0,
                    sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
     """Open the Socket Mode connection, trying again with backoff while Slack is away or refuses

@@ -110,3 +110,21 @@ def test_socket_mode_with_slack_unreachable_stays_up_and_says_so_once(
         assert not any("Traceback" in line for line in process.lines)
     finally:
         process.kill()
+
+
+def test_socket_mode_with_the_app_token_refused_stays_up_and_says_so_once(
+    serve_env: dict[str, str], tmp_path: Any, fake_slack: FakeSlack
+) -> None:
+    fake_slack.refuse("invalid_auth", method="apps.connections.open")
+    process = ServeProcess({**serve_env, "SLACK_APP_TOKEN": "xapp-1-revoked-app-token"}, tmp_path,
+                           args=("serve", "--socket"))  # fmt: skip
+    try:
+        process.wait_for_line("Slack refuses the app token", timeout=30)
+        time.sleep(4)  # several tries later
+        assert len(fake_slack.of("apps.connections.open")) >= 3
+        assert process.proc.poll() is None, "\n".join(process.lines)
+        assert len(_messages(process, "app token")) == 1
+        assert not any("WSS URL" in line for line in process.lines)  # not a line per try
+        assert not any("Traceback" in line for line in process.lines)
+    finally:
+        process.kill()

@@ -290,7 +290,10 @@ class FakeSlack:
         """Slack's error for this call's token or conversation, if it has one."""
         if not token:
             return {"ok": False, "error": "not_authed"}
-        if granted is None and self.token is not None and token != self.token:
+        app_level = methods_table()["methods"].get(method, {}).get("token") == "app"
+        if app_level != token.startswith("xapp-"):
+            return {"ok": False, "error": "not_allowed_token_type"}
+        if granted is None and self.token is not None and token != self.token and not app_level:
             return {"ok": False, "error": "invalid_auth"}
         with self.lock:
             if token in self.retired:
@@ -342,6 +345,8 @@ class FakeSlack:
 
     def _answer(self, method: str, params: dict[str, Any], channel: str, granted: Grant | None
                 ) -> tuple[int, dict[str, Any], dict[str, str]]:  # fmt: skip
+        if method == "apps.connections.open":  # the stand-in serves no WebSocket: nothing answers there
+            return 200, {"ok": True, "url": "ws://127.0.0.1:9/link"}, {}
         if method == "auth.test" and granted is not None:
             return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT2", "team_id": granted.team_id,
                          "user": "errkb", "team": granted.team_name, "url": "https://other.slack.com/"}, {}  # fmt: skip
