@@ -137,6 +137,10 @@ class Settings(BaseSettings):
     digest_channel: str | None = Field(
         default=None, description="Channel id the staleness digest is posted to."
     )
+    digest_team: str | None = Field(
+        default=None,
+        description="Workspace (team id) the digest is posted in, for a multi-workspace install.",
+    )
     digest_cron: str = Field(
         default="0 9 * * mon",
         description="When the digest is posted: a five-field cron expression.",

@@ -11,13 +11,15 @@ With token rotation (the manifest's ``token_rotation_enabled``) a bot token
 expires and its refresh token buys the next one (``oauth.v2.access`` with
 ``grant_type=refresh_token``). Bolt's authorize does that for each request;
 :class:`JobTokens` does the same for work outside a request (the job
-runner), so a job never sends an expired token.
+runner, and through :class:`WorkspacePoster` the digest), so nothing sends an
+expired token.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Sequence
 
 from slack_bolt.authorization.authorize import InstallationStoreAuthorize
 from slack_bolt.oauth.oauth_settings import OAuthSettings
@@ -31,7 +33,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot.errors import SlackUnavailable, SlackUninstalled, StorageUnavailable
 from bot.settings import Settings
-from bot.slack.gateway import TRANSIENT_ERRORS
+from bot.slack import scope
+from bot.slack.gateway import TRANSIENT_ERRORS, Sent, SlackGateway
 from bot.store.db import Store
 from bot.store.oauth import BOTS, INSTALLATIONS, STATES
 
@@ -122,3 +125,19 @@ def job_tokens(oauth: OAuthSettings, settings: Settings) -> JobTokens:
     rotator = TokenRotator(client_id=oauth.client_id, client_secret=oauth.client_secret,
                            client=WebClient(base_url=settings.slack_api_url))  # fmt: skip
     return JobTokens(oauth.installation_store, rotator)
+
+
+class WorkspacePoster:
+    """The digest's Slack in one workspace of a multi-workspace install (``ERRKB_DIGEST_TEAM``):
+    the gateway, with that workspace's bot token found and refreshed as a job's is."""
+
+    def __init__(self, gateway: SlackGateway, tokens: Callable[[str | None], str | None], team: str) -> None:
+        self.gateway, self.tokens, self.team = gateway, tokens, team
+
+    def post_message(self, *, channel: str, text: str, blocks: Sequence[dict[str, object]]) -> Sent:
+        with scope.bound(team_id=self.team, bot_token=self.tokens(self.team)):
+            return self.gateway.post_message(channel=channel, text=text, blocks=blocks)
+
+    def user_locale(self, user_id: str) -> str | None:
+        with scope.bound(team_id=self.team, bot_token=self.tokens(self.team)):
+            return self.gateway.user_locale(user_id)

@@ -91,3 +91,40 @@ def test_a_request_refreshes_through_slack_api_url_too(
             )
     finally:
         fake_slack.grants.clear()
+
+
+def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
+    bot: Bot, fake_slack: FakeSlack, blank_database_url: str
+) -> None:
+    from datetime import UTC, datetime
+
+    from bot.digest.jobs import DigestSender
+    from bot.settings import Settings
+    from bot.slack.install import WorkspacePoster
+    from graph.build import build_graph
+
+    fake_slack.grants["code-rot"] = Grant(
+        team_id=TEAM, token=TOKEN_0, refresh_token=REFRESH_0, expires_in=600
+    )
+    try:
+        with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
+            _install(own, "code-rot")
+            fake_slack.reset()
+            settings = Settings(database_url=blank_database_url, digest_channel="CDIGEST", digest_team=TEAM,
+                                _env_file=None)  # type: ignore[call-arg]  # fmt: skip
+            poster = WorkspacePoster(own.slack_bot.gateway, own.slack_bot.runner.authorize, TEAM)
+            monday = datetime(
+                2025, 8, 4, 9, 0, 5, tzinfo=UTC
+            )  # just after the default cron's 09:00 Monday
+            graph = build_graph(bot.records)
+            sender = DigestSender(settings=settings, store=own.store, gateway=poster, graph=lambda: graph,
+                                  clock=lambda: monday)  # fmt: skip
+            assert sender.run_due() == ["channel:CDIGEST"]
+            [post] = fake_slack.of("chat.postMessage")
+            assert [c.params["grant_type"] for c in fake_slack.of("oauth.v2.access")] == [
+                "refresh_token"
+            ]
+            assert post.headers["Authorization"] == f"Bearer {fake_slack.grants['code-rot'].token}"
+            assert post.headers["Authorization"] != f"Bearer {TOKEN_0}"
+    finally:
+        fake_slack.grants.clear()
