@@ -8,7 +8,7 @@ while the answer is not good, again with a backoff of 1, 2, 4 … 30 seconds.
 Bolt's ``authorize`` is :meth:`SlackLink.authorize`, which is lazy: it
 gives the workspace's identity once Slack took the token, and otherwise
 refuses the request with :class:`~bot.errors.SlackTokenRefused` (Slack is
-answered 503 and delivers the event again) and wakes the check. A Web API
+answered 503 and delivers the event again; the backoff holds). A Web API
 call refused for the token later (:meth:`SlackLink.refused`) starts the
 checks again; ``app_uninstalled`` / ``tokens_revoked`` end them for good
 (:meth:`SlackLink.revoke`): that token never comes back.
@@ -118,7 +118,6 @@ class SlackLink:
         if state is LinkState.REVOKED:
             raise SlackUninstalled(f"errkb's token was revoked ({why})")
         if state in (LinkState.TOKEN, LinkState.UNREACHABLE):
-            self._wake.set()
             raise SlackTokenRefused(self.problem() or state.value)
 
     def bolt_authorize(self) -> Callable[..., AuthorizeResult]:
@@ -239,7 +238,7 @@ class SlackLink:
             if time.monotonic() < due:
                 self._wake.wait(due - time.monotonic())
                 if time.monotonic() < due:
-                    continue  # woken early: a request waits, but the backoff holds
+                    continue  # woken early (stopping, or the first check wanted): the backoff holds
             last = time.monotonic()
             self.check()
 

@@ -128,3 +128,33 @@ def test_socket_mode_with_the_app_token_refused_stays_up_and_says_so_once(
         assert not any("Traceback" in line for line in process.lines)
     finally:
         process.kill()
+
+
+def test_connect_socket_backs_off_and_says_each_kind_of_failure_once(caplog: Any) -> None:
+    import logging
+
+    from slack_sdk.errors import SlackApiError
+    from slack_sdk.web import SlackResponse
+
+    from bot.slack.link import connect_socket
+
+    refused = SlackResponse(client=None, http_verb="POST", api_url="", req_args={}, data={"ok": False,
+                            "error": "invalid_auth"}, headers={}, status_code=200)  # fmt: skip
+    failures: list[Exception] = [ConnectionRefusedError(), ConnectionRefusedError(), SlackApiError("no", refused),
+                                 SlackApiError("no", refused)]  # fmt: skip
+    waits: list[float] = []
+
+    def connect() -> None:
+        if failures:
+            raise failures.pop(0)
+
+    with caplog.at_level(logging.INFO, logger="bot.slack.link"):
+        connect_socket(connect, first_backoff=1.0, max_backoff=3.0, sleep=waits.append)
+    assert waits == [1.0, 2.0, 3.0, 3.0]
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.slack.link"]
+    assert (
+        len(said) == 3
+        and "unreachable" in said[0]
+        and "invalid_auth" in said[1]
+        and "connected" in said[2]
+    )
