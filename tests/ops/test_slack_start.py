@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.ops.conftest import ServeProcess, _free_port
 from tests.slack.conftest import EN_USER, PASTE, TOKEN
 from tests.slack.fake_slack import FakeSlack
@@ -44,15 +46,16 @@ def _answered(process: ServeProcess, fake: FakeSlack) -> None:
     assert len(answers) == 1, "\n".join(process.lines)
 
 
-def test_a_revoked_token_at_start_leaves_serve_up_and_broken_until_slack_takes_it(
-    serve: Any, fake_slack: FakeSlack
+@pytest.mark.parametrize("error", ["token_revoked", "invalid_auth"])
+def test_a_refused_token_at_start_leaves_serve_up_and_broken_until_slack_takes_it(
+    serve: Any, fake_slack: FakeSlack, error: str
 ) -> None:
-    revoked = fake_slack.refuse("token_revoked", token=TOKEN)
+    revoked = fake_slack.refuse(error, token=TOKEN)
     process = serve().listening()
     started = time.monotonic()
     status, body = _health_until(process, lambda s, b: b.get("status") == "broken", BROKEN_SECONDS)
     assert status == 503 and body["slack"] is False
-    assert "token" in body["reason"] and "token_revoked" in body["reason"]
+    assert "token" in body["reason"] and error in body["reason"]
     assert time.monotonic() - started < 5  # within seconds of listening
     # meanwhile Slack is asked to deliver again later, and nothing is sent with the token
     response, _ = process.sender(fake_slack).message(PASTE, user=EN_USER)
