@@ -80,12 +80,11 @@ class Middleware:
                    bot_token=context.bot_token)  # fmt: skip
         kind = request_kind(body)
         revoking = kind.removeprefix("event:") in REVOKING_EVENTS
-        installed = self.team() if self.team is not None and context.team_id else None
-        if self.team is not None and context.team_id and not (installed is None and revoking):
-            # (a revocation for a token that never worked has no workspace to compare with)
-            if installed is None:  # Slack has not said which workspace errkb is in: ask again later
+        if self.team is not None and context.team_id:
+            installed = self.team()
+            if installed is None and not revoking:  # Slack has not said which workspace errkb is in yet
                 return BoltResponse(status=503, body="", headers={"Retry-After": "30"})
-            if context.team_id != installed:
+            if installed is not None and context.team_id != installed:
                 return self._refuse(kind, context.team_id)
         retry = _header(req, "x-slack-retry-num")
         log.info("slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})})
