@@ -95,12 +95,14 @@ class JobTokens:
     def __call__(self, team: str | None) -> str | None:
         if not team:
             return None
+        used: str | None = None  # the refresh token this refresh sends
         try:
             with self._lock:
                 found = self.installations.find_installation(enterprise_id=None, team_id=team)
                 if found is None or not found.bot_token:
                     raise SlackUninstalled(f"no installation for workspace {team}")
                 if found.bot_refresh_token:
+                    used = found.bot_refresh_token
                     refreshed = self.rotator.perform_token_rotation(installation=found,
                                                                     minutes_before_expiration=ROTATE_MINUTES)  # fmt: skip
                     if refreshed is not None:
@@ -111,13 +113,24 @@ class JobTokens:
             code = str(response.get("error") or f"http_{response.status_code}")
             if response.status_code >= 500 or response.status_code == 429 or code in TRANSIENT_ERRORS:
                 raise SlackUnavailable(f"Slack oauth.v2.access failed: {code}") from None
-            # Slack will not refresh it (revoked, or already used): this workspace's work ends
+            latest = self._saved_since(team, used)
+            if latest is not None:  # a request (Bolt's authorize) refreshed it first
+                return latest
+            # Slack will not refresh it (revoked): this workspace's work ends
             raise SlackUninstalled(f"workspace {team}: token refresh refused ({code})") from None
         except (SlackRequestError, OSError) as exc:
             raise SlackUnavailable(f"Slack oauth.v2.access unreachable: {type(exc).__name__}") from None
         except SQLAlchemyError as exc:
             raise StorageUnavailable(f"installations unreadable: {type(exc).__name__}") from None
         return str(found.bot_token)
+
+
+    def _saved_since(self, team: str, used: str | None) -> str | None:
+        """The token another refresh saved while this one sent the same refresh token, if any."""
+        latest = self.installations.find_installation(enterprise_id=None, team_id=team)
+        if latest is None or not latest.bot_token or latest.bot_refresh_token == used:
+            return None
+        return str(latest.bot_token)
 
 
 def job_tokens(oauth: OAuthSettings, settings: Settings) -> JobTokens:

@@ -128,3 +128,43 @@ def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
             assert post.headers["Authorization"] != f"Bearer {TOKEN_0}"
     finally:
         fake_slack.grants.clear()
+
+
+class _StaleOnce:
+    """The installation store, whose first read is the installation from before another refresh."""
+
+    def __init__(self, store: Any, stale: Any) -> None:
+        self.store, self.stale = store, stale
+
+    def find_installation(self, **kwargs: Any) -> Any:
+        stale, self.stale = self.stale, None
+        return stale or self.store.find_installation(**kwargs)
+
+    def save(self, installation: Any) -> None:
+        self.store.save(installation)
+
+
+def test_a_job_that_loses_the_refresh_race_takes_the_token_the_winner_saved(
+    bot: Bot, fake_slack: FakeSlack, blank_database_url: str
+) -> None:
+    from bot.slack.install import JobTokens
+
+    fake_slack.grants["code-rot"] = Grant(
+        team_id=TEAM, token=TOKEN_0, refresh_token=REFRESH_0, expires_in=600
+    )
+    try:
+        with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
+            _install(own, "code-rot")
+            tokens = own.slack_bot.runner.authorize
+            assert isinstance(tokens, JobTokens)
+            before = tokens.installations.find_installation(enterprise_id=None, team_id=TEAM)
+            winner = tokens(TEAM)  # one refresh goes first and saves its token
+            assert winner != TOKEN_0
+            loser = JobTokens(_StaleOnce(tokens.installations, before), tokens.rotator)  # type: ignore[arg-type]
+            assert (
+                loser(TEAM) == winner
+            )  # its refresh token was spent: it reads what the winner saved
+            refreshes = fake_slack.of("oauth.v2.access")[1:]
+            assert [c.params["refresh_token"] for c in refreshes] == [REFRESH_0, REFRESH_0]
+    finally:
+        fake_slack.grants.clear()
