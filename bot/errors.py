@@ -8,8 +8,10 @@
     ├── UnknownDomain          a domain the knowledge base has no records of
     ├── ImportFailed           invalid input; carries every :class:`Problem`
     ├── NotReady               the knowledge base is still loading (worth retrying)
-    └── SlackUnavailable       the Slack Web API failed or timed out (worth retrying)
-        └── SlackRateLimited   Slack said 429: retry after ``retry_after`` seconds
+    ├── SlackUnavailable       the Slack Web API failed or timed out (worth retrying)
+    │   ├── SlackRateLimited   Slack said 429: retry after ``retry_after`` seconds
+    │   └── SlackTokenRefused  Slack refuses errkb's token (invalid, revoked): retried once it takes it
+    └── SlackUninstalled       the workspace removed errkb: its work ends, nothing is retried
 
 Adapters translate foreign errors (``OperationalError``, ``SlackApiError``)
 into these; user-facing messages come from the catalogs by ``key``.
@@ -102,6 +104,17 @@ class SlackRateLimited(SlackUnavailable):
     def __init__(self, method: str, retry_after: float, channel: str | None = None) -> None:
         super().__init__(f"Slack {method} rate limited for {retry_after:g} s")
         self.method, self.retry_after, self.channel = method, retry_after, channel
+
+
+class SlackTokenRefused(SlackUnavailable):
+    """Slack refuses the bot token (``invalid_auth``, ``token_revoked`` …): nothing is sent with it,
+    the work waits until Slack takes a token again."""
+
+
+class SlackUninstalled(ErrkbError):
+    """The workspace uninstalled errkb or revoked its tokens: work for it ends quietly."""
+
+    key = "error.slack"
 
 
 #: Failures that go away by themselves: the work is tried again later.

@@ -26,9 +26,23 @@ def default_database_url() -> str:
 
 #: The bot scopes of ``manifest.yaml`` (a test keeps the two in step).
 MANIFEST_SCOPES = (
-    "chat:write", "commands", "channels:history", "groups:history", "im:history", "mpim:history",
-    "app_mentions:read", "users:read", "files:read", "files:write", "usergroups:read", "channels:read",
-    "groups:read", "reactions:write", "reactions:read", "assistant:write",
+    "chat:write",
+    "commands",
+    "channels:history",
+    "groups:history",
+    "im:history",
+    "mpim:history",
+    "app_mentions:read",
+    "users:read",
+    "files:read",
+    "files:write",
+    "usergroups:read",
+    "channels:read",
+    "groups:read",
+    "reactions:write",
+    "reactions:read",
+    "assistant:write",
+    "im:write",
 )  # fmt: skip
 #: The database backends errkb's schema and locks are written for.
 DATABASES = ("sqlite", "postgresql")
@@ -140,6 +154,10 @@ class Settings(BaseSettings):
     )
     digest_channel: str | None = Field(
         default=None, description="Channel id the staleness digest is posted to."
+    )
+    digest_team: str | None = Field(
+        default=None,
+        description="Workspace (team id) the digest is posted in, for a multi-workspace install.",
     )
     digest_cron: str = Field(
         default=DEFAULT_DIGEST_CRON,

@@ -81,7 +81,7 @@ def serve(
     bot = build_slack_bot(settings, store=store, index=knowledge.index, graph=knowledge.graph,
                           clock=SystemClock(), metrics=metrics, gate=gate)  # fmt: skip
     bot.start()  # pending work from before a restart is taken up at once
-    scheduler = _start_digest(settings, store, bot.gateway, knowledge)
+    scheduler = _start_digest(settings, store, bot.gateway, knowledge, tokens=bot.runner.authorize)
     try:
         if http:
             _serve_http(
@@ -109,17 +109,21 @@ def _freeze() -> None:
     gc.freeze()
 
 
-def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any) -> Any:
+def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any, *, tokens: Any) -> Any:
     """The staleness digest's scheduler; every replica runs one, the database picks who posts."""
     from bot.digest.jobs import DigestSender, start_scheduler
     from bot.slack.clock import SystemClock
     from bot.slack.gateway import SlackGateway
+    from bot.slack.install import WorkspacePoster
 
-    if settings.multi_workspace:
+    if settings.multi_workspace and settings.digest_team:
+        # that workspace's installation token, refreshed as the jobs' are
+        gateway = WorkspacePoster(gateway, tokens, settings.digest_team)
+    elif settings.multi_workspace:
         # the digest goes to one workspace: it needs that workspace's bot token
         if settings.slack_bot_token is None:
             log.warning(
-                "multi-workspace install without SLACK_BOT_TOKEN: no staleness digest is posted"
+                "multi-workspace install without ERRKB_DIGEST_TEAM or SLACK_BOT_TOKEN: no staleness digest is posted"
             )
             return None
         gateway = SlackGateway(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url,
@@ -166,7 +170,8 @@ def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, p
         return now.state, now.records, now.reason
 
     server = Server(bot.app, store, metrics, bot.runner, lambda: knowledge.records if knowledge.index.current() else None,
-                    host=host, port=port, readiness=readiness)  # fmt: skip
+                    host=host, port=port, readiness=readiness,
+                    slack=bot.link.problem if bot.link else None)  # fmt: skip
 
     def stop(signum: int, _frame: object) -> None:
         log.info(

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from slack_bolt import App
+from slack_bolt.oauth.oauth_settings import OAuthSettings
 
-from bot.errors import TRANSIENT
 from bot.knowledge import GraphSource, IndexSource
 from bot.precedence import RequestGate
 from bot.settings import Settings
@@ -26,12 +25,14 @@ from bot.slack.clock import Clock
 from bot.slack.failures import report_failure
 from bot.slack.gateway import SlackGateway
 from bot.slack.handlers import inject, job_handlers
-from bot.slack.install import oauth_settings
+from bot.slack.install import job_tokens, oauth_settings
 from bot.slack.intake import Intake
+from bot.slack.link import SlackLink
 from bot.slack.listeners.views import Submissions
 from bot.slack.metrics import Metrics
 from bot.slack.middleware import Middleware
 from bot.slack.runner import JobRunner
+from bot.slack.uninstall import Revocations
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -41,59 +42,40 @@ def wall_clock() -> datetime:
     return datetime.now(UTC)
 
 
-class InstalledTeam:
-    """The workspace of a single-workspace install, learned from ``auth.test`` once it answers."""
-
-    def __init__(self, gateway: SlackGateway) -> None:
-        self.gateway = gateway
-        self._team: str | None = None
-        self._lock = threading.Lock()
-
-    def __call__(self) -> str | None:
-        with self._lock:
-            if self._team is None:
-                try:
-                    self._team = self.gateway.team_id()
-                except TRANSIENT as exc:
-                    log.warning("cannot learn errkb's workspace yet: %s", exc)
-            return self._team
-
-
 @dataclass
 class SlackBot:
-    """The built bot: the Bolt app to serve, the runner doing its work."""
+    """The built bot: the Bolt app to serve, the runner doing its work; ``link`` says whether
+    Slack takes the bot token (a single-workspace install; None: per workspace, OAuth)."""
 
     app: App
     runner: JobRunner
     intake: Intake
     gateway: SlackGateway
-    team: InstalledTeam | None
+    link: SlackLink | None
 
     def start(self) -> None:
-        if self.team is not None:
-            self.team()  # learn the workspace now, not on the first request
+        if self.link is not None:
+            self.link.start()  # auth.test at once, not on the first request
         self.runner.start()
 
     def stop(self) -> None:
         """Finish the work in flight; what is still pending stays for the next start."""
         self.runner.stop()
+        if self.link is not None:
+            self.link.stop()
 
 
-def _authorizer(settings: Settings, store: Store) -> Callable[[str | None], str | None]:
-    """The bot token for a job's workspace: the installation's (multi-workspace), else the default."""
-    oauth = oauth_settings(settings, store)
-    if oauth is None:
-        return lambda team: None
-    installations = oauth.installation_store
+def _job_tokens(oauth: OAuthSettings | None, link: SlackLink | None,
+                settings: Settings) -> Callable[[str | None], str | None]:  # fmt: skip
+    """The bot token for a job's workspace: the installation's, refreshed when due (multi-workspace),
+    else the gateway's own, once Slack takes it."""
+    if oauth is not None:
+        return job_tokens(oauth, settings)
+    assert link is not None
 
     def authorize(team: str | None) -> str | None:
-        """A workspace's install, else an org-wide one (a job of an org install is keyed by its
-        enterprise, :meth:`bot.slack.intake.Intake.submit`)."""
-        if not team:
-            return None
-        bot = installations.find_bot(enterprise_id=None, team_id=team) or installations.find_bot(
-            enterprise_id=team, team_id=None, is_enterprise_install=True)  # fmt: skip
-        return bot.bot_token if bot is not None else None
+        link.usable()
+        return None
 
     return authorize
 
@@ -101,9 +83,11 @@ def _authorizer(settings: Settings, store: Store) -> Callable[[str | None], str 
 def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, graph: GraphSource, clock: Clock,
                     metrics: Metrics, gateway: SlackGateway | None = None,
                     queue_clock: Callable[[], datetime] = wall_clock,
-                    gate: RequestGate | None = None) -> SlackBot:  # fmt: skip
+                    gate: RequestGate | None = None,
+                    slack_backoff: tuple[float, float] = (1.0, 30.0)) -> SlackBot:  # fmt: skip
     """The Slack bot; ``clock`` dates what users see, ``queue_clock`` times the work queue,
-    ``gate`` is entered to match a paste (the one the knowledge updates give way to)."""
+    ``gate`` is entered to match a paste (the one the knowledge updates give way to),
+    ``slack_backoff`` is the first and longest wait between checks of a token Slack refused."""
     token = None if settings.multi_workspace or settings.slack_bot_token is None else (
         settings.slack_bot_token.get_secret_value())  # fmt: skip
     gateway = gateway or SlackGateway(token=token, base_url=settings.slack_api_url, metrics=metrics,
@@ -111,17 +95,25 @@ def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, gra
     deps: dict[str, object] = {"settings": settings, "store": store, "index": index, "graph": graph,
                                "slack": gateway, "clock": clock, "metrics": metrics,
                                "gate": gate or RequestGate()}  # fmt: skip
+    oauth = oauth_settings(settings, store)
+    link = None if oauth is not None else SlackLink(gateway, first_backoff=slack_backoff[0],
+                                                    max_backoff=slack_backoff[1])  # fmt: skip
     runner = JobRunner(store=store, handlers=job_handlers(deps), metrics=metrics, clock=queue_clock,
                        workers=settings.workers, lease=timedelta(seconds=settings.job_lease_seconds),
                        on_failure=functools.partial(report_failure, slack=gateway, settings=settings),
-                       authorize=_authorizer(settings, store))  # fmt: skip
+                       authorize=_job_tokens(oauth, link, settings))  # fmt: skip
+    if link is not None:
+        gateway.on_token_refused = link.refused
+        link.on_ok = runner.hurry_refused
     intake = Intake(store=store, clock=queue_clock, metrics=metrics, limit=settings.queue_limit,
                     deadline=timedelta(seconds=settings.answer_deadline_seconds), workers=runner)  # fmt: skip
     submissions = Submissions(add_record=inject(feedback.submit_record, deps), deprecate=inject(digest.deprecate, deps),
                               correct=inject(corrections.correct, deps),
                               search=inject(corrections.search_records, deps),
                               triage_step=inject(workflow.triage_step, deps))  # fmt: skip
-    team = None if settings.multi_workspace else InstalledTeam(gateway)
-    middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions, team=team)
-    app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth_settings(settings, store))
-    return SlackBot(app=app, runner=runner, intake=intake, gateway=gateway, team=team)
+    revocations = Revocations(installations=oauth.installation_store if oauth else None, link=link)
+    middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions,
+                            team=link.team if link else None, revocations=revocations)  # fmt: skip
+    app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth,
+                     authorize=link.bolt_authorize() if link else None)  # fmt: skip
+    return SlackBot(app=app, runner=runner, intake=intake, gateway=gateway, link=link)

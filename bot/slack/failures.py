@@ -5,8 +5,10 @@
   an incident id, logged with its traceback and shown. Work nobody asked for
   (a paste in a channel) fails silently, logged.
 - :func:`handle_request_error` (Bolt's ``app.error``) for what fails while
-  Slack waits: a malformed payload is a 400, a database that is away a 503
-  (Slack delivers events again), anything else an incident.
+  Slack waits: a malformed payload is a 400, a database that is away or a
+  bot token Slack refuses for now a 503 (Slack delivers events again; the
+  token's trouble is logged once, by :mod:`bot.slack.link`), a late event
+  after an uninstall a quiet 200, anything else an incident.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 from slack_bolt import BoltResponse
 
-from bot.errors import ErrkbError, StorageUnavailable
+from bot.errors import ErrkbError, SlackUnavailable, SlackUninstalled, StorageUnavailable
 from bot.i18n import DEFAULT_LOCALE, negotiate_locale
 from bot.render.blocks import ephemeral
 from bot.render.panels import render_error
@@ -67,5 +69,9 @@ def handle_request_error(error: Exception, body: dict[str, Any], response: BoltR
     if isinstance(error, StorageUnavailable):
         log.warning("cannot take Slack work now: %s", error)
         return BoltResponse(status=503, body="")
+    if isinstance(error, SlackUnavailable):
+        return BoltResponse(status=503, body="", headers={"Retry-After": "30"})
+    if isinstance(error, SlackUninstalled):  # a late event from a workspace that removed errkb
+        return BoltResponse(status=200, body="")
     _message(error)
     return BoltResponse(status=500, body="")

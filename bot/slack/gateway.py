@@ -13,7 +13,10 @@ Only a dropped connection is retried here, once, at once.
 Calls made for a Slack request or a job use that workspace's token
 (:mod:`bot.slack.scope`; a multi-workspace install has one per team);
 others use the token the gateway was built with. The token never appears in
-a log line or an exception.
+a log line or an exception. When Slack refuses the gateway's own token
+(:data:`TOKEN_ERRORS`) the call raises :class:`~bot.errors.SlackTokenRefused`
+and ``on_token_refused`` hears of it (:mod:`bot.slack.link`), so the work
+waits for a token Slack takes instead of ending half done.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryIntervalCalculator
 from slack_sdk.webhook import WebhookClient
 
-from bot.errors import SlackRateLimited, SlackUnavailable
+from bot.errors import SlackRateLimited, SlackTokenRefused, SlackUnavailable
 from bot.slack.metrics import Metrics
 from bot.slack.scope import current
 
@@ -51,6 +54,8 @@ TRANSIENT_ERRORS = frozenset({
     "internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited",
     "team_added_to_org", "timeout",
 })  # fmt: skip
+#: Error codes about the token itself, whatever the method.
+TOKEN_ERRORS = frozenset({"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive"})
 RETRY_AFTER_DEFAULT = 30.0
 
 #: The metadata event type of errkb's answers (see :meth:`SlackGateway.find_marked`).
@@ -88,6 +93,20 @@ def _retry_after(headers: Any) -> float:
         return RETRY_AFTER_DEFAULT
 
 
+class _Reported(logging.Filter):
+    """slack_sdk logs an error for every failed connection attempt; the gateway raises
+    :class:`~bot.errors.SlackUnavailable` for it and whoever waits for Slack reports it, once
+    (the runner's backoff, :mod:`bot.slack.link`), so the per-attempt lines are dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to send a request to Slack API server")
+
+
+#: The logger of errkb's Web API clients (under slack_sdk's, whose level keeps request bodies out).
+SDK_LOG = logging.getLogger("slack_sdk.web.errkb")
+SDK_LOG.addFilter(_Reported())
+
+
 class _TtlCache:
     def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds, self.clock = seconds, clock
@@ -117,9 +136,10 @@ class SlackGateway:
         timeout: int = 10,
     ) -> None:
         self.client = WebClient(
-            token=token, base_url=base_url, timeout=timeout, retry_handlers=retry_handlers()
+            token=token, base_url=base_url, timeout=timeout, retry_handlers=retry_handlers(), logger=SDK_LOG
         )
         self.metrics = metrics
+        self.on_token_refused: Callable[[str], None] | None = None
         self._users = _TtlCache(cache_seconds)
         self._groups = _TtlCache(min(cache_seconds, 300))
 
@@ -128,6 +148,11 @@ class SlackGateway:
     def token(self) -> str | None:
         """The bot token for a call now: the current request's workspace's, else the default."""
         return current().bot_token or self.client.token
+
+    def _own(self) -> bool:
+        """This call goes out with the gateway's own token (not a request's workspace's)."""
+        token = current().bot_token
+        return not token or token == self.client.token
 
     def call(self, method: str, **params: Any) -> Sent:
         token = current().bot_token
@@ -156,6 +181,12 @@ class SlackGateway:
             raise SlackRateLimited(method, _retry_after(headers), channel)
         if status >= 500 or code in TRANSIENT_ERRORS:
             raise SlackUnavailable(f"Slack {method} failed: {code}")
+        if code in TOKEN_ERRORS and self._own() and self.client.token:
+            if method == "auth.test":  # the token check itself: its caller says what it means, once
+                return Sent(ok=False, error=code)
+            if self.on_token_refused is not None:
+                self.on_token_refused(code)
+            raise SlackTokenRefused(f"Slack {method} refused the bot token: {code}")
         if code in EXPECTED:
             log.info("slack %s: %s", method, code, extra={"slack_method": method})
         else:

@@ -5,7 +5,9 @@
   knows its own from ``auth.test`` at start; a multi-workspace install is
   checked by Bolt's installation store);
 - count and log the request; ignore errkb's own messages, deletions and system messages;
-- give the listeners what they use: the intake and the modal submissions.
+- give the listeners what they use: the intake, the modal submissions and
+  the revocations (``app_uninstalled``, ``tokens_revoked``: let through even
+  when the token is already dead, :mod:`bot.slack.uninstall`).
 """
 
 from __future__ import annotations
@@ -26,11 +28,15 @@ from bot.slack.intake import Intake
 from bot.slack.listeners.views import CONTEXT_KEY as SUBMISSIONS
 from bot.slack.listeners.views import Submissions
 from bot.slack.metrics import Metrics
+from bot.slack.uninstall import CONTEXT_KEY as REVOCATIONS
+from bot.slack.uninstall import Revocations
 
 log = logging.getLogger(__name__)
 
 #: Message subtypes that are someone typing something new; all others are ignored.
 ANSWERABLE_SUBTYPES = frozenset({None, "file_share", "thread_broadcast", "me_message"})
+#: Events that take errkb's tokens back: handled whether or not Slack still takes the token.
+REVOKING_EVENTS = frozenset({"app_uninstalled", "tokens_revoked"})
 
 
 def request_kind(body: dict[str, Any]) -> str:
@@ -72,8 +78,9 @@ class Middleware:
     installation store decides, a multi-workspace install)."""
 
     def __init__(self, *, metrics: Metrics, intake: Intake, submissions: Submissions,
-                 team: Callable[[], str | None] | None) -> None:  # fmt: skip
+                 team: Callable[[], str | None] | None, revocations: Revocations | None = None) -> None:  # fmt: skip
         self.metrics, self.intake, self.submissions, self.team = metrics, intake, submissions, team
+        self.revocations = revocations
         self._refused_at = 0.0
 
     def __call__(self, req: BoltRequest, body: dict[str, Any], context: BoltContext,
@@ -83,11 +90,12 @@ class Middleware:
                    bot_token=context.bot_token,
                    enterprise_id=context.enterprise_id if context.is_enterprise_install else None)  # fmt: skip
         kind = request_kind(body)
+        revoking = kind.removeprefix("event:") in REVOKING_EVENTS
         if self.team is not None and context.team_id:
             installed = self.team()
-            if installed is None:  # Slack has not said which workspace errkb is in: ask again later
+            if installed is None and not revoking:  # Slack has not said which workspace errkb is in yet
                 return BoltResponse(status=503, body="", headers={"Retry-After": "30"})
-            if context.team_id != installed:
+            if installed is not None and context.team_id != installed:
                 return self._refuse(kind, context.team_id)
         retry = _header(req, "x-slack-retry-num")
         log.info("slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})})
@@ -99,6 +107,7 @@ class Middleware:
             return BoltResponse(status=200, body="")
         context[INTAKE] = self.intake
         context[SUBMISSIONS] = self.submissions
+        context[REVOCATIONS] = self.revocations
         next()
         return None
 

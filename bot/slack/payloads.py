@@ -216,3 +216,22 @@ class ViewSubmission(_Team):
     @property
     def values(self) -> dict[str, Any]:
         return dict(self.view.state.get("values", {}))
+
+
+class _Tokens(_In):
+    oauth: list[str] = Field(default_factory=list)  # people whose tokens went
+    bot: list[str] = Field(default_factory=list)  # bot users whose tokens went
+
+
+class _RevokingEvent(_In):
+    type: str
+    tokens: _Tokens = Field(default_factory=_Tokens)  # tokens_revoked only
+
+
+class RevokingEnvelope(_In):
+    """``app_uninstalled`` or ``tokens_revoked``."""
+
+    event_id: str
+    team_id: str | None = None
+    enterprise_id: str | None = None
+    event: _RevokingEvent

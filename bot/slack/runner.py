@@ -17,7 +17,14 @@ the transaction it claims in: a paste costs the database two transactions
   limit waits Slack's ``Retry-After`` and holds back that channel's other
   jobs meanwhile, without costing an attempt or a thread;
 - expired: the answer would come too late (past the job's deadline);
+- ended: the workspace uninstalled errkb (``authorize`` raised
+  :class:`~bot.errors.SlackUninstalled`): written as done, nothing sent;
 - failed: anything else, once, reported to the user by ``on_failure``.
+
+``authorize`` gives the bot token for a job's workspace before its handler
+runs (None: the gateway's own); it may raise a transient error (Slack
+refuses the token for now: the job waits, nothing is sent with it) or
+:class:`~bot.errors.SlackUninstalled`.
 
 A server that dies leaves its claimed jobs to whoever claims them after the
 lease (finished ones whose "done" it had not written yet included: an answer
@@ -39,7 +46,13 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
-from bot.errors import TRANSIENT, SlackRateLimited, SlackUnavailable
+from bot.errors import (
+    TRANSIENT,
+    SlackRateLimited,
+    SlackTokenRefused,
+    SlackUnavailable,
+    SlackUninstalled,
+)
 from bot.slack import scope
 from bot.slack.jobs import TRACE
 from bot.slack.metrics import Metrics
@@ -229,7 +242,7 @@ class JobRunner:
         try:
             trace = job.payload.get(TRACE) or {}
             with scope.bound(request_id=trace.get("request_id"), event_id=trace.get("event_id"),
-                             team_id=job.team_id, bot_token=self.authorize(job.team_id)):  # fmt: skip
+                             team_id=job.team_id):  # fmt: skip
                 outcome = self._run(job)
                 ms = round((time.perf_counter() - started) * 1000, 1)
                 log.info("job %s %s", job.kind, outcome, extra={"job": job.key, "kind": job.kind, "ms": ms,
@@ -246,7 +259,13 @@ class JobRunner:
         try:
             if handler is None:
                 raise LookupError(f"no handler for job kind {job.kind!r}")
-            handler(job)
+            with scope.bound(bot_token=self.authorize(job.team_id)):
+                handler(job)
+        except SlackUninstalled as exc:
+            log.info("job %s ended: %s", job.key, exc, extra={"job": job.key, "kind": job.kind})
+            with self._lock:
+                self._done.append(job)
+            return "ended"
         except SlackRateLimited as exc:
             return self._rate_limited(job, exc)
         except TRANSIENT as exc:
@@ -259,6 +278,11 @@ class JobRunner:
         with self._lock:
             self._done.append(job)  # written by the fetcher's next transaction
         return "done"
+
+    def hurry_refused(self) -> None:
+        """Slack takes the bot token again: the jobs that waited for it are due now."""
+        self._settle_many(jobs_repo.hurry, prefix=SlackTokenRefused.__name__)
+        self.notify()
 
     def _settle_many(self, change: Callable[..., int], **values: object) -> None:
         try:

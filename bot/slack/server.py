@@ -66,14 +66,16 @@ StartResponse = Callable[..., Any]
 Readiness = Callable[[], "tuple[str, int | None, str | None]"]
 
 
-def health(store: Store, records: Callable[[], int | None],
-           readiness: Readiness | None = None) -> tuple[bool, dict[str, Any]]:  # fmt: skip
-    """Database reachable and knowledge base loaded.
+def health(store: Store, records: Callable[[], int | None], readiness: Readiness | None = None,
+           slack: Callable[[], str | None] | None = None) -> tuple[bool, dict[str, Any]]:  # fmt: skip
+    """Database reachable, knowledge base loaded and Slack taking the bot token.
 
     ``status``: ``ok``; ``starting`` while the first build runs; ``broken`` when the
-    database is unreachable or the first build failed, with ``reason`` in one line.
+    database is unreachable, the first build failed or Slack refuses the token or does
+    not answer, with ``reason`` in one line.
     ``readiness`` gives (state: starting | ready | broken, records, reason); without it,
-    ``records`` alone says whether the knowledge base is loaded.
+    ``records`` alone says whether the knowledge base is loaded. ``slack`` gives the
+    Slack problem (:meth:`bot.slack.link.SlackLink.problem`), None when there is none.
     """
     reason: str | None = None
     try:
@@ -89,16 +91,21 @@ def health(store: Store, records: Callable[[], int | None],
     else:
         count = records()
         state, why = ("ready" if count is not None else "starting"), None
-    ok = database and state == "ready"
+    slack_problem = slack() if slack is not None else None
+    ok = database and state == "ready" and slack_problem is None
     if state == "broken":
         reason = reason or why
-    status = "ok" if ok else ("broken" if not database or state == "broken" else "starting")
+    reason = reason or slack_problem
+    broken = not database or state == "broken" or slack_problem is not None
+    status = "ok" if ok else ("broken" if broken else "starting")
     data: dict[str, Any] = {
         "ok": ok,
         "status": status,
         "database": database,
         "knowledge_base": {"loaded": state == "ready", "records": count or 0},
     }
+    if slack is not None:
+        data["slack"] = slack_problem is None
     if reason is not None and not ok:
         data["reason"] = reason
     return ok, data
@@ -106,7 +113,7 @@ def health(store: Store, records: Callable[[], int | None],
 
 def wsgi_app(
     app: App, store: Store, metrics: Metrics, records: Callable[[], int | None],
-    readiness: Readiness | None = None,
+    readiness: Readiness | None = None, slack: Callable[[], str | None] | None = None,
 ) -> Callable[..., Iterable[bytes]]:  # fmt: skip
     secret = getattr(app, "_signing_secret", None)  # Bolt keeps it; there is no public accessor
     if not secret:
@@ -116,7 +123,7 @@ def wsgi_app(
     def route(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
         if method == "GET" and path == "/healthz":
-            ok, data = health(store, records, readiness)
+            ok, data = health(store, records, readiness, slack)
             body = json.dumps(data).encode()
             start_response("200 OK" if ok else "503 Service Unavailable",
                            [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])  # fmt: skip
@@ -212,11 +219,12 @@ class Server:
 
     def __init__(self, app: App, store: Store, metrics: Metrics, executor: Executor,
                  records: Callable[[], int | None], *, host: str = "0.0.0.0", port: int = 3000,
-                 readiness: Readiness | None = None) -> None:  # fmt: skip
+                 readiness: Readiness | None = None,
+                 slack: Callable[[], str | None] | None = None) -> None:  # fmt: skip
         self.executor = executor
         _thin_queue_warnings()
         self._waitress = _Waitress(
-            wsgi_app(app, store, metrics, records, readiness), host=host, port=port, threads=THREADS,
+            wsgi_app(app, store, metrics, records, readiness, slack), host=host, port=port, threads=THREADS,
             connection_limit=CONNECTIONS, channel_timeout=IDLE_SECONDS, cleanup_interval=1,
             max_request_body_size=MAX_BODY + 1, max_request_header_size=64 << 10,
             asyncore_use_poll=True, ident="errkb", expose_tracebacks=False,

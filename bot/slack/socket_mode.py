@@ -16,6 +16,7 @@ from typing import Any
 
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 
+from bot.slack.link import SOCKET_LOG, connect_socket
 from bot.slack.probe import Probe
 from bot.slack.server import health
 
@@ -39,10 +40,13 @@ def serve_socket(bot: Any, store: Any, metrics: Any, knowledge: Any, app_token: 
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    handler = SocketModeHandler(bot.app, app_token)
+    handler = SocketModeHandler(bot.app, app_token, logger=SOCKET_LOG)
 
     def readiness() -> tuple[str, int | None, str | None]:
         now = knowledge.readiness()
+        problem = bot.link.problem() if bot.link is not None else None
+        if now.state == "ready" and problem is not None:
+            return "broken", now.records, problem
         if now.state == "ready" and not handler.client.is_connected():
             return "broken", now.records, "Socket Mode is not connected to Slack"
         return now.state, now.records, now.reason
@@ -60,8 +64,11 @@ def serve_socket(bot: Any, store: Any, metrics: Any, knowledge: Any, app_token: 
         )
     try:
         if not stopping.is_set():
-            handler.connect()
-            log.info("errkb connected to Slack in Socket Mode")
+            # Slack away or the app token refused: one line, then tries again, while the
+            # signal handler can still stop errkb
+            threading.Thread(target=connect_socket, args=(handler.connect,),
+                             kwargs={"sleep": stopping.wait}, name="errkb-socket-connect",
+                             daemon=True).start()  # fmt: skip
         while not stopping.wait(0.5):
             pass
     finally:

@@ -171,6 +171,7 @@ def fake_slack() -> Iterator[FakeSlack]:
         users={EN_USER: {"locale": "en-US"}, ZH_USER: {"locale": "zh-CN"}, MAINTAINER: {"locale": "en-GB"},
                OWNER: {"locale": "en-US"}},
         groups={"SMAINT": [MAINTAINER]},
+        token=TOKEN,
     ).start()
     yield fake
     fake.stop()

@@ -5,8 +5,20 @@ Serves ``/api/<method>`` (form or JSON bodies), the upload URLs of
 downloads (``/files/<name>``). ``fail_next`` makes the next calls of a method
 answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error;
 ``hold`` keeps a method's answers back (the call is recorded) until ``release``.
-``grants`` are the OAuth codes ``oauth.v2.access`` exchanges (code → team id
-and bot token); ``auth.test`` answers for the workspace of the token it gets.
+``grants`` are the OAuth codes ``oauth.v2.access`` exchanges (code → team id,
+bot token, scopes, refresh token); ``auth.test`` answers for the workspace of
+the token it gets, and ``oauth.v2.access`` with ``grant_type=refresh_token``
+rotates a grant's token as Slack's token rotation does.
+
+Strict as Slack: every method needs a token (``not_authed``) that Slack knows
+(``invalid_auth``; with ``token`` set, only that one and the grants' are
+known) and the bot scopes ``slack_methods.yaml`` lists for it; the token's
+scopes are the bot scopes of ``manifest.yaml`` (or a grant's own), and a
+method whose scope is not granted is answered ``missing_scope`` with
+``needed`` and ``provided``, a method with no row ``unknown_method``.
+``refuse`` answers a Slack error (``token_revoked``, ``invalid_auth``,
+``not_in_channel``, ``channel_not_found`` …) for one token, one channel, one
+method or the next N calls, until ``allow``.
 
 Bad days: ``outage`` makes every Web API call answer an HTTP status until
 ``restore``; ``rate_limit`` answers a channel's posts 429 with ``Retry-After``
@@ -20,17 +32,50 @@ and ``conversations.replies`` answers with a thread's root and replies;
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+import yaml
+
 BOT_USER = "UBOT"
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+#: Errors about the token itself: answered by every method, ``auth.test`` included.
+TOKEN_ERRORS = frozenset({"invalid_auth", "token_revoked", "token_expired", "account_inactive", "not_authed"})
+#: Conversation kinds by the first letter of a conversation id (``kinds`` overrides one).
+KIND_BY_PREFIX = {"C": "public", "G": "private", "D": "im"}
+
+
+@functools.cache
+def methods_table() -> dict[str, Any]:
+    """``slack_methods.yaml``: method → its row (doc, scopes or conversation), plus events and features."""
+    data: dict[str, Any] = yaml.safe_load((HERE / "slack_methods.yaml").read_text(encoding="utf-8"))
+    return data
+
+
+@functools.cache
+def manifest_scopes() -> tuple[str, ...]:
+    """The bot scopes errkb is installed with: ``manifest.yaml``'s, the one source."""
+    manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text(encoding="utf-8"))
+    return tuple(manifest["oauth_config"]["scopes"]["bot"])
+
+
+def needed_scopes(method: str, kind: str | None) -> tuple[str, ...]:
+    """The scopes any one of which lets a bot token call ``method`` (for a ``kind`` of conversation)."""
+    row = methods_table()["methods"][method]
+    if "conversation" in row:
+        by_kind = row["conversation"]
+        return (by_kind[kind],) if kind in by_kind else tuple(by_kind.values())
+    return tuple(row.get("scopes") or ())
 #: Custom-step and assistant-thread methods, with the arguments Slack requires of each.
 SURFACE_METHODS: dict[str, tuple[str, ...]] = {
     "functions.completeSuccess": ("function_execution_id", "outputs"),
@@ -43,13 +88,38 @@ SURFACE_METHODS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class Grant:
-    """What ``oauth.v2.access`` gives for one code: a workspace and its bot token."""
+    """What ``oauth.v2.access`` gives for one code: a workspace, its bot token and scopes, and
+    with token rotation a refresh token and the token's lifetime in seconds."""
 
     team_id: str
     token: str
     team_name: str = "Other workspace"
     app_id: str = "A1"
     installer: str = "UINSTALLER"
+    scopes: tuple[str, ...] = field(default_factory=manifest_scopes)
+    refresh_token: str | None = None
+    expires_in: int | None = None
+
+
+@dataclass
+class Refusal:
+    """Answer ``error`` (HTTP 200, ``ok: false``) to calls matching every field given;
+    ``times``: for that many calls, then no more (None: until :meth:`FakeSlack.allow`)."""
+
+    error: str
+    token: str | None = None
+    channel: str | None = None
+    method: str | None = None
+    times: int | None = None
+
+    def matches(self, method: str, token: str | None, channel: str) -> bool:
+        if self.times is not None and self.times <= 0:
+            return False
+        if self.method is not None and self.method != method:
+            return False
+        if self.token is not None and self.token != token:
+            return False
+        return self.channel is None or self.channel == channel
 
 
 @dataclass
@@ -76,6 +146,12 @@ class FakeSlack:
     down: int | None = None  # every Web API call answers this HTTP status (an outage)
     limited: dict[str, tuple[float, int]] = field(default_factory=dict)  # channel → (until, Retry-After)
     broken: dict[str, int] = field(default_factory=dict)  # method → HTTP status it always answers
+    token: str | None = None  # the installed workspace's (T1) bot token; None: any unknown token is T1's
+    scopes: tuple[str, ...] = field(default_factory=manifest_scopes)  # what T1's token was granted
+    kinds: dict[str, str] = field(default_factory=dict)  # conversation → public | private | im | mpim
+    refusals: list[Refusal] = field(default_factory=list)
+    rotated: dict[str, str] = field(default_factory=dict)  # refresh token → OAuth code of its grant
+    retired: set[str] = field(default_factory=set)  # tokens replaced by a rotation
     lock: threading.Lock = field(default_factory=threading.Lock)
     _ts: Any = field(default_factory=lambda: itertools.count(1))
     server: ThreadingHTTPServer | None = None
@@ -104,7 +180,11 @@ class FakeSlack:
             self.reactions.clear()
             self.limited.clear()
             self.broken.clear()
+            self.refusals.clear()
+            self.kinds.clear()
+            self.retired.clear()
             self.down = None
+            self.scopes = manifest_scopes()
 
     def outage(self, status: int = 503) -> None:
         """Every Web API call fails with ``status`` until :meth:`restore`."""
@@ -145,6 +225,26 @@ class FakeSlack:
         if event is not None:
             event.set()
 
+    def refuse(self, error: str, *, token: str | None = None, channel: str | None = None,
+               method: str | None = None, times: int | None = None) -> Refusal:  # fmt: skip
+        """Answer Slack's ``error`` to the calls with ``token``, about ``channel``, of ``method``
+        (every one given must match) for ``times`` calls or until :meth:`allow`."""
+        refusal = Refusal(error, token, channel, method, times)
+        with self.lock:
+            self.refusals.append(refusal)
+        return refusal
+
+    def allow(self, refusal: Refusal | None = None) -> None:
+        """End one refusal (all of them without an argument)."""
+        with self.lock:
+            if refusal is None:
+                self.refusals.clear()
+            elif refusal in self.refusals:
+                self.refusals.remove(refusal)
+
+    def kind(self, channel: str) -> str:
+        return self.kinds.get(channel) or KIND_BY_PREFIX.get(channel[:1], "public")
+
     def fail_next(self, method: str, status: int, error: str | None = None, times: int = 1) -> None:
         with self.lock:
             self.failures.setdefault(method, []).extend([(status, error)] * times)
@@ -183,17 +283,85 @@ class FakeSlack:
             if status != 200:
                 return status, {"ok": False, "error": "internal_error"}, {}
             return 200, {"ok": False, "error": error}, {}
-        if method in ("chat.postMessage", "chat.update", "chat.postEphemeral") and channel in self.not_in:
-            return 200, {"ok": False, "error": "not_in_channel"}, {}
+        if method not in methods_table()["methods"]:
+            return 200, {"ok": False, "error": "unknown_method", "req_method": method}, {}
         if method == "oauth.v2.access":
-            grant = self.grants.get(str(params.get("code")))
+            return self._oauth(params)
+        granted = next((g for g in self.grants.values() if g.token == token), None)
+        refused = self._refused(method, token, channel, granted)
+        if refused is not None:
+            return 200, refused, {}
+        provided = granted.scopes if granted is not None else self.scopes
+        needed = needed_scopes(method, self.kind(channel) if channel else None)
+        if needed and not set(needed) & set(provided):
+            return 200, {"ok": False, "error": "missing_scope", "needed": ",".join(needed),
+                         "provided": ",".join(provided)}, {}  # fmt: skip
+        status, body, headers = self._answer(method, params, channel, granted)
+        return status, body, {"X-OAuth-Scopes": ",".join(provided), **headers}
+
+    def _refused(self, method: str, token: str | None, channel: str, granted: Grant | None) -> dict[str, Any] | None:
+        """Slack's error for this call's token or conversation, if it has one."""
+        if not token:
+            return {"ok": False, "error": "not_authed"}
+        app_level = methods_table()["methods"].get(method, {}).get("token") == "app"
+        if app_level != token.startswith("xapp-"):
+            return {"ok": False, "error": "not_allowed_token_type"}
+        # a custom step completes with the token its function_executed event carried (xwfp-)
+        step = method.startswith("functions.") and token.startswith("xwfp-")
+        if granted is None and self.token is not None and token != self.token and not app_level and not step:
+            return {"ok": False, "error": "invalid_auth"}
+        with self.lock:
+            if token in self.retired:
+                return {"ok": False, "error": "token_expired"}
+            refusal = next((r for r in self.refusals if r.matches(method, token, channel)), None)
+            if refusal is not None and refusal.times is not None:
+                refusal.times -= 1
+        if refusal is not None:
+            return {"ok": False, "error": refusal.error}
+        if method in ("chat.postMessage", "chat.update", "chat.postEphemeral") and channel in self.not_in:
+            return {"ok": False, "error": "not_in_channel"}
+        return None
+
+    def _oauth(self, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """``oauth.v2.access``: a code for its grant's token, or (token rotation) a refresh token for
+        a new token and refresh token, the old token then no longer accepted."""
+        refreshing = params.get("grant_type") == "refresh_token"
+        if refreshing:
+            with self.lock:
+                code = self.rotated.get(str(params.get("refresh_token")))
+                grant = self.grants.get(code) if code else None
+                if grant is None or code is None:
+                    return 200, {"ok": False, "error": "invalid_refresh_token"}, {}
+                n = next(self._ts)
+                grant = replace(grant, token=f"{grant.token.split('~')[0]}~{n}",
+                                refresh_token=f"{str(grant.refresh_token).split('~')[0]}~{n}")  # fmt: skip
+                self.retired.add(self.grants[code].token)
+                self.grants[code] = grant
+                del self.rotated[str(params.get("refresh_token"))]
+                self.rotated[str(grant.refresh_token)] = code
+        else:
+            code = str(params.get("code"))
+            grant = self.grants.get(code)
             if grant is None:
                 return 200, {"ok": False, "error": "invalid_code"}, {}
-            return 200, {"ok": True, "app_id": grant.app_id, "authed_user": {"id": grant.installer},
-                         "scope": "chat:write,commands", "token_type": "bot", "access_token": grant.token,
-                         "bot_user_id": BOT_USER, "team": {"id": grant.team_id, "name": grant.team_name},
-                         "enterprise": None, "is_enterprise_install": False}, {}  # fmt: skip
-        granted = next((g for g in self.grants.values() if g.token == token), None)
+            with self.lock:
+                self.retired.discard(grant.token)  # installed again: this token is new
+                if grant.refresh_token:
+                    self.rotated[grant.refresh_token] = code
+        body: dict[str, Any] = {
+            "ok": True, "app_id": grant.app_id, "authed_user": {"id": grant.installer},
+            "scope": ",".join(grant.scopes), "token_type": "bot", "access_token": grant.token,
+            "bot_user_id": BOT_USER, "team": {"id": grant.team_id, "name": grant.team_name},
+            "enterprise": None, "is_enterprise_install": False,
+        }  # fmt: skip
+        if grant.refresh_token:  # a refreshed token lives Slack's 12 hours
+            body.update(refresh_token=grant.refresh_token, expires_in=refreshing and 43200 or grant.expires_in or 43200)
+        return 200, body, {}
+
+    def _answer(self, method: str, params: dict[str, Any], channel: str, granted: Grant | None
+                ) -> tuple[int, dict[str, Any], dict[str, str]]:  # fmt: skip
+        if method == "apps.connections.open":  # the stand-in serves no WebSocket: nothing answers there
+            return 200, {"ok": True, "url": "ws://127.0.0.1:9/link"}, {}
         if method == "auth.test" and granted is not None:
             return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT2", "team_id": granted.team_id,
                          "user": "errkb", "team": granted.team_name, "url": "https://other.slack.com/"}, {}  # fmt: skip
@@ -289,7 +457,17 @@ class FakeSlack:
             return None if good else "invalid_arguments"
         return None
 
-    def start(self) -> FakeSlack:
+    def may_download(self, token: str | None) -> bool:
+        """A file's ``url_private`` is read with a token Slack accepts that has files:read."""
+        granted = next((g for g in self.grants.values() if g.token == token), None)
+        if self._refused("files.download", token, "", granted) is not None:
+            return False
+        provided = granted.scopes if granted is not None else self.scopes
+        return bool(set(methods_table()["downloads"]["scopes"]) & set(provided))
+
+    def start(self, port: int = 0) -> FakeSlack:
+        """Serve on ``port`` (0: a free one); a stopped stand-in starts again on its old port
+        to play Slack coming back."""
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -311,6 +489,9 @@ class FakeSlack:
                 path = urlparse(self.path).path
                 if path.startswith("/files/") and path[7:] in fake.files:
                     fake._record("files.download", {"name": path[7:]}, dict(self.headers))
+                    if not fake.may_download(_bearer(dict(self.headers))):
+                        self._send(403, b"forbidden", "text/plain")
+                        return
                     self._send(200, fake.files[path[7:]].encode(), "text/plain")
                 else:
                     self._send(404, b"not found", "text/plain")
@@ -335,12 +516,11 @@ class FakeSlack:
                     held = fake.holds.get(method)
                 if held is not None:
                     held.wait(timeout=30)
-                auth = headers.get("Authorization") or ""
-                token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
+                token = _bearer(headers) or (str(params["token"]) if params.get("token") else None)
                 status, body, extra = fake.answer(method, params, token)
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", extra)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
@@ -363,3 +543,8 @@ class FakeSlack:
         elif raw:
             params.update({k: v[0] for k, v in parse_qs(raw.decode()).items()})
         return params
+
+
+def _bearer(headers: dict[str, str]) -> str | None:
+    auth = headers.get("Authorization") or ""
+    return auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None

@@ -15,7 +15,7 @@ from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallation
 
 from bot.store.oauth import BOTS, INSTALLATIONS
 from tests.slack.conftest import EN_USER, PASTE, ZH_USER, Bot, SlackSender
-from tests.slack.fake_slack import Call
+from tests.slack.fake_slack import Call, FakeSlack, Grant
 from tests.slack.test_oauth import CLIENT_ID, OAuthBot, oauth_bot  # noqa: F401 (a fixture)
 
 MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yaml"
@@ -115,7 +115,9 @@ def test_text_without_an_error_fails_the_step_with_one_line_in_the_readers_langu
 ORG_TOKEN = "xoxb-org-wide-token"
 
 
-def install_org(app: OAuthBot) -> None:
+def install_org(app: OAuthBot, fake: FakeSlack) -> None:
+    """The org-wide installation in errkb's store, and its token one Slack accepts."""
+    fake.grants["org-install"] = Grant(team_id="E1ORG", token=ORG_TOKEN, team_name="Org")
     store = SQLAlchemyInstallationStore(client_id=CLIENT_ID, engine=app.store.engine, bots_table_name=BOTS,
                                         installations_table_name=INSTALLATIONS)  # fmt: skip
     store.save(Installation(app_id="A1", enterprise_id="E1ORG", team_id=None, user_id="UADMIN",
@@ -126,7 +128,7 @@ def install_org(app: OAuthBot) -> None:
 def test_an_org_wide_install_serves_the_step(oauth_bot: OAuthBot, bot: Bot) -> None:  # noqa: F811
     """Slack requires custom steps to be org-ready: an Enterprise Grid org installs errkb once for
     every workspace, and the step is served with that installation."""
-    install_org(oauth_bot)
+    install_org(oauth_bot, bot.fake)
     status, execution = executed(oauth_bot.send, {"error_text": PASTE}, team="T9SOMEWS", org="E1ORG")
     assert status == 200
     outputs = outputs_of(completion(bot, "functions.completeSuccess", execution))
@@ -136,7 +138,7 @@ def test_an_org_wide_install_serves_the_step(oauth_bot: OAuthBot, bot: Bot) -> N
 def test_an_org_wide_install_answers_a_paste_with_the_orgs_token(oauth_bot: OAuthBot, bot: Bot) -> None:  # noqa: F811
     """A paste's answer is work done after Slack is acknowledged: the job finds the org's installation
     by its enterprise (the workspace has none of its own)."""
-    install_org(oauth_bot)
+    install_org(oauth_bot, bot.fake)
     n = oauth_bot.send.next_id()
     ts = f"1722500000.{n:06d}"
     event = {"type": "message", "channel": "C0ORGWIDE", "user": EN_USER, "text": PASTE, "ts": ts,

@@ -1,5 +1,7 @@
 """Events: pastes in channels and DMs (``message``, snippets), mentions (``app_mention``),
-the Home tab opened (``app_home_opened``), errkb invited to a channel (``member_joined_channel``).
+the Home tab opened (``app_home_opened``), errkb invited to a channel (``member_joined_channel``),
+errkb's tokens taken back (``app_uninstalled``, ``tokens_revoked``: done at once, see
+:mod:`bot.slack.uninstall`).
 
 Each listener writes a job and returns; Slack is acknowledged once the job is
 in the database (or told 503 to deliver it again).
@@ -17,7 +19,13 @@ from bot.match.extract import extract
 from bot.slack.intake import intake_of
 from bot.slack.jobs import FixJob, HomeJob, JobKind, PasteJob, WelcomeJob
 from bot.slack.listeners import alerts, assistant
-from bot.slack.payloads import EventEnvelope, HomeOpenedEnvelope, MemberJoinedEnvelope
+from bot.slack.payloads import (
+    EventEnvelope,
+    HomeOpenedEnvelope,
+    MemberJoinedEnvelope,
+    RevokingEnvelope,
+)
+from bot.slack.uninstall import revocations_of
 
 
 def submit_paste(context: BoltContext, envelope: EventEnvelope, *, mentioned: bool) -> BoltResponse | None:
@@ -84,9 +92,25 @@ def ack_event_member_joined_channel(body: dict[str, Any], context: BoltContext) 
                                      team_id=envelope.team_id, channel=event.channel)  # fmt: skip
 
 
+def ack_event_app_uninstalled(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    envelope = RevokingEnvelope.model_validate(body)
+    revocations_of(context).uninstalled(team_id=envelope.team_id, enterprise_id=envelope.enterprise_id)
+    ack()
+
+
+def ack_event_tokens_revoked(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    envelope = RevokingEnvelope.model_validate(body)
+    tokens = envelope.event.tokens
+    revocations_of(context).revoked(team_id=envelope.team_id, enterprise_id=envelope.enterprise_id,
+                                    bots=tokens.bot, users=tokens.oauth)  # fmt: skip
+    ack()
+
+
 def register(app: App) -> None:
     app.event("message")(ack_event_message)
     app.event("app_mention")(ack_event_mention)
     app.event("file_shared")(ack_event_file_shared)
     app.event("app_home_opened")(ack_event_app_home_opened)
     app.event("member_joined_channel")(ack_event_member_joined_channel)
+    app.event("app_uninstalled")(ack_event_app_uninstalled)
+    app.event("tokens_revoked")(ack_event_tokens_revoked)
