@@ -71,10 +71,14 @@ EXPECTED_FILES = {
     "docker",
     "git",
     "postgres",
+    "kubernetes",
+    "helm",
+    "docker_build",
+    "docker_compose",
 }
 TIERS = {"ai_generated", "community", "verified"}
 #: The domains the starter base covers: the ML stack and the tools most teams meet first.
-DOMAINS = {"llm", "python", "node", "docker", "git", "postgres"}
+DOMAINS = {"llm", "python", "node", "docker", "git", "postgres", "kubernetes"}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
