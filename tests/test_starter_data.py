@@ -75,10 +75,12 @@ EXPECTED_FILES = {
     "helm",
     "docker_build",
     "docker_compose",
+    "github_actions",
+    "gitlab_ci",
 }
 TIERS = {"ai_generated", "community", "verified"}
 #: The domains the starter base covers: the ML stack and the tools most teams meet first.
-DOMAINS = {"llm", "python", "node", "docker", "git", "postgres", "kubernetes"}
+DOMAINS = {"llm", "python", "node", "docker", "git", "postgres", "kubernetes", "ci"}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
