@@ -77,10 +77,29 @@ EXPECTED_FILES = {
     "maven",
     "rust",
     "terraform",
+    "kubernetes",
+    "helm",
+    "docker_build",
+    "docker_compose",
+    "github_actions",
+    "gitlab_ci",
 }
 TIERS = {"ai_generated", "community", "verified"}
 #: The domains the starter base covers: the ML stack and the tools most teams meet first.
-DOMAINS = {"llm", "python", "node", "docker", "git", "postgres", "go", "java", "rust", "terraform"}
+DOMAINS = {
+    "llm",
+    "ci",
+    "docker",
+    "git",
+    "go",
+    "java",
+    "kubernetes",
+    "node",
+    "postgres",
+    "python",
+    "rust",
+    "terraform",
+}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
