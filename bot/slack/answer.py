@@ -231,7 +231,9 @@ def deliver(paste: PasteJob, payload: Message, *, job: Job, slack: SlackGateway,
                                     blocks=payload["blocks"], thread_ts=paste.thread_ts)  # fmt: skip
     assert paste.thread_ts is not None
     if job.stage == POSTING:
-        ts = slack.find_marked(channel=paste.channel, thread_ts=paste.thread_ts, marker=job.key)
+        ts = slack.find_marked(
+            channel=paste.channel, thread_ts=paste.thread_ts, marker=job.key, after=paste.message_ts
+        )
         if ts is not None:
             return Sent(ok=True, ts=ts)
     return slack.post_message(channel=paste.channel, text=payload["text"], blocks=payload["blocks"],

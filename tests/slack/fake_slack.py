@@ -9,14 +9,16 @@ answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error;
 and bot token); ``auth.test`` answers for the workspace of the token it gets.
 
 Bad days: ``outage`` makes every Web API call answer an HTTP status until
-``restore``; ``rate_limit`` answers a channel's posts 429 with ``Retry-After``
+``restore``; ``slow_next`` answers a call that took effect late; ``rate_limit`` answers a channel's posts 429 with ``Retry-After``
 for a while; ``broken`` methods always fail. Threads: messages errkb posts are
 kept with their metadata, people's messages are added with ``add_message``,
-and ``conversations.replies`` answers with a thread's root and replies.
+and ``conversations.replies`` pages a thread's root and replies as Slack does
+(oldest first, ``limit``, ``oldest``/``latest``/``inclusive``, ``cursor``).
 """
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import threading
@@ -28,6 +30,36 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 BOT_USER = "UBOT"
+#: The most replies one page of ``conversations.replies`` holds, and the page size when
+#: ``limit`` is not given (Slack's pagination guide asks for no more than 200).
+REPLIES_PAGE = 200
+
+
+def _flag(value: Any) -> bool:
+    """A boolean argument as Slack reads it from a form or JSON body."""
+    return value is True or str(value).lower() in ("1", "true")
+
+
+def _within(ts: float, oldest: float | None, latest: float | None, inclusive: bool) -> bool:
+    if oldest is not None and (ts < oldest or (ts == oldest and not inclusive)):
+        return False
+    return latest is None or ts < latest or (ts == latest and inclusive)
+
+
+def _make_cursor(ts: str) -> str:
+    """An opaque cursor naming the next message (Slack's are ``next_ts:<ts>`` in base64)."""
+    return base64.b64encode(f"next_ts:{ts.replace('.', '')}".encode()).decode()
+
+
+def _cursor_ts(cursor: str) -> float | None:
+    try:
+        text = base64.b64decode(cursor, validate=True).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    digits = text.removeprefix("next_ts:")
+    if not text.startswith("next_ts:") or not digits.isdigit() or len(digits) <= 6:
+        return None
+    return float(f"{digits[:-6]}.{digits[-6:]}")
 
 
 @dataclass(frozen=True)
@@ -60,6 +92,7 @@ class FakeSlack:
     creators: dict[str, str] = field(default_factory=dict)  # channel → who created it
     grants: dict[str, Grant] = field(default_factory=dict)  # OAuth code → what installing gives
     holds: dict[str, threading.Event] = field(default_factory=dict)
+    slow: dict[str, list[float]] = field(default_factory=dict)  # method → delays of its next answers
     messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → message
     down: int | None = None  # every Web API call answers this HTTP status (an outage)
     limited: dict[str, tuple[float, int]] = field(default_factory=dict)  # channel → (until, Retry-After)
@@ -132,6 +165,12 @@ class FakeSlack:
         if event is not None:
             event.set()
 
+    def slow_next(self, method: str, seconds: float, times: int = 1) -> None:
+        """The next ``times`` calls of ``method`` take effect at once (a post is in the thread)
+        but are answered only ``seconds`` later: a client that gives up sooner cannot know."""
+        with self.lock:
+            self.slow.setdefault(method, []).extend([seconds] * times)
+
     def fail_next(self, method: str, status: int, error: str | None = None, times: int = 1) -> None:
         with self.lock:
             self.failures.setdefault(method, []).extend([(status, error)] * times)
@@ -188,7 +227,7 @@ class FakeSlack:
             return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT", "team_id": "T1", "user": "errkb",
                          "team": "Test", "url": "https://test.slack.com/"}, {}  # fmt: skip
         if method in ("chat.postMessage", "chat.update"):
-            ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
+            ts = params.get("ts") or self._new_ts()
             with self.lock:
                 known = self.messages.get((channel, str(ts))) or {}
                 self.messages[(channel, str(ts))] = {
@@ -198,7 +237,7 @@ class FakeSlack:
                 }  # fmt: skip
             return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}}, {}
         if method == "chat.postEphemeral":
-            return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
+            return 200, {"ok": True, "message_ts": self._new_ts()}, {}
         if method == "users.info":
             user = self.users.get(str(params.get("user")))
             if user is None:
@@ -218,10 +257,7 @@ class FakeSlack:
                 found = self.messages.get((channel, str(params.get("latest"))))
             return 200, {"ok": True, "messages": [found] if found else [], "has_more": False}, {}
         if method == "conversations.replies":
-            messages = self.thread(channel, str(params.get("ts")))
-            if not params.get("include_all_metadata") or params.get("include_all_metadata") in ("0", "false"):
-                messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
-            return 200, {"ok": True, "messages": messages, "has_more": False}, {}
+            return self._replies(channel, params)
         if method == "conversations.open":
             return 200, {"ok": True, "channel": {"id": "D" + str(params.get("users", "")).lstrip("U")}}, {}
         if method == "conversations.info":
@@ -235,6 +271,45 @@ class FakeSlack:
             files = json.loads(files) if isinstance(files, str) else files or []
             return 200, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}, {}
         return 200, {"ok": True}, {}
+
+    def _new_ts(self) -> str:
+        """A new message's ts: the time it was posted, as Slack's are (unique, after the paste)."""
+        return f"{int(time.time())}.{next(self._ts) % 1_000_000:06d}"
+
+    def _replies(self, channel: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """``conversations.replies`` paged as Slack pages it: the root, then its replies oldest
+        first, those after ``oldest`` and before ``latest`` (either end kept with
+        ``inclusive``), at most ``limit`` a page and never more than :data:`REPLIES_PAGE`
+        (Slack may give fewer than asked), ``has_more`` with
+        ``response_metadata.next_cursor`` while any are left; the root only on the
+        first page."""
+        try:
+            limit = min(int(params.get("limit") or REPLIES_PAGE), REPLIES_PAGE)
+            oldest = float(params["oldest"]) if params.get("oldest") else None
+            latest = float(params["latest"]) if params.get("latest") else None
+        except (TypeError, ValueError):
+            return 200, {"ok": False, "error": "invalid_arguments"}, {}
+        if limit < 1:
+            return 200, {"ok": False, "error": "invalid_limit"}, {}
+        thread_ts = str(params.get("ts") or "")
+        messages = self.thread(channel, thread_ts)
+        # a root the test never added (a paste sent as an event only) is left out
+        root = [m for m in messages if m["ts"] == thread_ts]
+        inclusive = _flag(params.get("inclusive"))
+        replies = [m for m in messages if m["ts"] != thread_ts and _within(float(m["ts"]), oldest, latest, inclusive)]
+        cursor = params.get("cursor")
+        if cursor:
+            start = _cursor_ts(str(cursor))
+            if start is None:
+                return 200, {"ok": False, "error": "invalid_cursor"}, {}
+            page_of = [m for m in replies if float(m["ts"]) >= start]
+        else:
+            page_of = [*root, *replies]
+        page, rest = page_of[:limit], page_of[limit:]
+        if not _flag(params.get("include_all_metadata")):
+            page = [{k: v for k, v in m.items() if k != "metadata"} for m in page]
+        more = {"next_cursor": _make_cursor(rest[0]["ts"]) if rest else ""}
+        return 200, {"ok": True, "messages": page, "has_more": bool(rest), "response_metadata": more}, {}
 
     def start(self) -> FakeSlack:
         fake = self
@@ -252,7 +327,10 @@ class FakeSlack:
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up waiting (or was killed)
 
             def do_GET(self) -> None:
                 path = urlparse(self.path).path
@@ -285,6 +363,10 @@ class FakeSlack:
                 auth = headers.get("Authorization") or ""
                 token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
                 status, body, extra = fake.answer(method, params, token)
+                with fake.lock:
+                    delays = fake.slow.get(method)
+                    delay = delays.pop(0) if delays else 0.0
+                time.sleep(delay)
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", extra)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
