@@ -74,17 +74,20 @@ def render_reply(session: Session, reply: StoredReply, *, index: IndexSource, gr
                        note=note, fresh=fresh)  # fmt: skip
 
 
-def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> str:
-    """The message text plus the text of its attached snippets / .log / .txt files."""
-    parts = [paste.text]
+def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> tuple[str, list[str]]:
+    """The message text plus the text of its attached snippets / .log / .txt files, and the
+    names of the files that could not be read."""
+    parts, unread = [paste.text], []
     budget = limit
     for file in paste.files[:3]:
         if file.is_text and file.url and budget > 0:
             body = slack.download_text(file.url, limit=budget)
-            if body:
+            if body is None:
+                unread.append(file.name or file.id)
+            elif body:
                 parts.append(body)
                 budget -= len(body)
-    return "\n".join(p for p in parts if p)
+    return "\n".join(p for p in parts if p), unread
 
 
 def thread_error(
@@ -140,7 +143,8 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
                  gate: RequestGate) -> Outcome:  # fmt: skip
     """Triage ``paste`` and answer it (in its thread, or privately)."""
     kb = loaded(index)
-    text, cut_at = clean_paste(paste_text(paste, slack, settings.paste_limit), settings.paste_limit)
+    pasted, unread = paste_text(paste, slack, settings.paste_limit)
+    text, cut_at = clean_paste(pasted, settings.paste_limit)
     learned, here = read_context(store, text, paste.channel)
     triage = triage_timed(kb, text, metrics, gate, learned)
     if paste.mention and not triage.errors:
@@ -174,12 +178,14 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
                           window=timedelta(hours=settings.observe_window_hours))  # fmt: skip
         if public:  # from here on, an attempt may have posted: see deliver()
             jobs_repo.mark_stage(session, job_id=job.id, owner=job.owner, stage=POSTING)
+        note = panels.unread_files_note(locale, unread) if unread else None
         if outcome == "no_error":
             key = "mention.no_error" if paste.mention else "nothing.no_error"
             payload = panels.render_text(locale, key)
+            payload = panels.with_note(payload, note) if note else payload
         else:
             payload = render_reply(session, reply, index=index, graph=graph, today=now.date(),
-                                   ephemeral=not public)  # fmt: skip
+                                   ephemeral=not public, note=note)  # fmt: skip
     sent = deliver(paste, payload, job=job, slack=slack, public=public)
     if sent.ok:
         metrics.answer(outcome)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +32,7 @@ from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryInt
 from slack_sdk.webhook import WebhookClient
 
 from bot.errors import SlackRateLimited, SlackUnavailable
+from bot.slack.downloads import download, origin_of
 from bot.slack.metrics import Metrics
 from bot.slack.scope import current
 
@@ -338,13 +338,11 @@ class SlackGateway:
     # -- files --------------------------------------------------------------------
 
     def download_text(self, url: str, *, limit: int) -> str | None:
-        """A snippet's text (at most ``limit`` characters), fetched with the bot token."""
-        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.token()}"})
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                data: bytes = response.read(limit * 4)
-        except OSError as exc:
-            self.metrics.slack_error("files.download", type(exc).__name__)
-            log.info("snippet download failed: %s", type(exc).__name__)
+        """A snippet's text (at most ``limit`` characters), fetched with the bot token from
+        Slack alone (:mod:`bot.slack.downloads`); None when it could not be read."""
+        data = download(url, token=self.token(), api_origin=origin_of(self.client.base_url),
+                        max_bytes=limit * 4)  # fmt: skip
+        if data is None:
+            self.metrics.slack_error("files.download", "unread")
             return None
         return data.decode("utf-8", errors="replace")[:limit]

@@ -2,7 +2,7 @@
 
 Serves ``/api/<method>`` (form or JSON bodies), the upload URLs of
 ``files_upload_v2``, ``response_url`` posts (``/response/<id>``) and snippet
-downloads (``/files/<name>``). ``fail_next`` makes the next calls of a method
+downloads (``/files/<name>``, or a redirect to where ``moved`` says). ``fail_next`` makes the next calls of a method
 answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error;
 ``hold`` keeps a method's answers back (the call is recorded) until ``release``.
 ``grants`` are the OAuth codes ``oauth.v2.access`` exchanges (code → team id
@@ -86,6 +86,7 @@ class FakeSlack:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     groups: dict[str, list[str]] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)  # file name → where its download redirects
     calls: list[Call] = field(default_factory=list)
     failures: dict[str, list[tuple[int, str | None]]] = field(default_factory=dict)
     not_in: set[str] = field(default_factory=set)  # channels errkb is not a member of
@@ -124,6 +125,8 @@ class FakeSlack:
             self.messages.clear()
             self.limited.clear()
             self.broken.clear()
+            self.moved.clear()
+            self.slow.clear()
             self.down = None
 
     def outage(self, status: int = 503) -> None:
@@ -334,7 +337,10 @@ class FakeSlack:
 
             def do_GET(self) -> None:
                 path = urlparse(self.path).path
-                if path.startswith("/files/") and path[7:] in fake.files:
+                if path.startswith("/files/") and path[7:] in fake.moved:
+                    fake._record("files.download", {"name": path[7:]}, dict(self.headers))
+                    self._send(302, b"", "text/plain", {"Location": fake.moved[path[7:]]})
+                elif path.startswith("/files/") and path[7:] in fake.files:
                     fake._record("files.download", {"name": path[7:]}, dict(self.headers))
                     self._send(200, fake.files[path[7:]].encode(), "text/plain")
                 else:
