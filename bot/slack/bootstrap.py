@@ -47,6 +47,8 @@ class InstalledTeam:
     def __init__(self, gateway: SlackGateway) -> None:
         self.gateway = gateway
         self._team: str | None = None
+        self._org: str | None = None
+        self._org_known = False
         self._lock = threading.Lock()
 
     def __call__(self) -> str | None:
@@ -57,6 +59,17 @@ class InstalledTeam:
                 except TRANSIENT as exc:
                     log.warning("cannot learn errkb's workspace yet: %s", exc)
             return self._team
+
+    def org(self) -> str | None:
+        """The organisation of an org-wide install (None for a workspace's), asked once the
+        workspace is known."""
+        with self._lock:
+            if self._team is not None and not self._org_known:
+                try:
+                    self._org, self._org_known = self.gateway.org_id(), True
+                except TRANSIENT as exc:
+                    log.warning("cannot learn errkb's organisation yet: %s", exc)
+            return self._org
 
 
 @dataclass
@@ -115,6 +128,7 @@ def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, gra
     submissions = Submissions(add_record=inject(feedback.submit_record, deps), deprecate=inject(digest.deprecate, deps),
                               correct=inject(corrections.correct, deps))  # fmt: skip
     team = None if settings.multi_workspace else InstalledTeam(gateway)
-    middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions, team=team)
+    middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions, team=team,
+                            org=team.org if team else None)  # fmt: skip
     app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth_settings(settings, store))
     return SlackBot(app=app, runner=runner, intake=intake, gateway=gateway, team=team)

@@ -335,6 +335,16 @@ class SlackGateway:
         found = self.call("auth.test")
         return str(found.data.get("team_id")) if found.ok and found.data else None
 
+    def org_id(self) -> str | None:
+        """The organisation of the gateway's own token when it is an org-wide install
+        (``auth.test``'s ``is_enterprise_install``), else None."""
+        if not self.client.token:
+            return None
+        found = self.call("auth.test")
+        data = found.data or {} if found.ok else {}
+        org = data.get("enterprise_id") if data.get("is_enterprise_install") is True else None
+        return str(org) if org else None
+
     # -- files --------------------------------------------------------------------
 
     def download_text(self, url: str, *, limit: int) -> str | None:
