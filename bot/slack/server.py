@@ -70,8 +70,10 @@ def health(store: Store, records: Callable[[], int | None],
            readiness: Readiness | None = None) -> tuple[bool, dict[str, Any]]:  # fmt: skip
     """Database reachable and knowledge base loaded.
 
-    ``status``: ``ok``; ``starting`` while the first build runs; ``broken`` when the
-    database is unreachable or the first build failed, with ``reason`` in one line.
+    ``status``: ``ok``; ``starting`` while the first build runs (or, after a restart from
+    a snapshot, until it has caught up with the database); ``broken`` when the database is
+    unreachable, takes no writes (a full disk, read-only: :mod:`bot.store.writable`) or
+    the first build failed, with ``reason`` in one line.
     ``readiness`` gives (state: starting | ready | broken, records, reason); without it,
     ``records`` alone says whether the knowledge base is loaded.
     """
@@ -84,19 +86,23 @@ def health(store: Store, records: Callable[[], int | None],
         database = False
         first = str(error).strip().splitlines()
         reason = "database unreachable: " + (first[0] if first else type(error).__name__)
+    refused = store.check_writable() if database else None  # a full disk, a read-only database
+    reason = reason or refused
     if readiness is not None:
         state, count, why = readiness()
     else:
         count = records()
         state, why = ("ready" if count is not None else "starting"), None
-    ok = database and state == "ready"
+    ok = database and refused is None and state == "ready"
     if state == "broken":
         reason = reason or why
-    status = "ok" if ok else ("broken" if not database or state == "broken" else "starting")
+    broken = not database or refused is not None or state == "broken"
+    status = "ok" if ok else ("broken" if broken else "starting")
     data: dict[str, Any] = {
         "ok": ok,
         "status": status,
         "database": database,
+        "writable": database and refused is None,
         "knowledge_base": {"loaded": state == "ready", "records": count or 0},
     }
     if reason is not None and not ok:
