@@ -100,6 +100,7 @@ class FakeSlack:
     broken: dict[str, int] = field(default_factory=dict)  # method → HTTP status it always answers
     lock: threading.Lock = field(default_factory=threading.Lock)
     _ts: Any = field(default_factory=lambda: itertools.count(1))
+    _last_ts: int = 0  # the last message ts issued, in microseconds
     server: ThreadingHTTPServer | None = None
 
     # -- control ---------------------------------------------------------------
@@ -230,7 +231,7 @@ class FakeSlack:
             return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT", "team_id": "T1", "user": "errkb",
                          "team": "Test", "url": "https://test.slack.com/"}, {}  # fmt: skip
         if method in ("chat.postMessage", "chat.update"):
-            ts = params.get("ts") or self._new_ts()
+            ts = params.get("ts") or self._new_ts(channel, params.get("thread_ts"))
             with self.lock:
                 known = self.messages.get((channel, str(ts))) or {}
                 self.messages[(channel, str(ts))] = {
@@ -275,9 +276,21 @@ class FakeSlack:
             return 200, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}, {}
         return 200, {"ok": True}, {}
 
-    def _new_ts(self) -> str:
-        """A new message's ts: the time it was posted, as Slack's are (unique, after the paste)."""
-        return f"{int(time.time())}.{next(self._ts) % 1_000_000:06d}"
+    def _new_ts(self, channel: str = "", thread_ts: str | None = None) -> str:
+        """A new message's ts, as Slack gives them: the time it was posted, unique, and after
+        every message of its thread (tests name pastes with made-up times, some ahead of now)."""
+
+        def micros(ts: str) -> int:
+            whole, _, part = ts.partition(".")
+            return int(whole) * 1_000_000 + int((part + "000000")[:6])
+
+        with self.lock:
+            floor = [micros(ts) for (c, ts), m in self.messages.items()
+                     if thread_ts and c == channel and (ts == thread_ts or m.get("thread_ts") == thread_ts)]  # fmt: skip
+            issued = max(int(time.time() * 1_000_000), self._last_ts + 1, *(f + 1 for f in floor),
+                         micros(thread_ts) + 1 if thread_ts else 0)  # fmt: skip
+            self._last_ts = issued
+        return f"{issued // 1_000_000}.{issued % 1_000_000:06d}"
 
     def _replies(self, channel: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
         """``conversations.replies`` paged as Slack pages it: the root, then its replies oldest
