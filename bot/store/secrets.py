@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -29,6 +30,8 @@ from slack_sdk.oauth.installation_store import Bot, Installation, InstallationSt
 log = logging.getLogger(__name__)
 
 PREFIX = "fernet:"
+#: Seconds between two log lines about tokens no key decrypts.
+LOG_EVERY = 60.0
 #: The token attributes of slack_sdk's Installation and Bot that are encrypted.
 TOKEN_FIELDS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
 
@@ -94,6 +97,7 @@ class EncryptedInstallationStore(InstallationStore):
 
     def __init__(self, inner: InstallationStore, cipher: TokenCipher) -> None:
         self.inner, self.cipher = inner, cipher
+        self._logged_at, self._unreadable = float("-inf"), 0
 
     @property
     def logger(self) -> logging.Logger:
@@ -124,9 +128,15 @@ class EncryptedInstallationStore(InstallationStore):
         try:
             return _mapped(found, self.cipher.decrypt)
         except InvalidToken:
-            log.error("an installation's tokens cannot be decrypted with ERRKB_SECRET_KEY or "
-                      "ERRKB_SECRET_KEY_PREVIOUS: it is treated as not installed",
-                      extra={"request_team": team_id})  # fmt: skip
+            self._unreadable += 1
+            if (
+                time.monotonic() - self._logged_at >= LOG_EVERY
+            ):  # each request of that workspace meets it
+                self._logged_at = time.monotonic()
+                log.error("%d installation look-up(s) found tokens that ERRKB_SECRET_KEY and "
+                          "ERRKB_SECRET_KEY_PREVIOUS cannot decrypt: treated as not installed",
+                          self._unreadable, extra={"request_team": team_id})  # fmt: skip
+                self._unreadable = 0
             return None
 
     def delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
