@@ -40,7 +40,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from bot.errors import SchemaOutOfDate, StorageUnavailable
-from bot.store.writable import WriteHealth
+from bot.store.writable import WriteHealth, unwritable_reason
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -324,8 +324,8 @@ class Store:
                         session.connection(execution_options={WAIT_MS: int(wait * 1000)})
                     yield session
             except DBAPIError as exc:
-                self.writes.noted(exc)
-                if isinstance(exc, OperationalError):
+                self.writes.noted(exc)  # a read-only PostgreSQL's refusal is no OperationalError
+                if isinstance(exc, OperationalError) or unwritable_reason(exc):
                     raise StorageUnavailable(f"database error: {exc.orig}") from exc
                 raise
             self.writes.noted(None)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, text
 
 from benchmarks.synthetic_kb import synthetic_records
 from bot.errors import StorageUnavailable
@@ -76,3 +76,34 @@ def test_a_full_sqlite_database_is_broken_until_it_has_room_again(tmp_path: Path
 def test_refusals_that_mean_no_writes_at_all(message: str, what: str | None) -> None:
     reason = unwritable_reason(RuntimeError(message))
     assert (reason.split("(")[1].split(")")[0] if reason else None) == what
+
+
+def test_a_read_only_postgresql_is_broken_until_it_takes_writes_again(
+    blank_database_url: str,
+) -> None:
+    if not blank_database_url.startswith("postgresql"):
+        pytest.skip("a read-only server is a PostgreSQL setting: the PostgreSQL pass")
+    store = open_store(blank_database_url, migrate=True)
+    name = store.engine.url.database
+
+    def read_only(on: bool) -> None:
+        with store.engine.connect() as conn:
+            conn.exec_driver_sql("SET TRANSACTION READ WRITE")  # this one may write
+            conn.exec_driver_sql(f'ALTER DATABASE "{name}" ' + ("SET default_transaction_read_only = on" if on
+                                 else "RESET default_transaction_read_only"))  # fmt: skip
+            conn.commit()
+        store.engine.dispose()  # new sessions get the setting
+
+    try:
+        read_only(True)
+        with pytest.raises(StorageUnavailable, match="read-only transaction"):
+            with store.transaction() as session:
+                session.execute(text("UPDATE kb_state SET value = value"))
+        ok, body = health(store, lambda: 1)
+        assert not ok and body["status"] == "broken"
+        assert body["reason"].startswith("database takes no writes (read-only)")
+        read_only(False)
+        assert health(store, lambda: 1)[1]["status"] == "ok"
+    finally:
+        read_only(False)
+        store.dispose()
