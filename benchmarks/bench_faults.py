@@ -6,7 +6,10 @@ fresh SQLite file holding the starter knowledge base, the test records and one
 record stored by an older errkb with a regex RE2 refuses (a lookahead plus
 ``(a+)+$``). Then runs each scenario (a hostile regex, malformed requests, big
 bodies and slow connections, Slack down, one channel rate limited, SQLite's
-write lock held by another process) of :data:`SCENARIOS` in turn and prints
+write lock held by another process, pastes in 250-reply threads under slow posts
+and a killed server, installation tokens at rest, snippet downloads pointing off
+Slack, /healthz after a restart from an older snapshot) of :data:`SCENARIOS` in
+turn and prints
 one table: the figure, its target, and whether it was met. While a scenario
 runs, a watcher sends a signed paste every 0.2 s and asks ``/healthz`` every
 0.1 s, and samples the server's resident memory every 20 ms.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import socket
 import sqlite3
@@ -467,6 +471,251 @@ def sqlite_locked(bench: Bench) -> list[Figure]:
             Figure(name, "pastes never acknowledged after Slack's retries", refused, "", "0", refused == 0)]  # fmt: skip
 
 
+# -- one answer per message in long threads, tokens kept and sent only to Slack, readiness --
+
+
+THREAD_REPLIES = 250  # replies around each paste: 250 before it, 250 after
+LONG_THREAD_PASTES = 10
+
+
+def _long_thread_paste(bench: Bench, n: int, base: str | None = None) -> tuple[str, str]:
+    """A thread of 250 replies, a paste among them (sent signed to ``base``), 250 more
+    after it: (root ts, paste ts)."""
+    second = 1725000000 + 10 * n  # in the past: Slack gives the answer a later ts than the paste
+    root, paste = f"{second}.000000", f"{second + 1}.000000"
+    bench.fake.add_message(CHANNEL, root, "incident thread")
+    for i in range(THREAD_REPLIES):
+        bench.fake.add_message(CHANNEL, f"{second}.{i + 1:06d}", f"looking ({i})", thread_ts=root)
+        bench.fake.add_message(CHANNEL, f"{second + 2}.{i:06d}", f"same here ({i})", thread_ts=root)
+    bench.fake.add_message(CHANNEL, paste, PASTE.format(n=n), thread_ts=root)
+    event = {"type": "message", "channel": CHANNEL, "user": USER, "ts": paste, "thread_ts": root,
+             "client_msg_id": f"lt{paste}", "text": PASTE.format(n=n)}  # fmt: skip
+    body = json.dumps({"type": "event_callback", "event_id": f"EvLT{second}", "team_id": "T1",
+                       "event": event}).encode()  # fmt: skip
+    target, bench.base = bench.base, base or bench.base
+    try:
+        bench.signed(body, "application/json", 5.0)
+    finally:
+        bench.base = target
+    return root, paste
+
+
+def _settled_answers(bench: Bench, roots: list[str], seconds: float) -> tuple[int, int]:
+    """(lost, doubled) once no new answer has come for ``seconds``."""
+    quiet_since, seen = time.monotonic(), -1
+    deadline = time.monotonic() + 120
+    while time.monotonic() - quiet_since < seconds and time.monotonic() < deadline:
+        now = len(bench.fake.of("chat.postMessage"))
+        if now != seen:
+            seen, quiet_since = now, time.monotonic()
+        time.sleep(0.2)
+    lost, doubled = lost_and_doubled(wait_for_answers(bench.fake, roots, timeout=1), roots)
+    return len(lost), len(doubled)
+
+
+def long_threads_slow_posts(bench: Bench) -> list[Figure]:
+    """Pastes in 250-reply threads whose posts reach Slack but are answered after the client's
+    10 s timeout: the retry looks for its answer, from the paste on, page after page."""
+    name = "250-reply threads, slow posts"
+    bench.fake.slow_next("chat.postMessage", 11.0, times=LONG_THREAD_PASTES)
+    threads = [_long_thread_paste(bench, n) for n in range(LONG_THREAD_PASTES)]
+    lost, doubled = _settled_answers(bench, [r for r, _ in threads], seconds=15)
+    pastes = {paste for _, paste in threads}
+    pages = [c for c in bench.fake.of("conversations.replies") if c.params.get("oldest") in pastes]
+    return [*_lost_doubled(name, f"{LONG_THREAD_PASTES} pastes, posts slower than 10 s", lost, doubled,
+                           LONG_THREAD_PASTES),
+            Figure(name, "conversations.replies pages read for them", len(pages), "", "")]  # fmt: skip
+
+
+def _spawn(bench: Bench, folder: Path, **env: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Another ``errkb serve`` on the bench's database: (process, base URL once healthy)."""
+    port = free_port()
+    settings = {**os.environ, "ERRKB_DATABASE_URL": bench.database, "SLACK_API_URL": bench.fake.api_url,
+                "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "ERRKB_LOG_LEVEL": "WARNING",
+                "ERRKB_LOG_FORMAT": "json", "ERRKB_CACHE_DIR": str(folder / "cache"), **env}  # fmt: skip
+    log = (folder / f"serve-{port}.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1",
+                             "--port", str(port)], env=settings, cwd=ROOT, stderr=log)  # fmt: skip
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def _status(base: str) -> tuple[int, dict[str, object]]:
+    try:
+        with urllib.request.urlopen(base + "/healthz", timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+    except OSError:
+        return 0, {}
+
+
+def _healthy(proc: subprocess.Popen[bytes], base: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while _status(base)[0] != 200:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise SystemExit(f"a second errkb serve did not become healthy at {base}")
+        time.sleep(0.05)
+
+
+def long_threads_killed_server(bench: Bench) -> list[Figure]:
+    """Pastes in 250-reply threads sent to a second server that is killed (SIGKILL) with every
+    post on its way to Slack, then started again: it finds the posts instead of repeating them."""
+    name = "250-reply threads, kill -9"
+    pastes = 20
+    with tempfile.TemporaryDirectory(prefix="errkb-kill-") as tmp:
+        env = {"ERRKB_JOB_LEASE_SECONDS": "5", "ERRKB_WORKERS": str(pastes)}
+        proc, base = _spawn(bench, Path(tmp), **env)
+        _healthy(proc, base)
+        bench.fake.hold("chat.postMessage")
+        before = len(bench.fake.of("chat.postMessage"))
+        threads = [_long_thread_paste(bench, 100 + n, base) for n in range(pastes)]
+        bench.fake.wait_for("chat.postMessage", before + pastes, timeout=30)
+        proc.kill()
+        proc.wait(timeout=10)
+        bench.fake.release("chat.postMessage")
+        again, base = _spawn(bench, Path(tmp), **env)
+        try:
+            _healthy(again, base)
+            lost, doubled = _settled_answers(bench, [r for r, _ in threads], seconds=12)
+        finally:
+            again.terminate()
+            again.wait(timeout=30)
+    return _lost_doubled(name, f"{pastes} pastes in flight, server killed and restarted", lost, doubled, pastes)
+
+
+def tokens_at_rest(bench: Bench) -> list[Figure]:
+    """Installation tokens saved through errkb's installation store, then the database file read
+    as bytes: no token in it; the right key reads them back, another key does not."""
+    from cryptography.fernet import Fernet
+    from slack_sdk.oauth.installation_store import Installation
+    from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+
+    from bot.store.oauth import BOTS, INSTALLATIONS
+    from bot.store.secrets import EncryptedInstallationStore, TokenCipher
+
+    name = "tokens at rest"
+    key, other = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    tokens = {f"T{n}": (f"xoxb-{n}-bench-bot-token-{n:04d}", f"xoxe-1-bench-refresh-{n:04d}") for n in range(20)}
+    with tempfile.TemporaryDirectory(prefix="errkb-tokens-") as tmp:
+        url = f"sqlite:///{tmp}/tokens.sqlite3"
+        store = open_store(url, migrate=True)
+        try:
+            def installations(k: str) -> EncryptedInstallationStore:
+                inner = SQLAlchemyInstallationStore(client_id="1.2", engine=store.engine, bots_table_name=BOTS,
+                                                    installations_table_name=INSTALLATIONS)  # fmt: skip
+                return EncryptedInstallationStore(inner, TokenCipher(k))
+
+            for team, (bot, refresh) in tokens.items():
+                installations(key).save(Installation(app_id="A1", team_id=team, user_id="U1", bot_token=bot,
+                                                     bot_refresh_token=refresh, bot_id="B1", bot_user_id="UB"))  # fmt: skip
+            with store.engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            raw = b"".join(p.read_bytes() for p in Path(tmp).iterdir() if p.name.startswith("tokens.sqlite3"))
+            plain = sum(raw.count(t.encode()) for pair in tokens.values() for t in pair)
+            read = sum((b := installations(key).find_bot(enterprise_id=None, team_id=team)) is not None
+                       and b.bot_token == pair[0] for team, pair in tokens.items())  # fmt: skip
+            quiet = logging.getLogger("bot.store.secrets")
+            quiet.disabled = True  # its one line per unreadable installation is the expected outcome here
+            try:
+                wrong = sum(installations(other).find_bot(enterprise_id=None, team_id=team) is not None
+                            for team in tokens)  # fmt: skip
+            finally:
+                quiet.disabled = False
+        finally:
+            store.dispose()
+    total = 2 * len(tokens)
+    return [Figure(name, f"tokens readable in the database file ({total} stored)", plain, "", "0", plain == 0),
+            Figure(name, "read back with ERRKB_SECRET_KEY", f"{read} of {len(tokens)}", "", "all", read == len(tokens)),
+            Figure(name, "read with another key", wrong, "", "0", wrong == 0)]  # fmt: skip
+
+
+def snippet_credentials(bench: Bench) -> list[Figure]:
+    """Signed file-share events naming another host, and a Slack URL redirecting to it: the
+    other host (a second loopback server keeping each request's headers) never gets the token."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    name = "snippet downloads"
+    seen: list[dict[str, str]] = []
+
+    class Foreign(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            seen.append(dict(self.headers))
+            body = PASTE.format(n=1).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    foreign = ThreadingHTTPServer(("127.0.0.1", 0), Foreign)
+    threading.Thread(target=foreign.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    other = f"http://127.0.0.1:{foreign.server_address[1]}"
+    bench.fake.moved["moved.log"] = other + "/moved.log"
+    urls = {"another host": other + "/files-pri/T1-F1/crash.log", "redirect off Slack": bench.fake.url + "/files/moved.log"}
+    slack_before = len(bench.fake.of("files.download"))
+    try:
+        for n, url in enumerate(urls.values()):
+            file = {"id": f"FB{n}", "name": "crash.log", "mimetype": "text/plain", "filetype": "text", "size": 100,
+                    "url_private_download": url}  # fmt: skip
+            event = {"type": "message", "subtype": "file_share", "channel": CHANNEL, "user": USER, "text": "",
+                     "ts": f"1820000000.{n + 1:06d}", "client_msg_id": f"fs{n}", "files": [file]}  # fmt: skip
+            body = json.dumps({"type": "event_callback", "event_id": f"EvFS{n:06d}", "team_id": "T1",
+                               "event": event}).encode()  # fmt: skip
+            bench.signed(body, "application/json", 5.0)
+        bench.fake.wait_for("files.download", slack_before + 1, timeout=10)
+        time.sleep(1.0)
+    finally:
+        foreign.shutdown()
+        foreign.server_close()
+    leaked = sum("Authorization" in h for h in seen)
+    slack = [c for c in bench.fake.of("files.download")[slack_before:] if "Authorization" in c.headers]
+    return [Figure(name, "Authorization sent to another host or across a redirect", leaked, "", "0", leaked == 0),
+            Figure(name, "requests the other host got", len(seen), "", ""),
+            Figure(name, "Slack-origin download sent the token", len(slack), "", "1", len(slack) == 1)]  # fmt: skip
+
+
+def readiness_after_restart(bench: Bench) -> list[Figure]:
+    """A server stopped (its snapshot written), 2,500 records imported, the server started
+    again from the snapshot: /healthz is 503 until the changes are applied, never ok early."""
+    from benchmarks.synthetic_kb import synthetic_records
+
+    name = "/healthz after a restart"
+    with tempfile.TemporaryDirectory(prefix="errkb-ready-") as tmp:
+        proc, base = _spawn(bench, Path(tmp))
+        _healthy(proc, base)
+        proc.terminate()
+        proc.wait(timeout=30)
+        store = open_store(bench.database)
+        try:
+            with store.transaction() as session:
+                repository.import_records(session, records=synthetic_records(2_500, seed=29),
+                                          on_conflict="upsert", actor="bench", now=datetime.now(UTC))  # fmt: skip
+            with store.read() as session:
+                total = len(repository.record_ids(session))
+        finally:
+            store.dispose()
+        again, base = _spawn(bench, Path(tmp))
+        started, early, starting = time.monotonic(), 0, 0.0
+        try:
+            while time.monotonic() - started < 120:
+                status, body = _status(base)
+                records = (body.get("knowledge_base") or {}).get("records", 0)  # type: ignore[union-attr]
+                if status == 200:
+                    early += records != total  # ok while behind the database
+                    if records == total:
+                        break
+                elif body.get("status") == "starting":
+                    starting = time.monotonic() - started
+                time.sleep(0.02)
+        finally:
+            again.terminate()
+            again.wait(timeout=30)
+    return [Figure(name, f"200 ok before all {total:,} records were in", early, "", "0", early == 0),
+            Figure(name, "503 starting meanwhile, for", round(starting, 1), "s", "")]  # fmt: skip
+
+
 #: Every scenario, run in this order: (name, function).
 SCENARIOS: list[tuple[str, Callable[[Bench], list[Figure]]]] = [
     ("hostile regex", hostile_regex),
@@ -475,6 +724,11 @@ SCENARIOS: list[tuple[str, Callable[[Bench], list[Figure]]]] = [
     ("slack down", slack_down),
     ("429 on one channel", rate_limited_channel),
     ("sqlite locked", sqlite_locked),
+    ("long threads, slow posts", long_threads_slow_posts),
+    ("long threads, kill -9", long_threads_killed_server),
+    ("tokens at rest", tokens_at_rest),
+    ("snippet downloads", snippet_credentials),
+    ("readiness after a restart", readiness_after_restart),
 ]
 
 

@@ -24,8 +24,9 @@ after updates, and at stop, on a thread of its own (taken under the build
 lock, written outside it: the next update does not wait for the file).
 
 :attr:`LiveKnowledge.readiness` says what ``/healthz`` reports: starting
-(the first build runs), ready, or broken (the first build failed; the reason
-in one line).
+(the first build runs, or a snapshot older than the database is being brought
+up to its version: nothing is served from it before), ready, or broken (the
+first build failed; the reason in one line).
 """
 
 from __future__ import annotations
@@ -252,9 +253,10 @@ class LiveKnowledge:
     def _refresh(self) -> bool:
         version = self._version()
         built = self._built
-        if built is None:
+        if built is None:  # a snapshot is served only once it is at the database's version
             built = self._restore(version)
             if built is not None and built.version == version:
+                self._swap(built)
                 return True
         if built is not None and version == built.version:
             return False
@@ -262,7 +264,10 @@ class LiveKnowledge:
             changes = self._changes(built.version)
             if changes.complete:
                 if changes.version == built.version:
-                    return False
+                    if built is self._built:
+                        return False
+                    self._swap(built)  # the feed had nothing after all
+                    return True
                 self._update(built, changes)
                 return True
         self._full()
@@ -277,7 +282,7 @@ class LiveKnowledge:
             graph.centralities()  # computed once per build, then looked up
         if self._on_rebuild is not None:  # counted before anyone can see the result
             self._on_rebuild("incremental")
-        self._built = _Built(index, graph, changes.version)
+        self._swap(_Built(index, graph, changes.version))
         log.info(
             "knowledge base updated: %d record(s) changed, %d removed",
             len(changes.upserted), len(changes.removed),
@@ -316,7 +321,10 @@ class LiveKnowledge:
 
     def _restore(self, version: int) -> _Built | None:
         """Re-link the index and graph from the snapshot file when it is at ``version``,
-        or older by changes the feed can still tell (applied next); else None."""
+        or older by changes the feed can still tell (applied next); else None. Not put in
+        service here: an older one is served only once the feed's changes are applied, so
+        nothing answers (and ``/healthz`` says starting) from a knowledge base behind the
+        database's."""
         path = self._snapshot_file()
         if path is None:
             return None
@@ -341,7 +349,6 @@ class LiveKnowledge:
         self._snapshot_version = saved.version
         self._snapshot_written = time.monotonic()  # as good as just written: not again at once
         built = _Built(index, graph, saved.version)
-        self._swap(built)
         log.info("knowledge base restored from its snapshot",
                  extra={"kb_version": saved.version, "records": len(index),
                         "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip

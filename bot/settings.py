@@ -24,6 +24,11 @@ def default_database_url() -> str:
     return f"sqlite:///{folder / 'errkb.sqlite3'}"
 
 
+#: How to make an ERRKB_SECRET_KEY (a Fernet key).
+KEY_COMMAND = (
+    "python3 -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'"
+)
+
 #: The bot scopes of ``manifest.yaml`` (a test keeps the two in step).
 MANIFEST_SCOPES = (
     "chat:write",
@@ -197,6 +202,14 @@ class Settings(BaseSettings):
         default=None,
         description="Bearer token agents send to errkb mcp --http; required unless it binds to loopback.",
     )
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Fernet key the installations' bot and refresh tokens are encrypted with; required with SLACK_CLIENT_ID.",
+    )
+    secret_key_previous: SecretStr | None = Field(
+        default=None,
+        description="Earlier Fernet keys (comma separated) that still decrypt, while ERRKB_SECRET_KEY encrypts: key rotation.",
+    )
     mcp_outcomes: bool = Field(
         default=False,
         description="Let agents report whether a workaround worked (the MCP tool report_outcome); off: read-only.",
@@ -268,6 +281,15 @@ class Settings(BaseSettings):
             )
         return value
 
+    @field_validator("secret_key", "secret_key_previous")
+    @classmethod
+    def _fernet_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            from bot.store.secrets import check_keys
+
+            check_keys(value.get_secret_value())  # a ValueError says why, naming no key
+        return value
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: Any) -> Any:
@@ -324,6 +346,9 @@ class Settings(BaseSettings):
             problems.append("SLACK_APP_TOKEN: required for errkb serve --socket")
         if socket and self.multi_workspace:
             problems.append("SLACK_CLIENT_ID: a multi-workspace install needs errkb serve --http")
+        if self.multi_workspace and self.secret_key is None:
+            problems.append("ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID, to keep the installations' "
+                            "tokens encrypted (make one: " + KEY_COMMAND + ")")  # fmt: skip
         return problems
 
     def secret_values(self) -> list[str]:
@@ -334,6 +359,8 @@ class Settings(BaseSettings):
             self.slack_app_token,
             self.slack_client_secret,
             self.mcp_token,
+            self.secret_key,
+            self.secret_key_previous,
         )
         return [s.get_secret_value() for s in secrets if s is not None and s.get_secret_value()]
 

@@ -9,7 +9,7 @@ from typing import Protocol
 from bot.i18n import t
 from bot.records import Record
 from bot.render.blocks import Reply, _share_tail, ago, record_blocks
-from bot.render.escape import escape_params, mention
+from bot.render.escape import escape_mrkdwn, escape_params, mention
 from bot.render.ids import COMMAND, ActionId
 from bot.render.kit import Block, Message, button, code, context, cut, esc, link, message, section
 from bot.render.state import AddState, RecordState
@@ -40,6 +40,17 @@ def render_text(locale: str, key: str, **params: object) -> Message:
     """A one-section message from a catalog key; text parameters are escaped."""
     text = t(locale, key, **escape_params(params))
     return message(text, [section(text)])
+
+
+def unread_files_note(locale: str, names: Sequence[str]) -> str:
+    """The line saying which attached files could not be read (their names escaped)."""
+    shown = (escape_mrkdwn(name.replace("`", "'")) for name in names)
+    return t(locale, "paste.file_unread", names=", ".join(f"`{name}`" for name in shown))
+
+
+def with_note(payload: Message, note: str) -> Message:
+    """``payload`` with ``note`` (mrkdwn made by errkb) as a line above it."""
+    return message(payload["text"], [context(note), *payload["blocks"]])
 
 
 def render_note(locale: str, key: str, *, user: str, **params: object) -> Message:

@@ -77,17 +77,20 @@ def render_reply(session: Session, reply: StoredReply, *, index: IndexSource, gr
                        note=note, fresh=fresh)  # fmt: skip
 
 
-def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> str:
-    """The message text plus the text of its attached snippets / .log / .txt files."""
-    parts = [paste.text]
+def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> tuple[str, list[str]]:
+    """The message text plus the text of its attached snippets / .log / .txt files, and the
+    names of the files that could not be read."""
+    parts, unread = [paste.text], []
     budget = limit
     for file in paste.files[:3]:
         if file.is_text and file.url and budget > 0:
             body = slack.download_text(file.url, limit=budget)
-            if body:
+            if body is None:
+                unread.append(file.name or file.id)
+            elif body:
                 parts.append(body)
                 budget -= len(body)
-    return "\n".join(p for p in parts if p)
+    return "\n".join(p for p in parts if p), unread
 
 
 def thread_error(
@@ -145,7 +148,8 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     answered already, a mention without a new error is a turn of conversation instead
     (:mod:`bot.slack.thread`)."""
     kb = loaded(index)
-    text, cut_at = clean_paste(paste_text(paste, slack, settings.paste_limit), settings.paste_limit)
+    pasted, unread = paste_text(paste, slack, settings.paste_limit)
+    text, cut_at = clean_paste(pasted, settings.paste_limit)
     turn = answer_turn(paste, text, job=job.key, settings=settings, store=store, slack=slack, metrics=metrics)
     if turn is not None:
         return turn
@@ -188,12 +192,14 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
                           window=timedelta(hours=settings.observe_window_hours))  # fmt: skip
         if public:  # from here on, an attempt may have posted: see deliver()
             jobs_repo.mark_stage(session, job_id=job.id, owner=job.owner, stage=POSTING)
+        note = panels.unread_files_note(locale, unread) if unread else None
         if outcome == "no_error":
             key = "mention.no_error" if paste.mention else "nothing.no_error"
             payload = panels.render_text(locale, key)
+            payload = panels.with_note(payload, note) if note else payload
         else:
             payload = render_reply(session, reply, index=index, graph=graph, today=now.date(),
-                                   ephemeral=not public)  # fmt: skip
+                                   ephemeral=not public, note=note)  # fmt: skip
     sent = deliver(paste, payload, job=job, slack=slack, public=public)
     if sent.ok and public and sent.ts:
         # the thread is answered (later mentions are conversation), and a pointer links here
@@ -252,7 +258,9 @@ def deliver(paste: PasteJob, payload: Message, *, job: Job, slack: SlackGateway,
                                     blocks=payload["blocks"], thread_ts=paste.thread_ts)  # fmt: skip
     assert paste.thread_ts is not None
     if job.stage == POSTING:
-        ts = slack.find_marked(channel=paste.channel, thread_ts=paste.thread_ts, marker=job.key)
+        ts = slack.find_marked(
+            channel=paste.channel, thread_ts=paste.thread_ts, marker=job.key, after=paste.message_ts
+        )
         if ts is not None:
             return Sent(ok=True, ts=ts)
     return slack.post_message(channel=paste.channel, text=payload["text"], blocks=payload["blocks"],

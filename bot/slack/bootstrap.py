@@ -113,7 +113,8 @@ def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, gra
                               triage_step=inject(workflow.triage_step, deps))  # fmt: skip
     revocations = Revocations(installations=oauth.installation_store if oauth else None, link=link)
     middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions,
-                            team=link.team if link else None, revocations=revocations)  # fmt: skip
+                            team=link.team if link else None, org=link.org if link else None,
+                            revocations=revocations)  # fmt: skip
     app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth,
                      authorize=link.bolt_authorize() if link else None)  # fmt: skip
     return SlackBot(app=app, runner=runner, intake=intake, gateway=gateway, link=link)

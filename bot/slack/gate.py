@@ -9,7 +9,8 @@ Bolt (which verifies it again, as it always does). What it refuses:
 
 - 413: a body over :data:`MAX_BODY` (Slack sends a few kilobytes);
 - 401: no signature, a wrong or stale one, a timestamp that is not a number;
-- 400: a body that is not UTF-8, or a signed body Bolt could not parse.
+- 400: a body that is not UTF-8, a signed body Bolt could not parse, or one that is
+  not the shape every payload of its kind has (:mod:`bot.slack.shapes`).
 
 Refusals are logged at most once per :data:`LOG_EVERY` seconds, one JSON line
 with the counts of refusals since the last line (a flood of forged requests
@@ -29,6 +30,8 @@ from typing import Any
 
 from slack_bolt.request.internals import parse_body
 from slack_sdk.signature import SignatureVerifier
+
+from bot.slack.shapes import malformed
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +115,8 @@ def check(
         return 400, "signed body that does not parse"
     if not isinstance(parsed, dict):
         return 400, "signed body that is not an object"
-    return None
+    problem = malformed(parsed)
+    return (400, problem) if problem else None
 
 
 def gate(bolt: WsgiApp, signing_secret: str, *, path: str, refusals: RefusalLog | None = None) -> WsgiApp:  # fmt: skip

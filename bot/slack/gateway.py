@@ -24,7 +24,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +35,7 @@ from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryInt
 from slack_sdk.webhook import WebhookClient
 
 from bot.errors import SlackRateLimited, SlackTokenRefused, SlackUnavailable
+from bot.slack.downloads import download, origin_of
 from bot.slack.metrics import Metrics
 from bot.slack.scope import current
 
@@ -61,6 +61,11 @@ RETRY_AFTER_DEFAULT = 30.0
 #: The metadata event type of errkb's answers (see :meth:`SlackGateway.find_marked`).
 MARKER_EVENT = "errkb_answer"
 
+#: Replies asked for a page of ``conversations.replies`` (Slack's pagination guide asks
+#: for no more than 200), and the pages read at most looking for one answer.
+REPLIES_PAGE = 200
+MAX_REPLY_PAGES = 100
+
 JSON_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update", "views.open",
                           "views.publish", "views.update", "assistant.threads.setSuggestedPrompts",
                           "assistant.threads.setStatus", "assistant.threads.setTitle"})  # fmt: skip
@@ -82,6 +87,15 @@ def retry_handlers() -> list[Any]:
             interval_calculator=FixedValueRetryIntervalCalculator(fixed_internal=0.05),
         )
     ]
+
+
+def _carries(message: Any, marker: str) -> bool:
+    """Whether a message from ``conversations.replies`` is errkb's answer marked ``marker``."""
+    meta = message.get("metadata") if isinstance(message, dict) else None
+    if not isinstance(meta, dict) or meta.get("event_type") != MARKER_EVENT:
+        return False
+    payload = meta.get("event_payload")
+    return isinstance(payload, dict) and payload.get("job") == marker
 
 
 def _retry_after(headers: Any) -> float:
@@ -211,14 +225,37 @@ class SlackGateway:
             params["metadata"] = {"event_type": MARKER_EVENT, "event_payload": {"job": marker}}
         return self.call("chat.postMessage", **params)
 
-    def find_marked(self, *, channel: str, thread_ts: str, marker: str) -> str | None:
-        """The ts of errkb's message in the thread carrying ``marker``, if it was posted."""
-        found = self.call("conversations.replies", channel=channel, ts=thread_ts, limit=200,
-                          include_all_metadata=True)  # fmt: skip
-        for message in (found.data or {}).get("messages") or [] if found.ok else []:
-            meta = message.get("metadata") or {}
-            if meta.get("event_type") == MARKER_EVENT and (meta.get("event_payload") or {}).get("job") == marker:
-                return str(message.get("ts"))
+    def find_marked(
+        self, *, channel: str, thread_ts: str, marker: str, after: str | None = None
+    ) -> str | None:
+        """The ts of errkb's message in the thread carrying ``marker``, if it was posted.
+
+        Only replies newer than ``after`` (the pasted message, which the answer
+        follows) can hold it, so only those are read, page after page to the end
+        of the thread: Slack pages ``conversations.replies`` oldest first and may
+        give fewer replies a page than asked, so a long thread's newest replies are
+        never on the first page. A page Slack refuses ends the search (no duplicate
+        check is possible then; a post follows).
+        """
+        params: dict[str, Any] = {
+            "channel": channel,
+            "ts": thread_ts,
+            "limit": REPLIES_PAGE,
+            "include_all_metadata": True,
+        }
+        if after:
+            params["oldest"] = after
+        for _ in range(MAX_REPLY_PAGES):
+            found = self.call("conversations.replies", **params)
+            data = (found.data or {}) if found.ok else {}
+            for message in data.get("messages") or []:
+                if _carries(message, marker):
+                    return str(message.get("ts"))
+            cursor = (data.get("response_metadata") or {}).get("next_cursor")
+            if not data.get("has_more") or not cursor:
+                return None
+            params["cursor"] = cursor
+        log.warning("gave up looking for an answer after %d pages", MAX_REPLY_PAGES)
         return None
 
     def thread_messages(self, *, channel: str, thread_ts: str, limit: int = 50) -> list[dict[str, Any]]:
@@ -335,16 +372,24 @@ class SlackGateway:
         found = self.call("auth.test")
         return str(found.data.get("team_id")) if found.ok and found.data else None
 
+    def org_id(self) -> str | None:
+        """The organisation of the gateway's own token when it is an org-wide install
+        (``auth.test``'s ``is_enterprise_install``), else None."""
+        if not self.client.token:
+            return None
+        found = self.call("auth.test")
+        data = found.data or {} if found.ok else {}
+        org = data.get("enterprise_id") if data.get("is_enterprise_install") is True else None
+        return str(org) if org else None
+
     # -- files --------------------------------------------------------------------
 
     def download_text(self, url: str, *, limit: int) -> str | None:
-        """A snippet's text (at most ``limit`` characters), fetched with the bot token."""
-        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.token()}"})
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                data: bytes = response.read(limit * 4)
-        except OSError as exc:
-            self.metrics.slack_error("files.download", type(exc).__name__)
-            log.info("snippet download failed: %s", type(exc).__name__)
+        """A snippet's text (at most ``limit`` characters), fetched with the bot token from
+        Slack alone (:mod:`bot.slack.downloads`); None when it could not be read."""
+        data = download(url, token=self.token(), api_origin=origin_of(self.client.base_url),
+                        max_bytes=limit * 4)  # fmt: skip
+        if data is None:
+            self.metrics.slack_error("files.download", "unread")
             return None
         return data.decode("utf-8", errors="replace")[:limit]

@@ -5,7 +5,8 @@ redirects to Slack's authorize page (with a state kept in the database and a
 cookie), ``GET /slack/oauth_redirect`` exchanges the code (``oauth.v2.access``)
 and stores the installation, and each request is then answered with the
 installing workspace's bot token. Installations and states live in errkb's
-own database (tables from migration 0004), so every replica sees them.
+own database (tables from migration 0004), so every replica sees them; their
+tokens are encrypted with ``ERRKB_SECRET_KEY`` (:mod:`bot.store.secrets`).
 
 With token rotation (the manifest's ``token_rotation_enabled``) a bot token
 expires and its refresh token buys the next one (``oauth.v2.access`` with
@@ -31,12 +32,13 @@ from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from slack_sdk.oauth.token_rotation.rotator import TokenRotator
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.errors import SlackUnavailable, SlackUninstalled, StorageUnavailable
+from bot.errors import ConfigError, SlackUnavailable, SlackUninstalled, StorageUnavailable
 from bot.settings import Settings
 from bot.slack import scope
 from bot.slack.gateway import TRANSIENT_ERRORS, Sent, SlackGateway
 from bot.store.db import Store
 from bot.store.oauth import BOTS, INSTALLATIONS, STATES
+from bot.store.secrets import EncryptedInstallationStore, TokenCipher
 
 INSTALL_PATH = "/slack/install"
 REDIRECT_PATH = "/slack/oauth_redirect"
@@ -51,9 +53,16 @@ def oauth_settings(settings: Settings, store: Store) -> OAuthSettings | None:
         return None
     logger = logging.getLogger("bot.slack.bolt")
     client_id = settings.slack_client_id
-    installations = SQLAlchemyInstallationStore(
-        client_id=client_id, engine=store.engine, bots_table_name=BOTS,
-        installations_table_name=INSTALLATIONS, logger=logger,
+    if settings.secret_key is None:
+        raise ConfigError("ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID (installation tokens are encrypted)")
+    cipher = TokenCipher.from_settings(
+        settings.secret_key.get_secret_value(),
+        settings.secret_key_previous.get_secret_value() if settings.secret_key_previous else None,
+    )
+    installations = EncryptedInstallationStore(
+        SQLAlchemyInstallationStore(client_id=client_id, engine=store.engine, bots_table_name=BOTS,
+                                    installations_table_name=INSTALLATIONS, logger=logger),
+        cipher,
     )  # fmt: skip
     states = SQLAlchemyOAuthStateStore(
         expiration_seconds=STATE_SECONDS, engine=store.engine, table_name=STATES, logger=logger

@@ -62,6 +62,7 @@ class Identity:
     team_id: str
     bot_user_id: str | None
     bot_id: str | None
+    org_id: str | None = None  # the organisation of an org-wide install, None for a workspace's
 
 
 class SlackLink:
@@ -94,6 +95,12 @@ class SlackLink:
         """The installed workspace, once Slack has said which (it stays known through an outage)."""
         with self._lock:
             return self._identity.team_id if self._identity else None
+
+    def org(self) -> str | None:
+        """The organisation of an org-wide install (``auth.test``'s ``is_enterprise_install``),
+        None for a workspace's or before Slack has said."""
+        with self._lock:
+            return self._identity.org_id if self._identity else None
 
     def problem(self) -> str | None:
         """One line for ``/healthz`` while Slack cannot be used, else None."""
@@ -152,7 +159,9 @@ class SlackLink:
         if not found.ok or not found.data or not found.data.get("team_id"):
             return self._note(LinkState.TOKEN, found.error or "no workspace")
         data = found.data
-        identity = Identity(str(data["team_id"]), data.get("user_id"), data.get("bot_id"))
+        org = data.get("enterprise_id") if data.get("is_enterprise_install") is True else None
+        identity = Identity(str(data["team_id"]), data.get("user_id"), data.get("bot_id"),
+                            str(org) if org else None)  # fmt: skip
         return self._note(LinkState.OK, "", identity)
 
     def refused(self, error: str) -> None:

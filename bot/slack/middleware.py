@@ -2,8 +2,9 @@
 
 - bind the request scope (ids for the log, the workspace's token);
 - refuse a workspace errkb is not installed in (a single-workspace install
-  knows its own from ``auth.test`` at start; a multi-workspace install is
-  checked by Bolt's installation store);
+  knows its own from ``auth.test`` at start, and a request naming no workspace
+  is refused too; a multi-workspace install is checked by Bolt's installation
+  store);
 - count and log the request; ignore errkb's own messages, deletions and system messages;
 - give the listeners what they use: the intake, the modal submissions and
   the revocations (``app_uninstalled``, ``tokens_revoked``: let through even
@@ -68,6 +69,15 @@ def should_ignore(event: dict[str, Any], bot_user_id: str | None, *, bot_id: str
     )
 
 
+def foreign(installed: str, org: str | None, *, team: str | None, enterprise: str | None) -> bool:
+    """Whether a request is from outside a single install: an org-wide install takes its
+    organisation's requests, a workspace's install its workspace's; a request that names
+    neither is foreign (it is never let through unchecked)."""
+    if org is not None:
+        return enterprise != org
+    return team is None or team != installed
+
+
 def _header(req: BoltRequest, name: str) -> str | None:
     values = req.headers.get(name) or []
     return values[0] if values else None
@@ -78,8 +88,10 @@ class Middleware:
     installation store decides, a multi-workspace install)."""
 
     def __init__(self, *, metrics: Metrics, intake: Intake, submissions: Submissions,
-                 team: Callable[[], str | None] | None, revocations: Revocations | None = None) -> None:  # fmt: skip
+                 team: Callable[[], str | None] | None, org: Callable[[], str | None] | None = None,
+                 revocations: Revocations | None = None) -> None:  # fmt: skip
         self.metrics, self.intake, self.submissions, self.team = metrics, intake, submissions, team
+        self.org = org  # the organisation of an org-wide single install, None for a workspace's
         self.revocations = revocations
         self._refused_at = 0.0
 
@@ -91,12 +103,14 @@ class Middleware:
                    enterprise_id=context.enterprise_id if context.is_enterprise_install else None)  # fmt: skip
         kind = request_kind(body)
         revoking = kind.removeprefix("event:") in REVOKING_EVENTS
-        if self.team is not None and context.team_id:
+        if self.team is not None:
             installed = self.team()
             if installed is None and not revoking:  # Slack has not said which workspace errkb is in yet
                 return BoltResponse(status=503, body="", headers={"Retry-After": "30"})
-            if installed is not None and context.team_id != installed:
-                return self._refuse(kind, context.team_id)
+            org = self.org() if self.org is not None else None
+            if installed is not None and foreign(installed, org, team=context.team_id,
+                                                 enterprise=context.enterprise_id):  # fmt: skip
+                return self._refuse(kind, context.team_id or context.enterprise_id or "none")
         retry = _header(req, "x-slack-retry-num")
         log.info("slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})})
         self.metrics.event(kind)

@@ -70,9 +70,11 @@ def health(store: Store, records: Callable[[], int | None], readiness: Readiness
            slack: Callable[[], str | None] | None = None) -> tuple[bool, dict[str, Any]]:  # fmt: skip
     """Database reachable, knowledge base loaded and Slack taking the bot token.
 
-    ``status``: ``ok``; ``starting`` while the first build runs; ``broken`` when the
-    database is unreachable, the first build failed or Slack refuses the token or does
-    not answer, with ``reason`` in one line.
+    ``status``: ``ok``; ``starting`` while the first build runs (or, after a restart from
+    a snapshot, until it has caught up with the database); ``broken`` when the database is
+    unreachable, takes no writes (a full disk, read-only: :mod:`bot.store.writable`) or
+    the first build failed, or Slack refuses the token or does not answer, with ``reason``
+    in one line.
     ``readiness`` gives (state: starting | ready | broken, records, reason); without it,
     ``records`` alone says whether the knowledge base is loaded. ``slack`` gives the
     Slack problem (:meth:`bot.slack.link.SlackLink.problem`), None when there is none.
@@ -86,22 +88,25 @@ def health(store: Store, records: Callable[[], int | None], readiness: Readiness
         database = False
         first = str(error).strip().splitlines()
         reason = "database unreachable: " + (first[0] if first else type(error).__name__)
+    refused = store.check_writable() if database else None  # a full disk, a read-only database
+    reason = reason or refused
     if readiness is not None:
         state, count, why = readiness()
     else:
         count = records()
         state, why = ("ready" if count is not None else "starting"), None
     slack_problem = slack() if slack is not None else None
-    ok = database and state == "ready" and slack_problem is None
+    ok = database and refused is None and state == "ready" and slack_problem is None
     if state == "broken":
         reason = reason or why
     reason = reason or slack_problem
-    broken = not database or state == "broken" or slack_problem is not None
+    broken = not database or refused is not None or state == "broken" or slack_problem is not None
     status = "ok" if ok else ("broken" if broken else "starting")
     data: dict[str, Any] = {
         "ok": ok,
         "status": status,
         "database": database,
+        "writable": database and refused is None,
         "knowledge_base": {"loaded": state == "ready", "records": count or 0},
     }
     if slack is not None:

@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from bot.errors import SchemaOutOfDate, StorageUnavailable
+from bot.store.writable import WriteHealth, unwritable_reason
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: The newest migration in ``migrations/versions`` (a test holds the two together).
-SCHEMA_REVISION = "0009"
+SCHEMA_REVISION = "0010"
 #: How long a SQLite writer waits for the write lock before giving up.
 BUSY_TIMEOUT_MS = 30_000
 #: The PostgreSQL advisory lock key migrations hold ("errk" in ASCII).
@@ -282,6 +283,8 @@ class Store:
     engine: Engine
     #: SQLite has one writer at a time: this process's writers queue here (None on PostgreSQL).
     writer: WriteTurn | None = None
+    #: Whether writes are refused (a full disk, a read-only database): see :meth:`check_writable`.
+    writes: WriteHealth = field(default_factory=WriteHealth)
 
     @classmethod
     def on(cls, engine: Engine) -> Store:
@@ -320,8 +323,26 @@ class Store:
                     if wait is not None and self.writer is not None:  # before the first statement
                         session.connection(execution_options={WAIT_MS: int(wait * 1000)})
                     yield session
-            except OperationalError as exc:
-                raise StorageUnavailable(f"database error: {exc.orig}") from exc
+            except DBAPIError as exc:
+                self.writes.noted(exc)  # a read-only PostgreSQL's refusal is no OperationalError
+                if isinstance(exc, OperationalError) or unwritable_reason(exc):
+                    raise StorageUnavailable(f"database error: {exc.orig}") from exc
+                raise
+            self.writes.noted(None)
+
+    def check_writable(self) -> str | None:
+        """Why the database takes no writes (one line), or None; makes one write of nothing
+        when one is due (:mod:`bot.store.writable`), else says what the last write met."""
+        if self.writes.due():
+            from bot.store.writable import write_nothing
+
+            try:
+                with self.transaction(wait=1.0) as session:
+                    write_nothing(session.connection())
+            except (StorageUnavailable, DBAPIError):
+                pass  # noted by the transaction when it says the database takes no writes
+            self.writes.checked()
+        return self.writes.refused
 
     @contextmanager
     def _write_turn(self, seconds: float, *, urgent: bool) -> Iterator[None]:

@@ -1,17 +1,20 @@
 """The tables of slack_sdk's SQLAlchemy OAuth stores (multi-workspace install), for Alembic.
 
-slack_sdk defines them; migration 0004 creates them, and ``alembic check``
+slack_sdk defines them (but for the token columns, which hold encrypted tokens); migration 0004 creates them, and ``alembic check``
 compares them too (``migrations/env.py``), so errkb never calls the stores'
 ``create_tables()`` and migrations stay the one source of the schema.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import MetaData
+from sqlalchemy import MetaData, Text
 
 INSTALLATIONS = "slack_installations"
 BOTS = "slack_bots"
 STATES = "slack_oauth_states"
+#: The token columns, TEXT here (slack_sdk says 200 characters): an encrypted token is longer
+#: (migration 0010, :mod:`bot.store.secrets`).
+TOKEN_COLUMNS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
 
 
 def oauth_metadata() -> MetaData:
@@ -20,7 +23,10 @@ def oauth_metadata() -> MetaData:
     from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 
     metadata = MetaData()
-    SQLAlchemyInstallationStore.build_installations_table(metadata, INSTALLATIONS)
-    SQLAlchemyInstallationStore.build_bots_table(metadata, BOTS)
+    installations = SQLAlchemyInstallationStore.build_installations_table(metadata, INSTALLATIONS)
+    bots = SQLAlchemyInstallationStore.build_bots_table(metadata, BOTS)
     SQLAlchemyOAuthStateStore.build_oauth_states_table(metadata, STATES)
+    for table, names in ((installations, TOKEN_COLUMNS), (bots, TOKEN_COLUMNS[:2])):
+        for name in names:
+            table.c[name].type = Text()
     return metadata

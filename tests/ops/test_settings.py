@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cryptography.fernet import Fernet
 
 from bot.errors import ConfigError
 from bot.settings import MANIFEST_SCOPES, Settings, load_settings
@@ -40,17 +41,24 @@ def test_malformed_settings_are_all_named_in_one_line(tmp_path: Path) -> None:
     assert "s3cret-value" not in done.stderr and "Traceback" not in done.stderr
 
 
+KEY = Fernet.generate_key().decode()
+
+
 @pytest.mark.parametrize(
     ("env", "socket", "named"),
     [
         ({}, False, {"SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN"}),
         ({"SLACK_SIGNING_SECRET": "s"}, True, {"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"}),
-        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2"}, False, {"SLACK_CLIENT_SECRET"}),
+        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "ERRKB_SECRET_KEY": KEY}, False,
+         {"SLACK_CLIENT_SECRET"}),
         ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_SECRET": "c"}, False, {"SLACK_CLIENT_ID"}),
         ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "c",
-          "SLACK_APP_TOKEN": "xapp-1"}, True, {"SLACK_CLIENT_ID"}),
+          "SLACK_APP_TOKEN": "xapp-1", "ERRKB_SECRET_KEY": KEY}, True, {"SLACK_CLIENT_ID"}),
         ({"SLACK_SIGNING_SECRET": "s", "SLACK_BOT_TOKEN": "xoxb-1"}, False, set()),
-        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "c"}, False, set()),
+        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "c"}, False,
+         {"ERRKB_SECRET_KEY"}),
+        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "c",
+          "ERRKB_SECRET_KEY": KEY}, False, set()),
     ],
 )  # fmt: skip
 def test_serve_problems_name_each_missing_variable(
@@ -62,6 +70,7 @@ def test_serve_problems_name_each_missing_variable(
         "SLACK_APP_TOKEN",
         "SLACK_CLIENT_ID",
         "SLACK_CLIENT_SECRET",
+        "ERRKB_SECRET_KEY",
     ):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():

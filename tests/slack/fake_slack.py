@@ -2,7 +2,7 @@
 
 Serves ``/api/<method>`` (form or JSON bodies), the upload URLs of
 ``files_upload_v2``, ``response_url`` posts (``/response/<id>``) and snippet
-downloads (``/files/<name>``). ``fail_next`` makes the next calls of a method
+downloads (``/files/<name>``, or a redirect to where ``moved`` says). ``fail_next`` makes the next calls of a method
 answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error;
 ``hold`` keeps a method's answers back (the call is recorded) until ``release``.
 ``grants`` are the OAuth codes ``oauth.v2.access`` exchanges (code → team id,
@@ -21,10 +21,11 @@ method whose scope is not granted is answered ``missing_scope`` with
 method or the next N calls, until ``allow``.
 
 Bad days: ``outage`` makes every Web API call answer an HTTP status until
-``restore``; ``rate_limit`` answers a channel's posts 429 with ``Retry-After``
+``restore``; ``slow_next`` answers a call that took effect late; ``rate_limit`` answers a channel's posts 429 with ``Retry-After``
 for a while; ``broken`` methods always fail. Threads: messages errkb posts are
 kept with their metadata, people's messages are added with ``add_message``,
-and ``conversations.replies`` answers with a thread's root and replies;
+and ``conversations.replies`` pages a thread's root and replies as Slack does
+(oldest first, ``limit``, ``oldest``/``latest``/``inclusive``, ``cursor``);
 ``reactions.add`` keeps errkb's reactions per message (``reactions``). Custom steps
 (``functions.completeSuccess`` / ``completeError``) and assistant threads
 (``assistant.threads.*``) answer ``invalid_arguments`` without what Slack requires.
@@ -32,6 +33,7 @@ and ``conversations.replies`` answers with a thread's root and replies;
 
 from __future__ import annotations
 
+import base64
 import functools
 import itertools
 import json
@@ -86,6 +88,38 @@ SURFACE_METHODS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The most replies one page of ``conversations.replies`` holds, and the page size when
+#: ``limit`` is not given (Slack's pagination guide asks for no more than 200).
+REPLIES_PAGE = 200
+
+
+def _flag(value: Any) -> bool:
+    """A boolean argument as Slack reads it from a form or JSON body."""
+    return value is True or str(value).lower() in ("1", "true")
+
+
+def _within(ts: float, oldest: float | None, latest: float | None, inclusive: bool) -> bool:
+    if oldest is not None and (ts < oldest or (ts == oldest and not inclusive)):
+        return False
+    return latest is None or ts < latest or (ts == latest and inclusive)
+
+
+def _make_cursor(ts: str) -> str:
+    """An opaque cursor naming the next message (Slack's are ``next_ts:<ts>`` in base64)."""
+    return base64.b64encode(f"next_ts:{ts.replace('.', '')}".encode()).decode()
+
+
+def _cursor_ts(cursor: str) -> float | None:
+    try:
+        text = base64.b64decode(cursor, validate=True).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    digits = text.removeprefix("next_ts:")
+    if not text.startswith("next_ts:") or not digits.isdigit() or len(digits) <= 6:
+        return None
+    return float(f"{digits[:-6]}.{digits[-6:]}")
+
+
 @dataclass(frozen=True)
 class Grant:
     """What ``oauth.v2.access`` gives for one code: a workspace, its bot token and scopes, and
@@ -135,12 +169,14 @@ class FakeSlack:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     groups: dict[str, list[str]] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)  # file name → where its download redirects
     calls: list[Call] = field(default_factory=list)
     failures: dict[str, list[tuple[int, str | None]]] = field(default_factory=dict)
     not_in: set[str] = field(default_factory=set)  # channels errkb is not a member of
     creators: dict[str, str] = field(default_factory=dict)  # channel → who created it
     grants: dict[str, Grant] = field(default_factory=dict)  # OAuth code → what installing gives
     holds: dict[str, threading.Event] = field(default_factory=dict)
+    slow: dict[str, list[float]] = field(default_factory=dict)  # method → delays of its next answers
     messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → message
     reactions: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (channel, ts) → errkb's reactions
     down: int | None = None  # every Web API call answers this HTTP status (an outage)
@@ -154,6 +190,7 @@ class FakeSlack:
     retired: set[str] = field(default_factory=set)  # tokens replaced by a rotation
     lock: threading.Lock = field(default_factory=threading.Lock)
     _ts: Any = field(default_factory=lambda: itertools.count(1))
+    _last_ts: int = 0  # the last message ts issued, in microseconds
     server: ThreadingHTTPServer | None = None
 
     # -- control ---------------------------------------------------------------
@@ -183,6 +220,8 @@ class FakeSlack:
             self.refusals.clear()
             self.kinds.clear()
             self.retired.clear()
+            self.moved.clear()
+            self.slow.clear()
             self.down = None
             self.scopes = manifest_scopes()
 
@@ -244,6 +283,12 @@ class FakeSlack:
 
     def kind(self, channel: str) -> str:
         return self.kinds.get(channel) or KIND_BY_PREFIX.get(channel[:1], "public")
+
+    def slow_next(self, method: str, seconds: float, times: int = 1) -> None:
+        """The next ``times`` calls of ``method`` take effect at once (a post is in the thread)
+        but are answered only ``seconds`` later: a client that gives up sooner cannot know."""
+        with self.lock:
+            self.slow.setdefault(method, []).extend([seconds] * times)
 
     def fail_next(self, method: str, status: int, error: str | None = None, times: int = 1) -> None:
         with self.lock:
@@ -369,7 +414,7 @@ class FakeSlack:
             return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT", "team_id": "T1", "user": "errkb",
                          "team": "Test", "url": "https://test.slack.com/"}, {}  # fmt: skip
         if method in ("chat.postMessage", "chat.update"):
-            ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
+            ts = params.get("ts") or self._new_ts(channel, params.get("thread_ts"))
             with self.lock:
                 known = self.messages.get((channel, str(ts))) or {}
                 self.messages[(channel, str(ts))] = {
@@ -379,7 +424,7 @@ class FakeSlack:
                 }  # fmt: skip
             return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}}, {}
         if method == "chat.postEphemeral":
-            return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
+            return 200, {"ok": True, "message_ts": self._new_ts()}, {}
         if method == "reactions.add":
             return self._react(channel, params)
         if method == "users.info":
@@ -401,10 +446,7 @@ class FakeSlack:
                 found = self.messages.get((channel, str(params.get("latest"))))
             return 200, {"ok": True, "messages": [found] if found else [], "has_more": False}, {}
         if method == "conversations.replies":
-            messages = self.thread(channel, str(params.get("ts")))
-            if not params.get("include_all_metadata") or params.get("include_all_metadata") in ("0", "false"):
-                messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
-            return 200, {"ok": True, "messages": messages, "has_more": False}, {}
+            return self._replies(channel, params)
         if method == "conversations.open":
             return 200, {"ok": True, "channel": {"id": "D" + str(params.get("users", "")).lstrip("U")}}, {}
         if method == "conversations.info":
@@ -465,6 +507,57 @@ class FakeSlack:
         provided = granted.scopes if granted is not None else self.scopes
         return bool(set(methods_table()["downloads"]["scopes"]) & set(provided))
 
+    def _new_ts(self, channel: str = "", thread_ts: str | None = None) -> str:
+        """A new message's ts, as Slack gives them: the time it was posted, unique, and after
+        every message of its thread (tests name pastes with made-up times, some ahead of now)."""
+
+        def micros(ts: str) -> int:
+            whole, _, part = ts.partition(".")
+            return int(whole) * 1_000_000 + int((part + "000000")[:6])
+
+        with self.lock:
+            floor = [micros(ts) for (c, ts), m in self.messages.items()
+                     if thread_ts and c == channel and (ts == thread_ts or m.get("thread_ts") == thread_ts)]  # fmt: skip
+            issued = max(int(time.time() * 1_000_000), self._last_ts + 1, *(f + 1 for f in floor),
+                         micros(thread_ts) + 1 if thread_ts else 0)  # fmt: skip
+            self._last_ts = issued
+        return f"{issued // 1_000_000}.{issued % 1_000_000:06d}"
+
+    def _replies(self, channel: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """``conversations.replies`` paged as Slack pages it: the root, then its replies oldest
+        first, those after ``oldest`` and before ``latest`` (either end kept with
+        ``inclusive``), at most ``limit`` a page and never more than :data:`REPLIES_PAGE`
+        (Slack may give fewer than asked), ``has_more`` with
+        ``response_metadata.next_cursor`` while any are left; the root only on the
+        first page."""
+        try:
+            limit = min(int(params.get("limit") or REPLIES_PAGE), REPLIES_PAGE)
+            oldest = float(params["oldest"]) if params.get("oldest") else None
+            latest = float(params["latest"]) if params.get("latest") else None
+        except (TypeError, ValueError):
+            return 200, {"ok": False, "error": "invalid_arguments"}, {}
+        if limit < 1:
+            return 200, {"ok": False, "error": "invalid_limit"}, {}
+        thread_ts = str(params.get("ts") or "")
+        messages = self.thread(channel, thread_ts)
+        # a root the test never added (a paste sent as an event only) is left out
+        root = [m for m in messages if m["ts"] == thread_ts]
+        inclusive = _flag(params.get("inclusive"))
+        replies = [m for m in messages if m["ts"] != thread_ts and _within(float(m["ts"]), oldest, latest, inclusive)]
+        cursor = params.get("cursor")
+        if cursor:
+            start = _cursor_ts(str(cursor))
+            if start is None:
+                return 200, {"ok": False, "error": "invalid_cursor"}, {}
+            page_of = [m for m in replies if float(m["ts"]) >= start]
+        else:
+            page_of = [*root, *replies]
+        page, rest = page_of[:limit], page_of[limit:]
+        if not _flag(params.get("include_all_metadata")):
+            page = [{k: v for k, v in m.items() if k != "metadata"} for m in page]
+        more = {"next_cursor": _make_cursor(rest[0]["ts"]) if rest else ""}
+        return 200, {"ok": True, "messages": page, "has_more": bool(rest), "response_metadata": more}, {}
+
     def start(self, port: int = 0) -> FakeSlack:
         """Serve on ``port`` (0: a free one); a stopped stand-in starts again on its old port
         to play Slack coming back."""
@@ -483,11 +576,17 @@ class FakeSlack:
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up waiting (or was killed)
 
             def do_GET(self) -> None:
                 path = urlparse(self.path).path
-                if path.startswith("/files/") and path[7:] in fake.files:
+                if path.startswith("/files/") and path[7:] in fake.moved:
+                    fake._record("files.download", {"name": path[7:]}, dict(self.headers))
+                    self._send(302, b"", "text/plain", {"Location": fake.moved[path[7:]]})
+                elif path.startswith("/files/") and path[7:] in fake.files:
                     fake._record("files.download", {"name": path[7:]}, dict(self.headers))
                     if not fake.may_download(_bearer(dict(self.headers))):
                         self._send(403, b"forbidden", "text/plain")
@@ -518,6 +617,10 @@ class FakeSlack:
                     held.wait(timeout=30)
                 token = _bearer(headers) or (str(params["token"]) if params.get("token") else None)
                 status, body, extra = fake.answer(method, params, token)
+                with fake.lock:
+                    delays = fake.slow.get(method)
+                    delay = delays.pop(0) if delays else 0.0
+                time.sleep(delay)
                 self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", extra)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)

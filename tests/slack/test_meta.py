@@ -66,14 +66,14 @@ def _payload(kind: str, ident: str) -> dict[str, object]:
                  ActionId.SHARE: ReplyState(reply=999999).dump(),
                  **{a: DigestItemState(record="x/y", domain="x").dump() for a in ActionId if a.startswith("errkb.digest.")},
                  }.get(ident, AddState().dump())  # fmt: skip
-        return {"type": "block_actions", "user": {"id": EN_USER}, "trigger_id": "t", "channel": {"id": CHANNEL},
+        return {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": EN_USER}, "trigger_id": "t", "channel": {"id": CHANNEL},
                 "actions": [{"type": "button", "action_id": ident, "value": value, "block_id": "b"}]}  # fmt: skip
     if ident in (CallbackId.LOOKUP_SHORTCUT, CallbackId.ADD_SHORTCUT):
-        return {"type": "message_action", "callback_id": ident, "trigger_id": "t", "user": {"id": EN_USER},
+        return {"type": "message_action", "team": {"id": "T1"}, "callback_id": ident, "trigger_id": "t", "user": {"id": EN_USER},
                 "channel": {"id": CHANNEL}, "message": {"text": "hello", "ts": "1.0"}}  # fmt: skip
     metadata = {CallbackId.DEPRECATE_VIEW: DeprecateState(record="x/y", domain="x").dump(),
                 CallbackId.CORRECT_VIEW: CorrectionModalState(reply=999999, wrong="x/y").dump()}.get(ident, AddState().dump())  # fmt: skip
-    return {"type": "view_submission", "user": {"id": EN_USER},
+    return {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": EN_USER},
             "view": {"type": "modal", "callback_id": ident, "private_metadata": metadata, "state": {"values": {}}}}  # fmt: skip
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 import http.client
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from cryptography.fernet import Fernet
 from sqlalchemy import select
 
 from bot.knowledge import Fixed
@@ -22,6 +24,7 @@ from bot.slack.server import Server
 from bot.store import repository
 from bot.store.db import Store, open_store
 from bot.store.oauth import oauth_metadata
+from bot.store.secrets import TokenCipher
 from graph.build import build_graph
 from tests.slack.conftest import CHANNEL, PASTE, SECRET, TODAY, TOKEN, Bot, FixedClock, SlackSender
 from tests.slack.fake_slack import FakeSlack, Grant
@@ -30,6 +33,7 @@ CLIENT_ID = "1111.2222"
 CLIENT_SECRET = "client-secret-5e2a"
 TEAM = "T2OTHER"
 TEAM_TOKEN = "xoxb-2-installed-team-token"
+KEY = Fernet.generate_key().decode()
 
 
 @dataclass
@@ -48,19 +52,19 @@ class OAuthBot:
         return response
 
 
-@pytest.fixture
-def oauth_bot(bot: Bot, fake_slack: FakeSlack, blank_database_url: str) -> Iterator[OAuthBot]:
+@contextmanager
+def serving(bot: Bot, fake_slack: FakeSlack, url: str, key: str, previous: str | None = None) -> Iterator[OAuthBot]:
     """A second app, installed per workspace instead of by token, on a database of its own
     (servers sharing a database share their work: they must be configured alike)."""
-    store = open_store(blank_database_url, migrate=True)
-    with store.transaction() as session:
-        repository.import_records(session, records=bot.records, on_conflict="fail", actor="test", now=TODAY)
+    store = open_store(url, migrate=True)
     settings = Settings(
-        database_url=blank_database_url,
+        database_url=url,
         slack_signing_secret=SECRET,
         slack_client_id=CLIENT_ID,
         slack_client_secret=CLIENT_SECRET,
         slack_api_url=fake_slack.api_url,
+        secret_key=key,
+        secret_key_previous=previous,
         workers=4,
         _env_file=None,
     )  # type: ignore[call-arg]
@@ -72,11 +76,23 @@ def oauth_bot(bot: Bot, fake_slack: FakeSlack, blank_database_url: str) -> Itera
                     host="127.0.0.1", port=0)  # fmt: skip
     server.start()
     fake_slack.grants["code-42"] = Grant(team_id=TEAM, token=TEAM_TOKEN)
-    url = f"http://127.0.0.1:{server.port}"
-    yield OAuthBot(url, SlackSender(url, fake_slack), store)
-    server.stop()
-    fake_slack.grants.clear()
+    served = f"http://127.0.0.1:{server.port}"
+    try:
+        yield OAuthBot(served, SlackSender(served, fake_slack), store)
+    finally:
+        server.stop()
+        fake_slack.grants.clear()
+        store.dispose()
+
+
+@pytest.fixture
+def oauth_bot(bot: Bot, fake_slack: FakeSlack, blank_database_url: str) -> Iterator[OAuthBot]:
+    store = open_store(blank_database_url, migrate=True)
+    with store.transaction() as session:
+        repository.import_records(session, records=bot.records, on_conflict="fail", actor="test", now=TODAY)
     store.dispose()
+    with serving(bot, fake_slack, blank_database_url, KEY) as served:
+        yield served
 
 
 def _install(oauth: OAuthBot) -> http.client.HTTPResponse:
@@ -109,7 +125,10 @@ def test_oauth_redirect_exchanges_the_code_and_stores_the_installation(
     installations = oauth_metadata().tables["slack_installations"]
     with oauth_bot.store.engine.connect() as conn:
         rows = conn.execute(select(installations.c.team_id, installations.c.bot_token)).all()
-    assert [tuple(r) for r in rows] == [(TEAM, TEAM_TOKEN)]
+    assert [r.team_id for r in rows] == [TEAM]
+    stored = rows[0].bot_token
+    assert TEAM_TOKEN not in stored and stored.startswith("fernet:"), "kept encrypted"
+    assert TokenCipher(KEY).decrypt(stored) == TEAM_TOKEN
 
 
 def test_a_forged_state_installs_nothing(oauth_bot: OAuthBot, fake_slack: FakeSlack) -> None:
@@ -139,3 +158,29 @@ def test_an_installed_workspace_is_answered_with_its_own_bot_token(
     assert TOKEN not in json.dumps(
         [c.headers for c in fake_slack.calls if c.method != "oauth.v2.access"]
     )
+
+
+def _event(ts: str) -> bytes:
+    return json.dumps({"token": "legacy", "team_id": TEAM, "api_app_id": "A1", "type": "event_callback",
+                       "event_id": f"Ev{ts.replace('.', '')}", "event_time": 1722500200,
+                       "authorizations": [{"team_id": TEAM, "user_id": "UBOT", "is_bot": True}],
+                       "event": {"type": "message", "channel": CHANNEL, "user": "UENGLISH", "text": PASTE, "ts": ts,
+                                 "client_msg_id": f"cm-{ts}", "channel_type": "channel"}}).encode()  # fmt: skip
+
+
+def test_after_a_key_rotation_the_installation_is_still_answered_with_its_token(
+    oauth_bot: OAuthBot, bot: Bot, fake_slack: FakeSlack
+) -> None:
+    assert _install(oauth_bot).status == 200
+    url = oauth_bot.store.engine.url.render_as_string(hide_password=False)
+    with serving(bot, fake_slack, url, Fernet.generate_key().decode(), previous=KEY) as rotated:
+        ts = "1722500300.000001"
+        assert rotated.send.post(_event(ts), "application/json").status == 200
+        answers = fake_slack.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts)
+        assert len(answers) == 1 and answers[0].headers["Authorization"] == f"Bearer {TEAM_TOKEN}"
+    with serving(bot, fake_slack, url, Fernet.generate_key().decode()) as forgotten:
+        # a key that never wrote them: the workspace is not installed as far as errkb can tell
+        refused = forgotten.send.post(_event("1722500300.000002"), "application/json")
+        assert b"no longer available" in refused.body  # Bolt's words for an installation it cannot find
+        assert not fake_slack.wait_for("chat.postMessage", timeout=1.0,
+                                       where=lambda c: c.params.get("thread_ts") == "1722500300.000002")  # fmt: skip

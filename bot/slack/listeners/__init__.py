@@ -5,9 +5,13 @@ Each reads what it needs through Bolt's argument injection (``ack``,
 writes a job (:mod:`bot.slack.intake`); the work itself is the job's
 (:mod:`bot.slack.handlers`). Each module's ``register(app)`` adds its
 listeners; none is a closure, so each can be imported and tested alone.
+Events errkb has no listener for are acknowledged and ignored (Slack would
+otherwise deliver them again).
 """
 
 from __future__ import annotations
+
+import re
 
 from slack_bolt import App
 
@@ -26,6 +30,11 @@ from bot.slack.listeners import (
 MODULES = (events, commands, actions, shortcuts, views, options, assistant, reactions, workflow)
 
 
+#: Every event type (registered after every other listener, so it takes only the rest).
+ANY_EVENT = re.compile(".")
+
+
 def register(app: App) -> None:
     for module in MODULES:
         module.register(app)
+    app.event(ANY_EVENT)(events.ack_event_other)

@@ -106,6 +106,12 @@ def ack_event_tokens_revoked(ack: Ack, body: dict[str, Any], context: BoltContex
     ack()
 
 
+def ack_event_other(ack: Ack) -> None:
+    """An event errkb does not read (a subscription it has no listener for): acknowledged,
+    so Slack does not deliver it again, and ignored."""
+    ack()
+
+
 def register(app: App) -> None:
     app.event("message")(ack_event_message)
     app.event("app_mention")(ack_event_mention)
