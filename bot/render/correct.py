@@ -61,7 +61,8 @@ def shorten(text: str, limit: int) -> str:
         return text
     end = limit - len(ELLIPSIS)
     at = next((i for i in range(end, limit // 3, -1) if _boundary(text, i)), end)
-    return text[:at].rstrip(" ,;:.-—–(\"'“，：；（") + ELLIPSIS
+    # trailing separators go, a closing quote stays (it ends the quoted word before it)
+    return text[:at].rstrip(" ,;:.-—–(“，：；（") + ELLIPSIS
 
 
 def _boundary(text: str, i: int) -> bool:

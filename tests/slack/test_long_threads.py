@@ -86,7 +86,7 @@ def test_the_stand_in_pages_a_thread_as_slack_does(fake_slack: FakeSlack) -> Non
     assert with_paste[1] == paste
 
     refused = fake_slack.answer(
-        "conversations.replies", {"channel": CHANNEL, "ts": root, "cursor": "not-one"}
+        "conversations.replies", {"channel": CHANNEL, "ts": root, "cursor": "not-one"}, TOKEN
     )
     assert refused[1] == {"ok": False, "error": "invalid_cursor"}
 

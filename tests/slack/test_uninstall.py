@@ -14,12 +14,19 @@ import pytest
 from sqlalchemy import select
 
 from bot.store.oauth import oauth_metadata
+from bot.store.secrets import TokenCipher
 from tests.slack.conftest import CHANNEL, PASTE, TOKEN, Bot
 from tests.slack.fake_slack import FakeSlack, Grant
 from tests.slack.standalone import Standalone, standalone
 
 TEAM, TEAM_TOKEN = "T2GONE", "xoxb-2-team-that-leaves"
-CLIENT = {"slack_client_id": "1111.2222", "slack_client_secret": "client-secret-5e2a"}
+#: A Fernet key for the installation tokens a multi-workspace install keeps encrypted.
+SECRET_KEY = "zrhl8QamLKGBNKS3UZa7yKBc8QRmcauK0pvn6iW55tg="
+CLIENT = {
+    "slack_client_id": "1111.2222",
+    "slack_client_secret": "client-secret-5e2a",
+    "secret_key": SECRET_KEY,
+}
 
 
 def _revoking(own: Standalone, team: str, event: dict[str, Any], event_id: str) -> int:
@@ -117,7 +124,8 @@ def installed(own: Standalone) -> list[tuple[str, str]]:
         bots = conn.execute(
             select(tables["slack_bots"].c.team_id, tables["slack_bots"].c.bot_token)
         )
-        return [tuple(r) for r in rows] + [tuple(r) for r in bots]  # type: ignore[misc]
+        cipher = TokenCipher(SECRET_KEY)  # tokens are kept encrypted: read them as errkb does
+        return [(team, cipher.decrypt(token)) for team, token in [*rows, *bots]]
 
 
 @pytest.mark.parametrize(
