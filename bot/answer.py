@@ -1,6 +1,6 @@
 """What to do with a paste, once triaged. Pure: the same for Slack, the command line and agents.
 
-:func:`clean_paste` bounds what is read; :func:`decide` chooses between
+:func:`read_paste` bounds what is read, where the paste's errors are; :func:`decide` chooses between
 answering, showing plausible candidates, saying nothing is known or staying
 silent (volunteering unasked needs the matcher's stricter operating point, or
 the channel's own threshold, and a channel that is on);
@@ -14,6 +14,7 @@ import re
 from typing import Any, Literal
 
 from bot.channels import ChannelSettings
+from bot.match.excerpt import Excerpt, excerpt
 from bot.match.rank import Match, Triage
 
 Outcome = Literal["answer", "candidates", "nothing", "no_error", "silent"]
@@ -26,10 +27,22 @@ SAMPLE_CHARS = 1_000
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
 
-def clean_paste(text: str, limit: int) -> tuple[str, int | None]:
-    """Mentions removed, cut to ``limit`` characters; returns the cut size when cut."""
-    text = _MENTION.sub(" ", text)
-    return (text, None) if len(text) <= limit else (text[:limit], limit)
+def read_paste(text: str, limit: int) -> Excerpt:
+    """What errkb reads of a paste, on every surface: mentions removed, and beyond
+    ``limit`` characters its head, its tail and its error lines with their context
+    (:func:`bot.match.excerpt.excerpt`), line numbers still the paste's own."""
+    return excerpt(_MENTION.sub(" ", text), limit)
+
+
+def skipped_args(read: Excerpt) -> dict[str, int] | None:
+    """What a stored reply keeps of a paste's reading: its size and the lines read, when
+    lines were skipped."""
+    skipped = read.skipped
+    return (
+        None
+        if skipped is None
+        else {"chars": skipped.chars, "lines": skipped.lines, "read": skipped.read}
+    )
 
 
 def decide(triage: Triage, *, asked: bool, channel: ChannelSettings | None = None) -> Outcome:
@@ -53,13 +66,19 @@ def _answering(triage: Triage, record_id: str) -> Match | None:
     )
 
 
-def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[str, Any] | None, *,
+def reply_args(outcome: Outcome, triage: Triage, read: Excerpt, add: dict[str, Any] | None, *,
                asked: bool = True, channel: ChannelSettings | None = None) -> dict[str, Any]:  # fmt: skip
-    """What a reply keeps: the records, and per record the person's line it answers, the
-    error's template and text (for corrections) and the other records that error could be."""
-    args: dict[str, Any] = {"cut_at": cut_at, "errors": [e.text[:300] for e in triage.errors[:5]]}
+    """What a reply keeps: what was skipped of the paste, the records, and per record the
+    person's line it answers, the error's template and text (for corrections) and the
+    other records that error could be."""
+    args: dict[str, Any] = {"errors": [e.text[:300] for e in triage.errors[:5]]}
+    if read.cut:
+        args["skipped"] = skipped_args(read)
     if outcome == "answer":
-        ids = [m.record_id for m in (channel or ChannelSettings("")).answer_matches(triage, asked=asked)]
+        ids = [
+            m.record_id
+            for m in (channel or ChannelSettings("")).answer_matches(triage, asked=asked)
+        ]
         args["records"] = ids
         errors = {e.index: e for e in triage.errors}
         per_error = dict(triage.per_error)
@@ -87,4 +106,4 @@ def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[s
     return args
 
 
-__all__ = ["CANDIDATE_FLOOR", "Outcome", "clean_paste", "decide", "reply_args"]
+__all__ = ["CANDIDATE_FLOOR", "Outcome", "decide", "read_paste", "reply_args", "skipped_args"]

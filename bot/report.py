@@ -20,6 +20,7 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from bot.match.excerpt import Excerpt
 from bot.match.rank import Triage
 from bot.records import Record, ranked_workarounds
 from graph.build import KnowledgeGraph
@@ -229,6 +230,17 @@ class ErrorFound(BaseModel):
     text: str
 
 
+class PasteSkipped(BaseModel):
+    """A long paste read where its errors are: its size and how many of its lines were read."""
+
+    chars: int = Field(description="The paste's length in characters.")
+    lines: int = Field(description="The paste's number of lines.")
+    read: int = Field(
+        description="Lines read: the start, the end and the lines that can hold an error, "
+        "with the lines around them. Line numbers are the paste's own."
+    )
+
+
 class Candidate(BaseModel):
     id: str
     score: float
@@ -245,7 +257,9 @@ class TriageReport(BaseModel):
         description="True when the best candidate is confident (band high or medium)."
     )
     locale: str
-    cut_at: int | None = Field(None, description="The paste was cut to this many characters.")
+    skipped: PasteSkipped | None = Field(
+        None, description="Set when the paste was too long to read whole: what was read of it."
+    )
     truncated: bool = Field(False, description="The paste was too big to read whole.")
     errors: list[ErrorFound]
     matches: list[Candidate] = Field(description="Candidates, best first.")
@@ -264,9 +278,11 @@ def build_report(
     *,
     locale: str,
     counts: Counts,
-    cut_at: int | None = None,
+    read: Excerpt | None = None,
 ) -> TriageReport:
-    """The report of a triage; ``record`` looks a record up by id."""
+    """The report of a triage; ``record`` looks a record up by id; ``read`` is what was read
+    of the paste (:func:`bot.answer.read_paste`)."""
+    skipped = read.skipped if read is not None else None
     ids = result.answer_ids()
     sections = graph_sections(kg, ids, locale=locale)
     matches = {m.record_id: m for m in result.matches}
@@ -278,7 +294,8 @@ def build_report(
                                          score=match.score if match else None))  # fmt: skip
     return TriageReport(
         **dict(sections),
-        answered=result.answered, locale=locale, cut_at=cut_at, truncated=result.truncated,
+        answered=result.answered, locale=locale, truncated=result.truncated,
+        skipped=PasteSkipped(chars=skipped.chars, lines=skipped.lines, read=skipped.read) if skipped else None,
         errors=[ErrorFound(index=e.index, line_no=e.line_no, kind=e.kind, role=e.role, text=e.text)
                 for e in result.errors],
         matches=[Candidate(id=m.record_id, score=m.score, band=m.band, line=m.line, error_index=m.error_index,
@@ -300,5 +317,5 @@ def _signature(record: Record | None, locale: str) -> str:
 
 __all__ = [
     "AnswerRecord", "Candidate", "Cause", "Counts", "DeadEnd", "ErrorFound", "GraphSections", "LookAlike",
-    "NextError", "Ordering", "TriageReport", "Workaround", "answer_record", "build_report", "graph_sections",
+    "NextError", "Ordering", "PasteSkipped", "TriageReport", "Workaround", "answer_record", "build_report", "graph_sections",
 ]  # fmt: skip

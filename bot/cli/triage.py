@@ -19,9 +19,11 @@ from typing import Annotated, Any
 import typer
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
+from bot.match.excerpt import Skipped
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
 from bot.records import Record
+from bot.render.blocks import skipped_note
 from bot.render.terminal import record_panel
 from bot.report import Cause, Counts, LookAlike, NextError, TriageReport, build_report
 from bot.store.db import Store
@@ -117,6 +119,10 @@ def _show_graph(report: TriageReport, record_id: str) -> None:
 
 
 def _show(report: TriageReport, result: Triage, index: MatchIndex, lang: str) -> None:
+    if report.skipped is not None:
+        skipped = report.skipped
+        note = skipped_note(lang, Skipped(skipped.chars, skipped.lines, skipped.read))
+        console.print(note, style="dim", highlight=False, markup=False)
     if result.best is None:
         console.print("[bold]Nothing known[/] about this paste: no record matches it.")
         return
@@ -172,10 +178,13 @@ def triage(
     transition graph; each answer says what usually precedes it, what comes
     next and what it is confused with.
     """
-    paste = _read_paste(source)
+    from bot.answer import read_paste
+
+    config = settings()
+    read = read_paste(_read_paste(source), config.paste_limit)
     knowledge = _knowledge(records)
     index = _index(knowledge.records)
-    result = index.triage(paste)
+    result = index.triage(read)
     ids = result.answer_ids()
     counts: Counts = {}
     if knowledge.store is not None:
@@ -183,10 +192,12 @@ def triage(
     if session_name and ids:
         if knowledge.store is None:
             fail("--session records what it sees in the database: leave out --records")
-        _observe(knowledge.store, session_name, ids, settings().observe_window_hours)
+        _observe(knowledge.store, session_name, ids, config.observe_window_hours)
     if knowledge.store is not None:
         knowledge.store.dispose()
-    report = build_report(result, index.record, knowledge.graph, locale=lang, counts=counts)
+    report = build_report(
+        result, index.record, knowledge.graph, locale=lang, counts=counts, read=read
+    )
     if as_json:
         emit_json(report.model_dump(mode="json"))
     else:
@@ -197,5 +208,3 @@ def _counts(store: Store, ids: list[str]) -> Counts:
     """What votes observed about the answers' workarounds (as Slack shows them)."""
     with store.read_rows() as rows:
         return workaround_counts(rows, record_ids=ids)
-
-

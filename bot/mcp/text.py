@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from datetime import date
 
 from bot.i18n import t
+from bot.match.excerpt import Skipped
 from bot.mcp.models import Neighbours, Outcome, SearchResult, StaleList
-from bot.render.blocks import freshness
+from bot.render.blocks import freshness, skipped_note
 from bot.report import AnswerRecord, TriageReport
 
 SHOWN_WORKAROUNDS = 5
@@ -99,7 +100,10 @@ def _graph_lines(report: TriageReport, record_id: str, loc: str) -> list[str]:
 
 def triage_text(report: TriageReport, today: date) -> str:
     loc = report.locale
-    intro = [t(loc, "paste.cut", limit=f"{report.cut_at:,}")] if report.cut_at else []
+    skipped = report.skipped
+    intro = (
+        [skipped_note(loc, Skipped(skipped.chars, skipped.lines, skipped.read))] if skipped else []
+    )
     if report.answered and report.answers:
         if len(report.answers) > 1:
             intro.append(
