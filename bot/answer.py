@@ -15,12 +15,13 @@ from typing import Any, Literal
 
 from bot.channels import ChannelSettings
 from bot.match.excerpt import Excerpt, excerpt
+from bot.match.features import OFFER
 from bot.match.rank import Match, Triage
 
 Outcome = Literal["answer", "candidates", "nothing", "no_error", "silent"]
 CANDIDATES = 3
 #: A candidate below this score is no candidate: "closest" is shown only when one is plausible.
-CANDIDATE_FLOOR = 0.005
+CANDIDATE_FLOOR = OFFER
 #: Other records offered when someone says "Not this error".
 ALTERNATIVES = 5
 SAMPLE_CHARS = 1_000
@@ -54,10 +55,18 @@ def decide(triage: Triage, *, asked: bool, channel: ChannelSettings | None = Non
         return "answer"
     if not asked:
         return "silent"
-    if not triage.errors and not triage.matches:
+    if not triage.errors:
         return "no_error"
-    plausible = [m for m in triage.matches if m.score >= CANDIDATE_FLOOR]
-    return "candidates" if plausible else "nothing"
+    return "candidates" if offered(triage) else "nothing"
+
+
+def offered(triage: Triage) -> list[Match]:
+    """The matches worth a look, on every surface: none when no error was found in the
+    paste (unless one answers it anyway), otherwise those at or above the calibrated
+    candidate floor (:data:`~bot.match.features.OFFER`); an answer is always above it."""
+    if not triage.errors and not triage.answered:
+        return []
+    return [m for m in triage.matches if m.score >= CANDIDATE_FLOOR]
 
 
 def _answering(triage: Triage, record_id: str) -> Match | None:
@@ -99,11 +108,10 @@ def reply_args(outcome: Outcome, triage: Triage, read: Excerpt, add: dict[str, A
         args.update(lines=lines, templates=templates, samples=samples, alternatives=others,
                     variants=variants, view={"page": 0, "expanded": False})  # fmt: skip
     elif outcome == "candidates":
-        args["candidates"] = [[m.record_id, m.score] for m in triage.matches[:CANDIDATES]
-                              if m.score >= CANDIDATE_FLOOR]  # fmt: skip
+        args["candidates"] = [[m.record_id, m.score] for m in offered(triage)[:CANDIDATES]]
     if add is not None:
         args["add"] = add
     return args
 
 
-__all__ = ["CANDIDATE_FLOOR", "Outcome", "decide", "read_paste", "reply_args", "skipped_args"]
+__all__ = ["CANDIDATE_FLOOR", "Outcome", "decide", "offered", "read_paste", "reply_args", "skipped_args"]

@@ -20,6 +20,7 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from bot.answer import offered
 from bot.match.excerpt import Excerpt
 from bot.match.rank import Triage
 from bot.records import Record, ranked_workarounds
@@ -262,7 +263,10 @@ class TriageReport(BaseModel):
     )
     truncated: bool = Field(False, description="The paste was too big to read whole.")
     errors: list[ErrorFound]
-    matches: list[Candidate] = Field(description="Candidates, best first.")
+    matches: list[Candidate] = Field(
+        description="Candidates worth a look, best first: none when no error was found, "
+        "otherwise those at or above the calibrated candidate floor."
+    )
     answers: list[AnswerRecord] = Field(description="The answering records, likely cause first.")
     best: AnswerRecord | None
     causes: list[ErrorCauses] = Field(description="Per answer: what usually comes before it.")
@@ -299,7 +303,7 @@ def build_report(
         errors=[ErrorFound(index=e.index, line_no=e.line_no, kind=e.kind, role=e.role, text=e.text)
                 for e in result.errors],
         matches=[Candidate(id=m.record_id, score=m.score, band=m.band, line=m.line, error_index=m.error_index,
-                           signature=_signature(record(m.record_id), locale)) for m in result.matches],
+                           signature=_signature(record(m.record_id), locale)) for m in offered(result)],
         answers=answers, best=answers[0] if answers else None,
     )  # fmt: skip
 

@@ -22,6 +22,7 @@ from bot.cli.common import console, emit_json, fail, open_default_store, setting
 from bot.match.excerpt import Skipped
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
+from bot.match.reader import prefer_reader
 from bot.records import Record
 from bot.render.blocks import skipped_note
 from bot.render.terminal import record_panel
@@ -123,7 +124,7 @@ def _show(report: TriageReport, result: Triage, index: MatchIndex, lang: str) ->
         skipped = report.skipped
         note = skipped_note(lang, Skipped(skipped.chars, skipped.lines, skipped.read))
         console.print(note, style="dim", highlight=False, markup=False)
-    if result.best is None:
+    if not result.answered and not report.matches:  # no candidate worth a look
         console.print("[bold]Nothing known[/] about this paste: no record matches it.")
         return
     if not result.answered:
@@ -131,8 +132,8 @@ def _show(report: TriageReport, result: Triage, index: MatchIndex, lang: str) ->
 
         console.print("[yellow]Not sure[/]: no confident answer. Closest candidates (uncertain):")
         table = Table("record", "score", "band", "line")
-        for m in result.matches[:5]:
-            table.add_row(m.record_id, f"{m.score:.2f}", m.band, m.line[:80])
+        for m in report.matches[:5]:
+            table.add_row(m.id, f"{m.score:.2f}", m.band, m.line[:80])
         console.print(table)
         return
     ids = [a.id for a in report.answers]
@@ -184,7 +185,7 @@ def triage(
     read = read_paste(_read_paste(source), config.paste_limit)
     knowledge = _knowledge(records)
     index = _index(knowledge.records)
-    result = index.triage(read)
+    result = prefer_reader(index.triage(read), lang, index.record)
     ids = result.answer_ids()
     counts: Counts = {}
     if knowledge.store is not None:

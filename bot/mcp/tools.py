@@ -89,11 +89,12 @@ class Tools:
 
     def triage(self, paste: str, lang: str) -> TriageReport:
         from bot.answer import read_paste
+        from bot.match.reader import prefer_reader
 
         index = self._index()
         read = read_paste(paste, self.settings.paste_limit)
         with self.gate:
-            result = index.triage(read)
+            result = prefer_reader(index.triage(read), lang, index.record)
         return build_report(result, index.record, self.graph(), locale=lang,
                             counts=self._counts(result.answer_ids()), read=read)  # fmt: skip
 

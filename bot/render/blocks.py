@@ -255,8 +255,14 @@ def render_candidates(candidates: Sequence[tuple[Record, float]], reply: Reply) 
 
 
 def render_nothing(reply: Reply, errors: Sequence[str] = ()) -> Message:
-    """Nothing in the knowledge base matches (or no error was found in the text)."""
+    """Nothing in the knowledge base matches (or no error was found in the text). In a
+    thread, where everyone reads it, that is one short line with **Add to errkb** for
+    maintainers; the person who asked privately also sees their error lines."""
     loc = reply.locale
+    if errors and not reply.ephemeral:
+        add = _add_button(reply)
+        line = section(t(loc, "nothing.short"), accessory=add) if add else section(t(loc, "nothing.short"))
+        return message(t(loc, "nothing.fallback"), [*paste_notes(reply), line])
     blocks = [
         *paste_notes(reply),
         section(t(loc, "nothing.title") if errors else t(loc, "nothing.no_error")),

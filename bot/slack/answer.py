@@ -27,6 +27,7 @@ from bot.match.excerpt import Excerpt
 from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
+from bot.match.reader import prefer_reader
 from bot.precedence import RequestGate
 from bot.render import blocks, panels
 from bot.render.kit import Message
@@ -173,6 +174,7 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
             return outcome
         locale = user_locale(session, settings, user=reader, slack_locale=slack_locale, channel=paste.channel,
                              text=text)  # fmt: skip
+        triage = prefer_reader(triage, locale, kb.record)
         add = AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts) if unknown else None
         args = reply_args(outcome, triage, read, add.model_dump(exclude_none=True) if add else None,
                           asked=paste.asked, channel=here)  # fmt: skip

@@ -110,6 +110,12 @@ def test_several_errors_come_cause_first_with_the_graph_sections(agent: Agent) -
     assert "fix llm/nccl-shm-extend-failed before the others" in text_of(result)
 
 
+@pytest.mark.parametrize("chat", ["the retro moved to Thursday", "lunch at noon?"])
+def test_a_chat_line_gets_no_candidates(agent: Agent, chat: str) -> None:
+    report = structured(agent.call("triage", paste=chat), TriageReport)
+    assert not report.answered and report.matches == [] and report.errors == []
+
+
 def test_an_unknown_error_is_not_answered(agent: Agent) -> None:
     result = agent.call("triage", paste=UNKNOWN)
     report = structured(result, TriageReport)
