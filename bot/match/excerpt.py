@@ -12,9 +12,10 @@ paste order and within the limit:
   around them, while the limit allows. Lines that repeat with only their
   numbers changed (a retry loop, a warning per step) count once: their first
   and their last occurrence are kept, so a thousand identical warnings cannot
-  push out the one exception.
+  push out the one exception. The last error lines of each strength go first:
+  a log's final error is usually the one it died of.
 
-Error lines are found by two linear RE2 passes over the paste's UTF-8 bytes
+What the limit still allows after that goes to more of the tail. Error lines are found by two linear RE2 passes over the paste's UTF-8 bytes
 (one per strength) and line numbers by numpy over the newline positions: no
 Python loop runs per line, only per error line found, and those passes stop
 after :data:`MAX_HITS` lines each. A kept line longer than :data:`LINE_CHARS`
@@ -22,7 +23,7 @@ is cut around its error word.
 
 :class:`Excerpt` carries the kept text and where each of its runs of lines
 starts in the paste, so every line number errkb reports is the paste's own
-(:meth:`Excerpt.line`), and what was skipped can be said (:meth:`Excerpt.cut`).
+(:meth:`Excerpt.line`), and what was skipped can be said (:attr:`Excerpt.skipped`).
 """
 
 from __future__ import annotations
