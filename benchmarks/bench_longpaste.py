@@ -9,7 +9,8 @@ Each is given, as a user would, to:
   from the request to the answer's ``chat.postMessage``; found when the answer
   names the record;
 - **/errkb**: a signed slash command with the log as its text, timed to the
-  ``response_url`` post (Slack refuses request bodies over 1 MiB, so the 5 MB
+  ``response_url`` post (a paste not answered is waited for 30 s, and counts
+  as missed; Slack refuses request bodies over 1 MiB, so the 5 MB
   log has no /errkb row);
 - **MCP**: ``triage`` over stdio with the MCP SDK's client;
 - **CLI**: ``errkb triage FILE --json``, a process per paste (its start included).
@@ -34,7 +35,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,7 +145,7 @@ class Slack:
         except urllib.error.HTTPError as exc:
             return exc.code
 
-    def wait(self, method: str, seen: int, timeout: float = 120) -> list[Any]:
+    def wait(self, method: str, seen: int, timeout: float = 30) -> list[Any]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             calls = self.fake.of(method)
@@ -221,12 +222,16 @@ def slack(root: Path, env: dict[str, str], folder: Path) -> Iterator[Slack]:
 Row = dict[str, tuple[bool, float] | None]
 
 
-def best_of(results: list[tuple[bool, float] | None]) -> tuple[bool, float] | None:
-    """Found every time, and the median time."""
-    if any(r is None for r in results):
-        return None
-    times = sorted(r[1] for r in results if r)
-    return all(r[0] for r in results if r), times[len(times) // 2]
+def best_of(run: Callable[[], tuple[bool, float] | None], runs: int) -> tuple[bool, float] | None:
+    """Found every time, and the median time; a miss is not tried again (a paste errkb
+    does not answer unasked waits out the whole timeout)."""
+    results = []
+    for _ in range(runs):
+        result = run()
+        if result is None or not result[0]:
+            return result
+        results.append(result[1])
+    return True, sorted(results)[len(results) // 2]
 
 
 def measure(root: Path, logs: list[Log], runs: int) -> dict[tuple[int, str], Row]:
@@ -243,13 +248,17 @@ def measure(root: Path, logs: list[Log], runs: int) -> dict[tuple[int, str], Row
             rows[(log.size, log.where)]["CLI"] = cli(root, env, log, folder)
         timed = mcp(root, env, [log for log in logs for _ in range(runs)])
         for i, log in enumerate(logs):
-            rows[(log.size, log.where)]["MCP"] = best_of(list(timed[i * runs : (i + 1) * runs]))
+            found = timed[i * runs : (i + 1) * runs]
+            rows[(log.size, log.where)]["MCP"] = (
+                all(ok for ok, _ in found),
+                sorted(t for _, t in found)[runs // 2],
+            )
         with slack(root, env, folder) as bot:
             bot.snippet(logs[0])  # the first answer also loads what answering needs
             for log in logs:
                 key = (log.size, log.where)
-                rows[key]["Slack snippet"] = best_of([bot.snippet(log) for _ in range(runs)])
-                rows[key]["/errkb"] = best_of([bot.command(log) for _ in range(runs)])
+                rows[key]["Slack snippet"] = best_of(lambda: bot.snippet(log), runs)  # noqa: B023
+                rows[key]["/errkb"] = best_of(lambda: bot.command(log), runs)  # noqa: B023
     return rows
 
 

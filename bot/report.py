@@ -21,6 +21,7 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from bot.answer import offered
+from bot.i18n.coverage import fallback_note
 from bot.match.excerpt import Excerpt
 from bot.match.rank import Triage
 from bot.records import Record, ranked_workarounds
@@ -84,6 +85,9 @@ class AnswerRecord(BaseModel):
     versions: list[Version]
     last_confirmed: date | None
     official_doc_url: str | None
+    untranslated: str | None = Field(
+        None, description="In the locale asked for: which of its texts are shown untranslated, if any."
+    )
 
 
 def answer_record(
@@ -114,6 +118,7 @@ def answer_record(
         dead_ends=[DeadEnd(action=str(d.text), why_fails=str(d.why_fails), fail_rate=d.item.fail_rate)
                    for d in local.dead_ends],
         versions=versions, last_confirmed=record.last_confirmed, official_doc_url=record.official_doc_url,
+        untranslated=fallback_note(local),
     )  # fmt: skip
 
 

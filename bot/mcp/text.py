@@ -46,6 +46,8 @@ def record_text(
     head = answer.id if answer.band is None else t(loc, "agent.match", id=answer.id, band=answer.band,
                                                    score=f"{answer.score or 0:.2f}")  # fmt: skip
     lines = [head, _line(answer.signature, 1_000)]
+    if answer.untranslated:  # the reader's language lacks some texts: say so, in it
+        lines.append(answer.untranslated)
     if answer.root_cause.strip():
         lines.append(t(loc, "agent.root_cause", text=answer.root_cause.strip()))
     lines += _workaround_lines(answer, loc)

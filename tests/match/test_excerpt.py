@@ -124,7 +124,8 @@ LINES = st.lists(
 @given(LINES, st.integers(min_value=200, max_value=4_000))
 def test_every_kept_line_is_the_paste_s_line_at_its_number(lines: list[str], limit: int) -> None:
     read = excerpt("\n".join(lines), limit)
-    assert len(read.text) <= max(limit, len("\n".join(lines)) if not read.cut else limit)
+    assert read.cut == (len("\n".join(lines)) > limit)
+    assert len(read.text) <= limit or not read.cut
     assert all(mine == theirs for mine, theirs in original_lines(read, lines))
     numbers = [read.line(no) for no in range(1, read.read_lines + 1)]
     assert numbers == sorted(set(numbers))  # in paste order, each line once

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.mcp.text import triage_text
 from bot.records import Record
 from bot.report import TriageReport
 from bot.store import repository
@@ -58,3 +59,17 @@ def test_mcp_answers_a_chinese_reader_with_the_translated_record(starter_store: 
         assert english.best is not None and english.best.id == DUPLICATE["id"]
     finally:
         load_starter(starter_store)
+
+
+def test_when_no_equal_is_translated_the_answer_says_so_in_the_reader_s_language(tmp_path: Path,
+                                                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    (tmp_path / "dup.json").write_text(json.dumps([DUPLICATE]), encoding="utf-8")
+    (tmp_path / "paste.txt").write_text(PASTE, encoding="utf-8")
+    args = ("triage", str(tmp_path / "paste.txt"), "--records", str(tmp_path / "dup.json"), "--json")
+    _, out, _ = run(capsys, *args, "--lang", "zh")
+    best = json.loads(out)["best"]
+    assert best["id"] == DUPLICATE["id"] and "尚未翻译" in best["untranslated"]
+    report = TriageReport.model_validate(json.loads(out))
+    assert "尚未翻译" in triage_text(report, TODAY.date())  # what an agent reads over MCP
+    _, out, _ = run(capsys, *args, "--lang", "en")
+    assert json.loads(out)["best"]["untranslated"] is None
