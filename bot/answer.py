@@ -1,6 +1,6 @@
 """What to do with a paste, once triaged. Pure: the same for Slack, the command line and agents.
 
-:func:`clean_paste` bounds what is read; :func:`decide` chooses between
+:func:`read_paste` bounds what is read, where the paste's errors are; :func:`decide` chooses between
 answering, showing plausible candidates, saying nothing is known or staying
 silent (volunteering unasked needs the matcher's stricter operating point, or
 the channel's own threshold, and a channel that is on);
@@ -14,12 +14,14 @@ import re
 from typing import Any, Literal
 
 from bot.channels import ChannelSettings
+from bot.match.excerpt import Excerpt, excerpt
+from bot.match.features import OFFER
 from bot.match.rank import Match, Triage
 
 Outcome = Literal["answer", "candidates", "nothing", "no_error", "silent"]
 CANDIDATES = 3
 #: A candidate below this score is no candidate: "closest" is shown only when one is plausible.
-CANDIDATE_FLOOR = 0.005
+CANDIDATE_FLOOR = OFFER
 #: Other records offered when someone says "Not this error".
 ALTERNATIVES = 5
 SAMPLE_CHARS = 1_000
@@ -28,10 +30,22 @@ SEEN = 20
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
 
-def clean_paste(text: str, limit: int) -> tuple[str, int | None]:
-    """Mentions removed, cut to ``limit`` characters; returns the cut size when cut."""
-    text = _MENTION.sub(" ", text)
-    return (text, None) if len(text) <= limit else (text[:limit], limit)
+def read_paste(text: str, limit: int) -> Excerpt:
+    """What errkb reads of a paste, on every surface: mentions removed, and beyond
+    ``limit`` characters its head, its tail and its error lines with their context
+    (:func:`bot.match.excerpt.excerpt`), line numbers still the paste's own."""
+    return excerpt(_MENTION.sub(" ", text), limit)
+
+
+def skipped_args(read: Excerpt) -> dict[str, int] | None:
+    """What a stored reply keeps of a paste's reading: its size and the lines read, when
+    lines were skipped."""
+    skipped = read.skipped
+    return (
+        None
+        if skipped is None
+        else {"chars": skipped.chars, "lines": skipped.lines, "read": skipped.read}
+    )
 
 
 def decide(triage: Triage, *, asked: bool, channel: ChannelSettings | None = None) -> Outcome:
@@ -43,10 +57,18 @@ def decide(triage: Triage, *, asked: bool, channel: ChannelSettings | None = Non
         return "answer"
     if not asked:
         return "silent"
-    if not triage.errors and not triage.matches:
+    if not triage.errors:
         return "no_error"
-    plausible = [m for m in triage.matches if m.score >= CANDIDATE_FLOOR]
-    return "candidates" if plausible else "nothing"
+    return "candidates" if offered(triage) else "nothing"
+
+
+def offered(triage: Triage) -> list[Match]:
+    """The matches worth a look, on every surface: none when no error was found in the
+    paste (unless one answers it anyway), otherwise those at or above the calibrated
+    candidate floor (:data:`~bot.match.features.OFFER`); an answer is always above it."""
+    if not triage.errors and not triage.answered:
+        return []
+    return [m for m in triage.matches if m.score >= CANDIDATE_FLOOR]
 
 
 def _answering(triage: Triage, record_id: str) -> Match | None:
@@ -55,14 +77,20 @@ def _answering(triage: Triage, record_id: str) -> Match | None:
     )
 
 
-def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[str, Any] | None, *,
+def reply_args(outcome: Outcome, triage: Triage, read: Excerpt, add: dict[str, Any] | None, *,
                asked: bool = True, channel: ChannelSettings | None = None) -> dict[str, Any]:  # fmt: skip
-    """What a reply keeps: the records, and per record the person's line it answers, the
-    error's template and text (for corrections) and the other records that error could be."""
-    args: dict[str, Any] = {"cut_at": cut_at, "errors": [e.text[:300] for e in triage.errors[:5]],
+    """What a reply keeps: what was skipped of the paste, the records, and per record the
+    person's line it answers, the error's template and text (for corrections) and the
+    other records that error could be."""
+    args: dict[str, Any] = {"errors": [e.text[:300] for e in triage.errors[:5]],
                             "seen": [e.template for e in triage.errors[:SEEN]]}  # fmt: skip
+    if read.cut:
+        args["skipped"] = skipped_args(read)
     if outcome == "answer":
-        ids = [m.record_id for m in (channel or ChannelSettings("")).answer_matches(triage, asked=asked)]
+        ids = [
+            m.record_id
+            for m in (channel or ChannelSettings("")).answer_matches(triage, asked=asked)
+        ]
         args["records"] = ids
         errors = {e.index: e for e in triage.errors}
         per_error = dict(triage.per_error)
@@ -83,11 +111,10 @@ def reply_args(outcome: Outcome, triage: Triage, cut_at: int | None, add: dict[s
         args.update(lines=lines, templates=templates, samples=samples, alternatives=others,
                     variants=variants, view={"page": 0, "expanded": False})  # fmt: skip
     elif outcome == "candidates":
-        args["candidates"] = [[m.record_id, m.score] for m in triage.matches[:CANDIDATES]
-                              if m.score >= CANDIDATE_FLOOR]  # fmt: skip
+        args["candidates"] = [[m.record_id, m.score] for m in offered(triage)[:CANDIDATES]]
     if add is not None:
         args["add"] = add
     return args
 
 
-__all__ = ["CANDIDATE_FLOOR", "Outcome", "clean_paste", "decide", "reply_args"]
+__all__ = ["CANDIDATE_FLOOR", "Outcome", "decide", "offered", "read_paste", "reply_args", "skipped_args"]

@@ -20,6 +20,9 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from bot.answer import offered
+from bot.i18n.coverage import fallback_note
+from bot.match.excerpt import Excerpt
 from bot.match.rank import Triage
 from bot.records import Record, ranked_workarounds
 from graph.build import KnowledgeGraph
@@ -82,6 +85,9 @@ class AnswerRecord(BaseModel):
     versions: list[Version]
     last_confirmed: date | None
     official_doc_url: str | None
+    untranslated: str | None = Field(
+        None, description="In the locale asked for: which of its texts are shown untranslated, if any."
+    )
 
 
 def answer_record(
@@ -112,6 +118,7 @@ def answer_record(
         dead_ends=[DeadEnd(action=str(d.text), why_fails=str(d.why_fails), fail_rate=d.item.fail_rate)
                    for d in local.dead_ends],
         versions=versions, last_confirmed=record.last_confirmed, official_doc_url=record.official_doc_url,
+        untranslated=fallback_note(local),
     )  # fmt: skip
 
 
@@ -229,6 +236,17 @@ class ErrorFound(BaseModel):
     text: str
 
 
+class PasteSkipped(BaseModel):
+    """A long paste read where its errors are: its size and how many of its lines were read."""
+
+    chars: int = Field(description="The paste's length in characters.")
+    lines: int = Field(description="The paste's number of lines.")
+    read: int = Field(
+        description="Lines read: the start, the end and the lines that can hold an error, "
+        "with the lines around them. Line numbers are the paste's own."
+    )
+
+
 class Candidate(BaseModel):
     id: str
     score: float
@@ -245,10 +263,15 @@ class TriageReport(BaseModel):
         description="True when the best candidate is confident (band high or medium)."
     )
     locale: str
-    cut_at: int | None = Field(None, description="The paste was cut to this many characters.")
+    skipped: PasteSkipped | None = Field(
+        None, description="Set when the paste was too long to read whole: what was read of it."
+    )
     truncated: bool = Field(False, description="The paste was too big to read whole.")
     errors: list[ErrorFound]
-    matches: list[Candidate] = Field(description="Candidates, best first.")
+    matches: list[Candidate] = Field(
+        description="Candidates worth a look, best first: none when no error was found, "
+        "otherwise those at or above the calibrated candidate floor."
+    )
     answers: list[AnswerRecord] = Field(description="The answering records, likely cause first.")
     best: AnswerRecord | None
     causes: list[ErrorCauses] = Field(description="Per answer: what usually comes before it.")
@@ -264,9 +287,11 @@ def build_report(
     *,
     locale: str,
     counts: Counts,
-    cut_at: int | None = None,
+    read: Excerpt | None = None,
 ) -> TriageReport:
-    """The report of a triage; ``record`` looks a record up by id."""
+    """The report of a triage; ``record`` looks a record up by id; ``read`` is what was read
+    of the paste (:func:`bot.answer.read_paste`)."""
+    skipped = read.skipped if read is not None else None
     ids = result.answer_ids()
     sections = graph_sections(kg, ids, locale=locale)
     matches = {m.record_id: m for m in result.matches}
@@ -278,11 +303,12 @@ def build_report(
                                          score=match.score if match else None))  # fmt: skip
     return TriageReport(
         **dict(sections),
-        answered=result.answered, locale=locale, cut_at=cut_at, truncated=result.truncated,
+        answered=result.answered, locale=locale, truncated=result.truncated,
+        skipped=PasteSkipped(chars=skipped.chars, lines=skipped.lines, read=skipped.read) if skipped else None,
         errors=[ErrorFound(index=e.index, line_no=e.line_no, kind=e.kind, role=e.role, text=e.text)
                 for e in result.errors],
         matches=[Candidate(id=m.record_id, score=m.score, band=m.band, line=m.line, error_index=m.error_index,
-                           signature=_signature(record(m.record_id), locale)) for m in result.matches],
+                           signature=_signature(record(m.record_id), locale)) for m in offered(result)],
         answers=answers, best=answers[0] if answers else None,
     )  # fmt: skip
 
@@ -300,5 +326,5 @@ def _signature(record: Record | None, locale: str) -> str:
 
 __all__ = [
     "AnswerRecord", "Candidate", "Cause", "Counts", "DeadEnd", "ErrorFound", "GraphSections", "LookAlike",
-    "NextError", "Ordering", "TriageReport", "Workaround", "answer_record", "build_report", "graph_sections",
+    "NextError", "Ordering", "PasteSkipped", "TriageReport", "Workaround", "answer_record", "build_report", "graph_sections",
 ]  # fmt: skip

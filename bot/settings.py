@@ -129,7 +129,8 @@ class Settings(BaseSettings):
     )
     paste_limit: int = Field(
         default=100_000, ge=1_000,
-        description="Characters of a paste (or snippet) that are read; the rest is cut with a note.",
+        description="Characters of a paste (or snippet) that are read: of a longer one, its start, "
+        "its end and its error lines with their context, with a note.",
     )  # fmt: skip
     user_cache_seconds: int = Field(
         default=3600, ge=0, description="How long a user's Slack locale (users.info) is cached."

@@ -79,15 +79,15 @@ def thread_reply(kb: Knowledge, paste: str, *, locale: str, today: date = DAY, r
     would have written (the reply, and the unknown error an uncertain reply offers to add);
     ``counts`` and ``fresh`` for the votes and evidence it reads (none in a new knowledge base).
     ``asked`` false: posted unasked, as a monitoring alert is answered."""
-    text, cut_at = answer.clean_paste(paste, limit)
-    triage = kb.index.triage(text)
+    read = answer.read_paste(paste, limit)
+    triage = kb.index.triage(read)
     outcome = answer.decide(triage, asked=asked)
     if outcome in ("silent", "no_error"):  # nothing in the thread (no_error is answered privately)
         return outcome, [], {}
     add = None
     if outcome != "answer" and triage.errors:
         add = AddState(unknown=unknown, channel=channel, thread=thread)
-    args = answer.reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None,
+    args = answer.reply_args(outcome, triage, read, add.model_dump(exclude_none=True) if add else None,
                              asked=asked)  # fmt: skip
     reply = Reply(id=reply_id, kind=outcome, locale=locale, user_id=USER, channel=channel,
                   thread_ts=thread, args=args)  # fmt: skip

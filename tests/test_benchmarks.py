@@ -100,3 +100,10 @@ def test_benchmarks_are_all_covered() -> None:
         if name.startswith("test_bench_")
     }
     assert {s.removeprefix("bench_").removesuffix(".py") for s in scripts - heavy} <= tested
+
+
+def test_bench_longpaste_finds_the_error_on_every_surface() -> None:
+    out = bench("bench_longpaste.py", "--sizes", "10000", "--where", "end", "--runs", "1")
+    for surface in ("Slack snippet", "/errkb", "MCP", "CLI"):
+        assert f"{surface}" in out
+    assert "every paste found by this checkout" in out

@@ -74,6 +74,13 @@ def evaluate(
             f"{p.answered:.3f}", f"{p.decline:.3f}",
         )  # fmt: skip
     console.print(points)
+    offer = report.candidates
+    console.print(
+        f"candidates (asked, not answered; at or above {offer.floor:.2f}): {offer.offered} offered, "
+        f"{offer.right:.3f} of them right; offered on {offer.pastes:.3f} of unanswered pastes, "
+        f"{offer.negatives:.3f} of negative ones",
+        highlight=False,
+    )
     console.print(
         f"latency: median {report.median_ms:.2f} ms, p99 {report.p99_ms:.2f} ms per paste"
     )

@@ -23,6 +23,7 @@ from rich.panel import Panel
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
 from bot.i18n import supported, t
 from bot.match.index import MatchIndex
+from bot.match.reader import prefer_reader
 from bot.records import Record
 from bot.render.terminal import triage_view
 from bot.report import Counts, build_report
@@ -119,11 +120,14 @@ def triage(
     transition graph; each answer says what usually precedes it, what comes
     next and what it is confused with.
     """
+    from bot.answer import read_paste
+
     locale = supported(lang) or "en"
-    paste = _read_paste(source, locale)
+    config = settings()
+    read = read_paste(_read_paste(source, locale), config.paste_limit)
     knowledge = _knowledge(records)
     index = _index(knowledge.records)
-    result = index.triage(paste)
+    result = prefer_reader(index.triage(read), lang, index.record)
     ids = result.answer_ids()
     counts: Counts = {}
     if knowledge.store is not None:
@@ -131,10 +135,12 @@ def triage(
     if session_name and ids:
         if knowledge.store is None:
             fail("--session records what it sees in the database: leave out --records")
-        _observe(knowledge.store, session_name, ids, settings().observe_window_hours)
+        _observe(knowledge.store, session_name, ids, config.observe_window_hours)
     if knowledge.store is not None:
         knowledge.store.dispose()
-    report = build_report(result, index.record, knowledge.graph, locale=lang, counts=counts)
+    report = build_report(
+        result, index.record, knowledge.graph, locale=lang, counts=counts, read=read
+    )
     if as_json:
         emit_json(report.model_dump(mode="json"))
     else:

@@ -10,6 +10,14 @@
 - negative case (``expected`` empty): correct when not answered;
 - precision: of the cases answered, the share whose top id is right; coverage:
   the share of positive cases answered right;
+- candidates: when the top match is not confident enough to answer someone who
+  asked, the first three matches at or above the candidate floor
+  (:data:`~bot.match.features.OFFER`) are offered as uncertain candidates, and
+  none when no error was found; reported as how many were offered, the share of
+  them that are right, and the share of negative cases offered any;
+  :func:`offer_floor` is the rule that chooses the floor;
+- the reader is the case's ``lang``: among equal answers the one in that language
+  is preferred (:func:`bot.match.reader.prefer_reader`), as every surface does;
 - latency: in-process triage time per paste (median, p99). The timer comes in
   as a parameter (``time.perf_counter`` from the edge).
 
@@ -22,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +38,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.match import features
 from bot.match.index import MatchIndex
+from bot.match.reader import prefer_reader
 
 RECALL_DEPTH = 30
+OFFERED = 3  # candidates an uncertain reply shows
+#: the candidate floor's rule: the lowest score at which this share of candidates is right
+OFFER_RIGHT = 0.2
+OFFER_STEP = 0.01
 
 
 class Case(BaseModel):
@@ -61,6 +74,9 @@ class CaseResult:
     correct_decline: bool
     ms: float
     top: list[tuple[str, float, str]]  # (id, score, band) of the first three
+    #: when not answered: (score, right) of the first three matches, or none when no
+    #: error was found in the paste (no candidates are offered then)
+    candidates: list[tuple[float, bool]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,17 @@ class Point:
 
 
 @dataclass(frozen=True)
+class Offer:
+    """Uncertain candidates offered at a floor, when no answer is confident enough."""
+
+    floor: float
+    offered: int  # candidates offered, over all cases
+    right: float  # share of those that are right
+    pastes: float  # share of the cases that were not answered offered any
+    negatives: float  # share of negative cases offered any
+
+
+@dataclass(frozen=True)
 class Report:
     cases: int
     positives: int
@@ -89,6 +116,7 @@ class Report:
     recall30: float
     asked: Point
     volunteer: Point
+    candidates: Offer
     median_ms: float
     p99_ms: float
     results: list[CaseResult]
@@ -117,7 +145,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def score_case(index: MatchIndex, case: Case, timer: Callable[[], float]) -> CaseResult:
     start = timer()
-    triage = index.triage(case.text, limit=RECALL_DEPTH)
+    triage = prefer_reader(index.triage(case.text, limit=RECALL_DEPTH), case.lang, index.record)
     ms = (timer() - start) * 1000
     good = set(case.expected) | set(case.acceptable)
     ids = [m.record_id for m in triage.matches]
@@ -139,6 +167,9 @@ def score_case(index: MatchIndex, case: Case, timer: Callable[[], float]) -> Cas
         correct_decline=not positive and not answered,
         ms=round(ms, 3),
         top=[(m.record_id, m.score, m.band) for m in triage.matches[:3]],
+        candidates=[(m.score, m.record_id in good) for m in triage.matches[:OFFERED]]
+        if triage.errors and not answered
+        else [],
     )
 
 
@@ -161,6 +192,33 @@ def point(results: Sequence[CaseResult], threshold: float) -> Point:
         top3=_share([r.top3 for r in positives]),
         decline=_share([not (r.top_score >= threshold and r.top_score > 0) for r in negatives]),
     )
+
+
+def offer(results: Sequence[CaseResult], floor: float) -> Offer:
+    """The candidates offered had the floor been ``floor``."""
+    unanswered = [r for r in results if not r.answered]
+    shown = {r.id: [right for score, right in r.candidates if score >= floor] for r in unanswered}
+    offered = [right for rights in shown.values() for right in rights]
+    negatives = [r for r in results if not r.positive]
+    return Offer(
+        floor=round(floor, 4),
+        offered=len(offered),
+        right=_share(offered),
+        pastes=_share([bool(shown[r.id]) for r in unanswered]),
+        negatives=_share([bool(shown.get(r.id)) for r in negatives]),
+    )
+
+
+def offer_floor(results: Sequence[CaseResult], *, right: float = OFFER_RIGHT) -> float:
+    """The candidate floor's rule: the lowest score, in steps of :data:`OFFER_STEP`, at
+    which at least ``right`` of the candidates offered at or above it are right."""
+    steps = round(1 / OFFER_STEP)
+    for step in range(1, steps + 1):
+        floor = step * OFFER_STEP
+        found = offer(results, floor)
+        if found.offered and found.right >= right:
+            return round(floor, 4)
+    return 1.0
 
 
 def curve(results: Sequence[CaseResult]) -> list[Point]:
@@ -188,6 +246,7 @@ def report(results: list[CaseResult]) -> Report:
         recall30=_share([0 < r.rank <= 30 for r in positives]),
         asked=point(results, features.ASK),
         volunteer=point(results, features.VOLUNTEER),
+        candidates=offer(results, features.OFFER),
         median_ms=round(percentile(times, 50), 3),
         p99_ms=round(percentile(times, 99), 3),
         results=results,

@@ -8,9 +8,11 @@ Each kept line gets a *role*: ``exception`` (a final exception line, a root
 line), ``context``, ``prose`` (the question around it), ``frame`` (stack
 frames and source excerpts) or ``marker`` (``Traceback …``, chain headers).
 
-Work is capped: at most :data:`MAX_LINES` lines of :data:`MAX_LINE` chars
-reach the matcher, chosen as the head, the tail and the error-bearing lines of
-the middle, so a huge or hostile paste costs a bounded amount of time.
+Work is capped: a paste is read within :data:`MAX_CHARS` where its errors are
+(:func:`bot.match.excerpt.excerpt`), and at most :data:`MAX_LINES` lines of
+:data:`MAX_LINE` chars reach the matcher, chosen as the head, the tail and the
+error-bearing lines of the middle, so a huge or hostile paste costs a bounded
+amount of time. Line numbers are always the paste's own.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from dataclasses import dataclass
 import re2
 
 from bot.match.evidence import packages
+from bot.match.excerpt import Excerpt, holds_error
 from bot.match.normalise import template
-from bot.match.re2util import finder, matcher
+from bot.match.re2util import matcher
 
 MAX_CHARS = 400_000
 MAX_LINES = 600
@@ -38,7 +41,7 @@ ROLE_WEIGHT = {
 
 @dataclass(frozen=True)
 class Line:
-    no: int  # 1-based line number in the cleaned paste
+    no: int  # 1-based line number in the paste
     text: str  # cleaned, prefix-stripped, stripped
     role: str
     error_index: int  # index into Extraction.errors, or -1
@@ -67,12 +70,6 @@ class Extraction:
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,200}(?:\x07|\x1b\\)|\x1b[@-_]")
 _INVISIBLE = re.compile(r"[\u200b-\u200f\u2028\u2029\u2060\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ERRORISH = re2.compile(
-    r"(?i)error|exception|fatal|panic|caused by|failed|denied|refused|traceback"
-    r"|cannot|unable|not found|timed out|killed|abort"
-)
-MIDDLE_LINES = 200
-MIDDLE_LINE = 600
 _PREFIXES = tuple(
     re.compile(p)
     for p in (
@@ -188,46 +185,17 @@ _KINDS = (
 _KIND_TESTS = tuple((name, matcher(pattern)) for name, pattern in _KINDS)
 _is_prose = matcher(_PROSE)
 _opens_prose = matcher(re2.compile(_PROSE_OPENING))
-_find_errorish = finder(_ERRORISH)
 _has_error_word = matcher(_ERROR_WORD)
 
 
-def _error_lines(middle: str) -> list[str]:
-    """The first :data:`MIDDLE_LINES` lines of ``middle`` that hold an error word, each cut to
-    :data:`MIDDLE_LINE` characters: one linear RE2 pass, a jump to the next line per hit."""
-    data = middle.encode("utf-8", "surrogatepass")
-    lines: list[str] = []
-    pos = 0
-    while len(lines) < MIDDLE_LINES:
-        span = _find_errorish(data, pos)
-        if span is None:
-            break
-        start = data.rfind(b"\n", 0, span[0]) + 1
-        end = data.find(b"\n", span[1])
-        end = len(data) if end < 0 else end
-        line = data[start:end]
-        if len(line) > MIDDLE_LINE:
-            line = data[
-                max(start, span[0] - MIDDLE_LINE // 2) : min(end, span[1] + MIDDLE_LINE // 2)
-            ]
-        lines.append(line.decode("utf-8", "replace"))
-        pos = end + 1
-    return lines
-
-
-def clean(text: str) -> tuple[str, bool]:
-    """Undo Slack escaping and terminal noise; cap the size. Returns (text, truncated)."""
-    truncated = len(text) > MAX_CHARS
-    if truncated:
-        hits = _error_lines(text[MAX_CHARS // 8 : -MAX_CHARS // 2])
-        text = "\n".join([text[: MAX_CHARS // 8], *hits, text[-MAX_CHARS // 2 :]])
+def clean(text: str) -> str:
+    """Undo Slack escaping and terminal noise, line for line (a line stays where it was)."""
     text = html.unescape(text) if "&" in text else text
     text = _ANSI.sub("", text)
     text = text.replace("\r\n", "\n")
     if "\r" in text:  # progress bars rewrite their line: keep the last state
         text = "\n".join(part.rsplit("\r", 1)[-1] or part for part in text.split("\n"))
-    text = _INVISIBLE.sub("", text.replace("\t", "    "))
-    return text, truncated
+    return _INVISIBLE.sub("", text.replace("\t", "    "))
 
 
 def _strip_prefixes(line: str) -> str:
@@ -239,18 +207,22 @@ def _strip_prefixes(line: str) -> str:
     return line.strip().strip("`").strip()
 
 
+def _holds_error(data: bytes) -> bool:
+    return _has_error_word(data) or holds_error(data)
+
+
 def _select(lines: list[str]) -> tuple[list[tuple[int, str]], bool]:
-    """At most MAX_LINES (number, line) pairs: head, tail, error-bearing middle."""
+    """At most MAX_LINES (number, line) pairs: head, tail, and the middle's lines that hold
+    an error word or that an excerpt keeps for an error (``ValueError: …``, ``Traceback``)."""
     numbered = list(enumerate(lines, 1))
     if len(numbered) <= MAX_LINES:
         return numbered, False
     tail = MAX_LINES - HEAD_LINES - MAX_LINES // 4
     middle = numbered[HEAD_LINES:-tail]
     keep = [
-        pair
-        for pair in middle
-        if _has_error_word(pair[1][:MAX_LINE].encode("utf-8", "surrogatepass"))
-    ][-(MAX_LINES // 4) :]
+        pair for pair in middle if _holds_error(pair[1][:MAX_LINE].encode("utf-8", "surrogatepass"))
+    ]
+    keep = keep[-(MAX_LINES // 4) :]
     return numbered[:HEAD_LINES] + keep + numbered[-tail:], True
 
 
@@ -295,9 +267,14 @@ def _kind(text: str) -> str:
     return "log"
 
 
-def extract(paste: str) -> Extraction:
-    """Clean ``paste``, give each kept line a role, and list its distinct errors."""
-    text, truncated = clean(paste)
+def extract(paste: str | Excerpt) -> Extraction:
+    """Clean ``paste``, give each kept line a role, and list its distinct errors.
+
+    A paste over :data:`MAX_CHARS` is read where its errors are (:mod:`bot.match.excerpt`);
+    so is an :class:`~bot.match.excerpt.Excerpt` still over it. Line numbers are the
+    paste's own either way."""
+    read = (paste if isinstance(paste, Excerpt) else Excerpt.whole(paste)).within(MAX_CHARS)
+    text = clean(read.text)
     raw_lines = text.split("\n")
     selected, cut = _select(raw_lines)
     kind = _kind(text[:50_000] + text[-50_000:])
@@ -305,7 +282,8 @@ def extract(paste: str) -> Extraction:
     previous = ""
     npm_errors = 0
     depth = 0  # how deep inside a structured dump (an error object's properties) the line is
-    for no, raw in selected:
+    for at, raw in selected:
+        no = read.line(at)
         body = raw if len(raw) <= MAX_LINE else raw[: MAX_LINE // 3] + " … " + raw[-MAX_LINE // 2 :]
         if _PROGRESS.search(body):
             # a progress bar redrawn in place, and what was logged after its last state on
@@ -377,7 +355,7 @@ def extract(paste: str) -> Extraction:
                 errors.append(ExtractedError(len(errors), no, line, kind, role, key))
             index = by_template[key]
         lines.append(Line(no, line, role, index, row in roots))
-    return Extraction(tuple(lines), tuple(errors), truncated or cut, packages(text.lower()))
+    return Extraction(tuple(lines), tuple(errors), read.cut or cut, packages(text.lower()))
 
 
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")

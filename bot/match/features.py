@@ -17,7 +17,8 @@ Operating points (probabilities):
 - :data:`VOLUNTEER`: at or above it errkb answers unasked (a paste in a channel);
   chosen for precision: few wrong public answers;
 - :data:`ASK`: at or above it errkb answers someone who asked (a mention, a
-  command); below it, it shows candidates marked uncertain.
+  command); below it, it shows candidates marked uncertain, those at or above
+  :data:`OFFER` (below it, a record is no candidate worth a look).
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ CALIBRATION = (-3.581, 0.667, 0.258)
 VOLUNTEER = 0.7227
 ASK = 0.4347
 # -- end of fitted constants -------------------------------------------------------------
+
+#: The candidate floor: when no record is confident enough to answer, a record is offered
+#: as an uncertain candidate only at or above this probability. Chosen by a stated rule
+#: on the committed labelled sets (:func:`bot.match.eval.offer_floor`): the lowest score,
+#: in steps of 0.01, at which at least one candidate in five offered at or above it is
+#: right; ``errkb eval`` reports that share.
+OFFER = 0.17
 
 #: The paste naming a record's tool only adds to text evidence: full weight once the
 #: regex or the signature overlap reaches this, less below (react in the paste does

@@ -56,6 +56,7 @@ import ahocorasick
 import numpy as np
 import re2
 
+from bot.match.excerpt import Excerpt
 from bot.match.extract import Extraction, extract
 from bot.match.info import RecordInfo, variant_key
 from bot.match.normalise import terms
@@ -594,12 +595,15 @@ class MatchIndex:
 
     def triage(
         self,
-        text: str,
+        text: str | Excerpt,
         *,
         limit: int = 10,
         learned: Mapping[str, str | None] | None = None,
     ) -> Triage:
         """Extract the errors of ``text`` and rank the records that answer them.
+
+        ``text`` may be what was read of a long paste (:func:`bot.match.excerpt.excerpt`):
+        line numbers are then the paste's own.
 
         ``learned`` maps normalised error templates (:attr:`ExtractedError.template`) to
         the record people chose for that error, or to None for "none of these records":

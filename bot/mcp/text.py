@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from datetime import date
 
 from bot.i18n import t
+from bot.match.excerpt import Skipped
 from bot.mcp.models import Neighbours, Outcome, SearchResult, StaleList
-from bot.render.blocks import freshness
+from bot.render.blocks import freshness, skipped_note
 from bot.report import AnswerRecord, TriageReport
 
 SHOWN_WORKAROUNDS = 5
@@ -45,6 +46,8 @@ def record_text(
     head = answer.id if answer.band is None else t(loc, "agent.match", id=answer.id, band=answer.band,
                                                    score=f"{answer.score or 0:.2f}")  # fmt: skip
     lines = [head, _line(answer.signature, 1_000)]
+    if answer.untranslated:  # the reader's language lacks some texts: say so, in it
+        lines.append(answer.untranslated)
     if answer.root_cause.strip():
         lines.append(t(loc, "agent.root_cause", text=answer.root_cause.strip()))
     lines += _workaround_lines(answer, loc)
@@ -99,7 +102,10 @@ def _graph_lines(report: TriageReport, record_id: str, loc: str) -> list[str]:
 
 def triage_text(report: TriageReport, today: date) -> str:
     loc = report.locale
-    intro = [t(loc, "paste.cut", limit=f"{report.cut_at:,}")] if report.cut_at else []
+    skipped = report.skipped
+    intro = (
+        [skipped_note(loc, Skipped(skipped.chars, skipped.lines, skipped.read))] if skipped else []
+    )
     if report.answered and report.answers:
         if len(report.answers) > 1:
             intro.append(

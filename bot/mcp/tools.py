@@ -3,7 +3,7 @@
 :class:`Tools` holds what they work with, wired once by ``errkb mcp``: the live
 match index and graph (reloaded as the Slack bot's are), the database, the
 settings and a clock. Pastes are cleaned and cut exactly as in Slack
-(:func:`bot.slack.answer.clean_paste`, ``ERRKB_PASTE_LIMIT``). Everything reads,
+(:func:`bot.answer.read_paste`, ``ERRKB_PASTE_LIMIT``). Everything reads,
 except :meth:`Tools.report_outcome`, which counts a verdict in the same
 observed success as a Slack vote. A failure is an :class:`~bot.errors.ErrkbError`
 with a one-line message; the server turns it into a tool error.
@@ -88,14 +88,15 @@ class Tools:
     # -- the tools -------------------------------------------------------------------
 
     def triage(self, paste: str, lang: str) -> TriageReport:
-        from bot.answer import clean_paste
+        from bot.answer import read_paste
+        from bot.match.reader import prefer_reader
 
         index = self._index()
-        text, cut_at = clean_paste(paste, self.settings.paste_limit)
+        read = read_paste(paste, self.settings.paste_limit)
         with self.gate:
-            result = index.triage(text)
+            result = prefer_reader(index.triage(read), lang, index.record)
         return build_report(result, index.record, self.graph(), locale=lang,
-                            counts=self._counts(result.answer_ids()), cut_at=cut_at)  # fmt: skip
+                            counts=self._counts(result.answer_ids()), read=read)  # fmt: skip
 
     def search(self, words: str, limit: int, lang: str) -> SearchResult:
         index = self._index()

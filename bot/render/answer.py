@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from bot.i18n import t
 from bot.i18n.coverage import fallback_note
 from bot.records import LocalRecord, Record, ranked_workarounds
-from bot.render.blocks import Counts, Reply, freshness, record_details
+from bot.render.blocks import Counts, Reply, freshness, paste_notes, record_details
 from bot.render.ids import ActionId, BlockId
 from bot.render.kit import (
     BOLD,
@@ -176,9 +176,7 @@ def render_answer(records: Sequence[Record], view: Reply, shown: Shown, graph: G
     record = ordered[page]
     local = record.localized(loc)
     shown = Shown(page=page, expanded=shown.expanded, lines=shown.lines, removable=shown.removable)
-    blocks = [context(view.note)] if view.note else []
-    if view.cut_at:
-        blocks.append(context(t(loc, "paste.cut", limit=f"{view.cut_at:,}")))
+    blocks = paste_notes(view)
     fix_first = bool(graph.order and graph.order.fix_first == record.id)
     blocks += first_screen(local, shown.lines.get(record.id, ""), view, shown, counts, len(ordered), fix_first)
     if shown.expanded:

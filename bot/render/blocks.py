@@ -19,6 +19,7 @@ from datetime import date
 
 from bot.i18n import relative_days, t
 from bot.i18n.coverage import fallback_note
+from bot.match.excerpt import Skipped
 from bot.records import LocalRecord, Record, ranked_workarounds
 from bot.render.ids import ActionId
 from bot.render.kit import (
@@ -56,7 +57,8 @@ class Reply:
     ephemeral: bool = False  # adds "Share in channel"
     votes: bool = True
     note: str | None = None  # mrkdwn made by errkb (a vote's thanks), not text from a person
-    cut_at: int | None = None  # the paste was cut at this many characters
+    cut_at: int | None = None  # the paste was cut at this many characters (older replies)
+    skipped: Skipped | None = None  # a long paste was read where its errors are
     add: AddState | None = None  # "Add to knowledge base" button state
 
 
@@ -92,9 +94,18 @@ def _add_button(reply: Reply) -> Block | None:
     return button(t(reply.locale, "button.add"), ActionId.ADD_RECORD, value=reply.add.dump())
 
 
-def _intro(reply: Reply) -> list[Block]:
+def skipped_note(locale: str, skipped: Skipped) -> str:
+    """What reading a long paste skipped, in ``locale``: plain text, no markup."""
+    return t(locale, "paste.skipped", chars=f"{skipped.chars:,}", lines=f"{skipped.lines:,}",
+             read=f"{skipped.read:,}")  # fmt: skip
+
+
+def paste_notes(reply: Reply) -> list[Block]:
+    """A reply's notes above its content: errkb's own note, and what was skipped of the paste."""
     out = [context(reply.note)] if reply.note else []
-    if reply.cut_at:
+    if reply.skipped:
+        out.append(context(skipped_note(reply.locale, reply.skipped)))
+    elif reply.cut_at:
         out.append(context(t(reply.locale, "paste.cut", limit=f"{reply.cut_at:,}")))
     return out
 
@@ -214,7 +225,7 @@ def record_blocks(record: Record, reply: Reply, graph: GraphSections, counts: Co
 def render_candidates(candidates: Sequence[tuple[Record, float]], reply: Reply) -> Message:
     """Not confident: the closest records, clearly marked as uncertain."""
     loc = reply.locale
-    blocks = [*_intro(reply), section(t(loc, "uncertain.title"))]
+    blocks = [*paste_notes(reply), section(t(loc, "uncertain.title"))]
     for record, score in candidates[:SHOWN_CANDIDATES]:
         signature, _ = record.text("signature", loc)
         text = t(
@@ -237,10 +248,16 @@ def render_candidates(candidates: Sequence[tuple[Record, float]], reply: Reply) 
 
 
 def render_nothing(reply: Reply, errors: Sequence[str] = ()) -> Message:
-    """Nothing in the knowledge base matches (or no error was found in the text)."""
+    """Nothing in the knowledge base matches (or no error was found in the text). In a
+    thread, where everyone reads it, that is one short line with **Add to errkb** for
+    maintainers; the person who asked privately also sees their error lines."""
     loc = reply.locale
+    if errors and not reply.ephemeral:
+        add = _add_button(reply)
+        line = section(t(loc, "nothing.short"), accessory=add) if add else section(t(loc, "nothing.short"))
+        return message(t(loc, "nothing.fallback"), [*paste_notes(reply), line])
     blocks = [
-        *_intro(reply),
+        *paste_notes(reply),
         section(t(loc, "nothing.title") if errors else t(loc, "nothing.no_error")),
     ]
     if errors:
@@ -256,5 +273,5 @@ def ephemeral(payload: Message) -> Message:
     return {**payload, "response_type": "ephemeral", "replace_original": False}
 
 
-__all__ = ["Counts", "Reply", "ago", "ephemeral", "freshness", "record_blocks", "record_details",
-           "render_candidates", "render_nothing"]  # fmt: skip
+__all__ = ["Counts", "Reply", "ago", "ephemeral", "freshness", "paste_notes", "record_blocks", "record_details",
+           "render_candidates", "render_nothing", "skipped_note"]  # fmt: skip

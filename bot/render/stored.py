@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any, Protocol
 
+from bot.match.excerpt import Skipped
 from bot.match.index import MatchIndex
 from bot.records import Record
 from bot.render import blocks, panels
@@ -52,7 +53,8 @@ def stored_view(reply: StoredReply, *, kb: MatchIndex, kg: KnowledgeGraph | None
     args = reply.args
     add = AddState(**args["add"]) if args.get("add") else None
     view = blocks.Reply(locale=reply.locale, today=today, reply_id=reply.id, ephemeral=ephemeral,
-                        note=note, cut_at=args.get("cut_at"), add=add)  # fmt: skip
+                        note=note, cut_at=args.get("cut_at"), add=add,
+                        skipped=Skipped(**args["skipped"]) if args.get("skipped") else None)  # fmt: skip
     if reply.kind == "answer":
         records = [r for r in map(record, args["records"]) if r is not None]
         if records:

@@ -23,9 +23,11 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.i18n import t
+from bot.match.excerpt import Skipped
 from bot.match.rank import Triage
 from bot.records import Record, ranked_workarounds
 from bot.records import Text as LocalText
+from bot.render.blocks import skipped_note
 from bot.report import TriageReport
 
 #: Cells each other column may shrink to (wrapping) beside the id column, in a table.
@@ -174,20 +176,26 @@ def triage_view(
     *,
     width: int,
 ) -> list[RenderableType]:
-    """What ``errkb triage`` prints: the answers cause first, the candidates when unsure,
-    or that nothing is known."""
-    if result.best is None:
-        return [Text(t(locale, "cli.nothing_known"), style="bold")]
+    """What ``errkb triage`` prints: what was skipped of a long paste, then the answers
+    cause first, the candidates worth a look when unsure, or that nothing is known."""
+    head: list[RenderableType] = []
+    if report.skipped is not None:
+        skipped = report.skipped
+        note = skipped_note(locale, Skipped(skipped.chars, skipped.lines, skipped.read))
+        head.append(Text(note, style="dim"))
+    if not result.answered and not report.matches:  # no candidate above the floor
+        return [*head, Text(t(locale, "cli.nothing_known"), style="bold")]
     if not result.answered:
         columns = [Column(t(locale, "cli.col.record")), Column(t(locale, "cli.col.score"), "right"),
                    Column(t(locale, "cli.col.band")), Column(t(locale, "cli.col.line"))]  # fmt: skip
-        rows = [[m.record_id, f"{m.score:.2f}", t(locale, f"cli.band.{m.band}"), _first_line(m.line, 80)]
-                for m in result.matches[:5]]  # fmt: skip
+        rows = [[m.id, f"{m.score:.2f}", t(locale, f"cli.band.{m.band}"), _first_line(m.line, 80)]
+                for m in report.matches[:5]]  # fmt: skip
         return [
+            *head,
             Text(t(locale, "cli.not_sure"), style="yellow"),
             listing(columns, rows, width=width),
         ]
-    shown: list[RenderableType] = []
+    shown: list[RenderableType] = head
     ids = [a.id for a in report.answers]
     if len(ids) > 1:
         shown.append(

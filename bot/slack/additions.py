@@ -16,6 +16,7 @@ from bot.knowledge import IndexSource
 from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.normalise import template
+from bot.match.features import OFFER
 from bot.match.suggest import exception_line, suggest_domain
 from bot.render import blocks, panels
 from bot.render.kit import Message
@@ -36,8 +37,10 @@ NEIGHBOURS = 5
 
 
 def neighbours(kb: MatchIndex, text: str, line: str) -> list[tuple[str, float]]:
-    """(domain, score) of the records closest to the message: its matches, else a search by its line."""
-    found = [(m.record_id, m.score) for m in kb.triage(text).matches[:NEIGHBOURS]]
+    """(domain, score) of the records closest to the message: its matches worth a look (at
+    or above the candidate floor: a distant record says nothing of the domain), else a
+    search by its line."""
+    found = [(m.record_id, m.score) for m in kb.triage(text).matches[:NEIGHBOURS] if m.score >= OFFER]
     found = found or kb.search(line, limit=NEIGHBOURS)
     return [(record.domain, score) for rid, score in found if (record := kb.record(rid)) is not None]
 

@@ -19,14 +19,16 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from bot.answer import Outcome, clean_paste, decide, reply_args
+from bot.answer import Outcome, decide, read_paste, reply_args
 from bot.channels import ChannelSettings
 from bot.conversation import Turn
 from bot.errors import NotReady
 from bot.knowledge import GraphSource, IndexSource
+from bot.match.excerpt import Excerpt
 from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
+from bot.match.reader import prefer_reader
 from bot.precedence import RequestGate
 from bot.render import blocks, panels
 from bot.render.kit import Message
@@ -49,6 +51,9 @@ from bot.store.slack_repo import Reply
 log = logging.getLogger(__name__)
 
 NOTED_ERRORS = 3
+#: A snippet is downloaded up to this many characters, then read where its errors are
+#: (``ERRKB_PASTE_LIMIT``): a log's error is often on its last lines.
+SNIPPET_CHARS = 8_000_000
 THREAD_MESSAGES = 30
 POSTING = "posting"
 
@@ -77,9 +82,9 @@ def render_reply(session: Session, reply: StoredReply, *, index: IndexSource, gr
                        note=note, fresh=fresh)  # fmt: skip
 
 
-def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> tuple[str, list[str]]:
-    """The message text plus the text of its attached snippets / .log / .txt files, and the
-    names of the files that could not be read."""
+def paste_text(paste: PasteJob, slack: SlackGateway, limit: int = SNIPPET_CHARS) -> tuple[str, list[str]]:
+    """The message text plus the text of its attached snippets / .log / .txt files, at
+    most ``limit`` characters in all, and the names of the files that could not be read."""
     parts, unread = [paste.text], []
     budget = limit
     for file in paste.files[:3]:
@@ -95,7 +100,7 @@ def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> tuple[str, l
 
 def thread_error(
     paste: PasteJob, slack: SlackGateway, kb: MatchIndex, limit: int, gate: RequestGate
-) -> str | None:
+) -> Excerpt | None:
     """For a mention that holds no error itself: the most recent message of its thread
     that does (the root included), or None."""
     if not paste.thread_ts:
@@ -104,17 +109,17 @@ def thread_error(
     for message in reversed(messages):
         if message.get("bot_id") or message.get("ts") == paste.message_ts:
             continue
-        text = clean_paste(str(message.get("text") or ""), limit)[0]
-        if not text.strip():
+        read = read_paste(str(message.get("text") or ""), limit)
+        if not read.text.strip():
             continue
         with gate:
-            found = kb.triage(text)
+            found = kb.triage(read)
         if found.errors:
-            return text
+            return read
     return None
 
 
-def triage_timed(kb: MatchIndex, text: str, metrics: Metrics, gate: RequestGate,
+def triage_timed(kb: MatchIndex, text: str | Excerpt, metrics: Metrics, gate: RequestGate,
                  learned: dict[str, str | None] | None = None) -> Triage:  # fmt: skip
     with gate:
         started = time.perf_counter()
@@ -123,20 +128,20 @@ def triage_timed(kb: MatchIndex, text: str, metrics: Metrics, gate: RequestGate,
     return found
 
 
-def read_context(store: Store, text: str, channel: str) -> tuple[dict[str, str | None], ChannelSettings]:
+def read_context(store: Store, text: str | Excerpt, channel: str) -> tuple[dict[str, str | None], ChannelSettings]:
     """What people taught errkb about the errors of ``text`` (template → record, or None),
     and the channel's settings: one read."""
     with store.read() as session:
         return _learned(session, text), channel_repo.channel_settings(session, channel=channel)
 
 
-def read_learned(store: Store, text: str) -> dict[str, str | None]:
+def read_learned(store: Store, text: str | Excerpt) -> dict[str, str | None]:
     """What people taught errkb about the errors of ``text`` alone (the channel is known)."""
     with store.read() as session:
         return _learned(session, text)
 
 
-def _learned(session: Session, text: str) -> dict[str, str | None]:
+def _learned(session: Session, text: str | Excerpt) -> dict[str, str | None]:
     templates = [e.template for e in extract(text).errors]
     return corrections_repo.learned(session, templates=templates) if templates else {}
 
@@ -148,22 +153,24 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     answered already, a mention without a new error is a turn of conversation instead
     (:mod:`bot.slack.thread`)."""
     kb = loaded(index)
-    pasted, unread = paste_text(paste, slack, settings.paste_limit)
-    text, cut_at = clean_paste(pasted, settings.paste_limit)
-    turn = answer_turn(paste, text, job=job.key, settings=settings, store=store, slack=slack, metrics=metrics)
+    pasted, unread = paste_text(paste, slack)
+    read = read_paste(pasted, settings.paste_limit)
+    turn = answer_turn(paste, read.text, job=job.key, settings=settings, store=store, slack=slack,
+                       metrics=metrics)  # fmt: skip
     if turn is not None:
         return turn
-    learned, here = read_context(store, text, paste.channel)
+    learned, here = read_context(store, read, paste.channel)
     if paste.source is not None and not here.alerts:
         metrics.decline("alerts_off")  # another app's alert, in a channel that did not ask for them
         return "silent"
     if paste.assistant and paste.thread_ts:
         assistant.working(slack, paste, assistant.status_locale(store, settings, slack, paste))
-    triage = triage_timed(kb, text, metrics, gate, learned)
+    triage = triage_timed(kb, read, metrics, gate, learned)
     if paste.mention and not triage.errors:
         found = thread_error(paste, slack, kb, settings.paste_limit, gate)
         if found is not None:
-            text, triage = found, triage_timed(kb, found, metrics, gate, read_learned(store, found))
+            read, triage = found, triage_timed(kb, found, metrics, gate, read_learned(store, found))
+    text = read.text
     outcome = decide(triage, asked=paste.asked, channel=here)
     if outcome == "silent" and not triage.errors:
         metrics.decline("no_error")
@@ -184,8 +191,9 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
             return outcome
         locale = user_locale(session, settings, user=reader, slack_locale=slack_locale, channel=paste.channel,
                              text=text)  # fmt: skip
+        triage = prefer_reader(triage, locale, kb.record)
         add = AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts) if unknown else None
-        args = reply_args(outcome, triage, cut_at, add.model_dump(exclude_none=True) if add else None,
+        args = reply_args(outcome, triage, read, add.model_dump(exclude_none=True) if add else None,
                           asked=paste.asked, channel=here)  # fmt: skip
         args["job"] = job.key  # a retry of this job is not a later turn in its thread
         reply = _remember(session, paste, outcome, args, locale, now,

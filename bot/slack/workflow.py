@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.answer import clean_paste
+from bot.answer import read_paste
 from bot.i18n import negotiate_locale, t
 from bot.knowledge import IndexSource
 from bot.precedence import RequestGate
@@ -36,7 +36,8 @@ class StepResult:
 
 def triage_step(text: str, reader: str | None, *, index: IndexSource, store: Store, settings: Settings,
                 slack: SlackGateway, gate: RequestGate, metrics: Metrics) -> StepResult:  # fmt: skip
-    cleaned = clean_paste(text, settings.paste_limit)[0]
+    read = read_paste(text, settings.paste_limit)
+    cleaned = read.text
     if reader:
         slack_locale = slack.user_locale(reader)
         with store.read() as session:
@@ -54,9 +55,9 @@ def triage_step(text: str, reader: str | None, *, index: IndexSource, store: Sto
     if kb is None:
         metrics.decline("not_ready")
         return StepResult(error=t(locale, "workflow.not_ready"))
-    learned = read_learned(store, cleaned)
+    learned = read_learned(store, read)
     with gate:
-        triage = kb.triage(cleaned, learned=learned) if learned else kb.triage(cleaned)
+        triage = kb.triage(read, learned=learned) if learned else kb.triage(read)
     if not triage.errors:
         metrics.decline("no_error")
         return StepResult(error=t(locale, "workflow.no_error"))

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.ingest import load_records
-from bot.match.eval import Report, evaluate, percentile, read_cases
+from bot.match import features
+from bot.match.eval import Report, evaluate, offer, offer_floor, percentile, read_cases
 from bot.match.index import MatchIndex
 
 from .conftest import DEV_CASES
@@ -67,3 +68,16 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile([5.0, 1.0, 3.0], 50) == 3.0
     assert percentile([], 99) == 0.0
     assert percentile([float(i) for i in range(1, 101)], 99) == 99.0
+
+
+@pytest.mark.shared
+def test_the_candidate_floor_is_the_one_its_rule_chooses_on_the_committed_sets(
+    starter_index: MatchIndex, deadends_index: MatchIndex
+) -> None:
+    """``features.OFFER`` is not tuned by hand: it is what ``offer_floor`` chooses on every
+    committed set pooled, each against its own knowledge base."""
+    results = [*_report(starter_index, EVAL / "starter.jsonl").results]
+    for name in ("deadends-ml", "deadends-software"):
+        results += _report(deadends_index, EVAL / f"{name}.jsonl").results
+    assert offer_floor(results) == features.OFFER
+    assert offer(results, features.OFFER).right >= 0.2

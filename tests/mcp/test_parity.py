@@ -72,7 +72,7 @@ def compare(cases: list[tuple[str, str, str]], agent: Agent, capsys: pytest.Capt
         path = tmp / "paste.txt"
         path.write_text(text, encoding="utf-8")
         cli, served = tie_order(cli_report(capsys, path, lang)), tie_order(mcp_report(agent, text, lang))
-        assert served["cut_at"] is None, name  # none of these pastes is over ERRKB_PASTE_LIMIT
+        assert served["skipped"] is None, name  # none of these pastes is over ERRKB_PASTE_LIMIT
         if verdict(cli) != verdict(served) or cli != served:
             differ.append(f"{name}: cli {verdict(cli)} mcp {verdict(served)}; first difference at "
                           f"{first_difference(cli, served)}")  # fmt: skip

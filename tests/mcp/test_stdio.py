@@ -70,7 +70,7 @@ def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(starter_store: Store
     assert out.get_nowait() is None  # nothing more was written to stdout
     assert seen[1]["result"]["serverInfo"]["name"] == "errkb"
     triaged = seen[2]["result"]
-    assert not triaged.get("isError") and TriageReport.model_validate(triaged["structuredContent"]).cut_at == 100_000
+    assert not triaged.get("isError") and TriageReport.model_validate(triaged["structuredContent"]).skipped is not None
     assert seen[3]["result"]["isError"] and "no record with id" in seen[3]["result"]["content"][0]["text"]
     logged = [json.loads(line) for line in iter(err.get_nowait, None) if line.strip()]  # stderr: JSON log lines
     assert any(entry["msg"] == "knowledge base loaded" for entry in logged)

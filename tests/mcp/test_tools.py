@@ -110,6 +110,12 @@ def test_several_errors_come_cause_first_with_the_graph_sections(agent: Agent) -
     assert "fix llm/nccl-shm-extend-failed before the others" in text_of(result)
 
 
+@pytest.mark.parametrize("chat", ["the retro moved to Thursday", "lunch at noon?"])
+def test_a_chat_line_gets_no_candidates(agent: Agent, chat: str) -> None:
+    report = structured(agent.call("triage", paste=chat), TriageReport)
+    assert not report.answered and report.matches == [] and report.errors == []
+
+
 def test_an_unknown_error_is_not_answered(agent: Agent) -> None:
     result = agent.call("triage", paste=UNKNOWN)
     report = structured(result, TriageReport)
@@ -118,15 +124,34 @@ def test_an_unknown_error_is_not_answered(agent: Agent) -> None:
     assert "Nothing in the knowledge base matches" in text_of(result) or "Not sure" in text_of(result)
 
 
-def test_a_one_megabyte_paste_is_cut_as_in_slack_and_answered(agent: Agent) -> None:
+NOISE = "INFO step 12 ok, loss 0.31, throughput 5012 tok/s\n"
+
+
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+def test_a_long_paste_is_read_where_its_error_is_with_the_paste_s_line_numbers(agent: Agent, where: str) -> None:
+    error = paste("vllm-oom.txt").strip("\n")
+    noise = NOISE * (240_000 // len(NOISE))  # 240 KB: well over ERRKB_PASTE_LIMIT
+    before = {"start": "", "middle": noise[: len(noise) // 2], "end": noise}[where]
+    big = before + error + "\n" + noise[len(before) :]
+    first = before.count("\n") + 1
+    expected = first + next(i for i, line in enumerate(error.split("\n")) if line.startswith("ValueError: No available memory"))
+    report = structured(result := agent.call("triage", paste=big), TriageReport)
+    assert report.answered and report.best is not None and report.best.id == VLLM
+    assert report.skipped is not None and report.skipped.lines == big.count("\n") + 1
+    assert report.skipped.read < report.skipped.lines
+    assert expected in [e.line_no for e in report.errors], [(e.line_no, e.text) for e in report.errors]
+    assert f"{report.skipped.lines:,} lines" in text_of(result) and "skipped the rest" in text_of(result)
+
+
+def test_a_one_megabyte_paste_is_read_as_in_slack_and_answered(agent: Agent) -> None:
     head = paste("vllm-oom.txt")
-    big = head + "\n" + "INFO step 12 ok, loss 0.31, throughput 5012 tok/s\n" * (1_000_000 // 50)
+    big = head + "\n" + NOISE * (1_000_000 // 50)
     assert len(big) > 1_000_000
-    result = agent.call("triage", paste=big)
+    result = agent.call("triage", paste=big, lang="zh")
     report = structured(result, TriageReport)
-    assert report.cut_at == 100_000 and report.answered and report.best is not None
+    assert report.skipped is not None and report.answered and report.best is not None
     assert report.best.id == VLLM
-    assert "only the first 100,000 were read" in text_of(result)
+    assert "其余部分已跳过" in text_of(result)
     binary = agent.call("triage", paste=bytes(range(256)).decode("latin-1") * 4_000)
     assert structured(binary, TriageReport).answered is False
 
