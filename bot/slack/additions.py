@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from bot.knowledge import IndexSource
 from bot.match.extract import extract
+from bot.match.features import OFFER
 from bot.match.index import MatchIndex
 from bot.match.normalise import template
-from bot.match.features import OFFER
 from bot.match.suggest import exception_line, suggest_domain
 from bot.render import blocks, panels
 from bot.render.kit import Message
