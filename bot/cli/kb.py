@@ -18,6 +18,7 @@ from bot.ingest import Format, dangling_links, read_records
 from bot.ingest.deadends import native_to_canon
 from bot.match.patterns import risky_regex
 from bot.records import Record
+from bot.records.clean import clean_text
 from bot.render.terminal import print_record
 from bot.starter import starter_dir
 from bot.store import repository as repo
@@ -230,9 +231,8 @@ def search(
         records = repo.load_records(session)
     store.dispose()
     index = MatchIndex.build(records, warm=False)  # search runs no regex
-    found = [
-        (index.record(rid), score) for rid, score in index.search(" ".join(words), limit=limit)
-    ]
+    query = clean_text(" ".join(words))  # an argument of undecodable bytes holds lone surrogates
+    found = [(index.record(rid), score) for rid, score in index.search(query, limit=limit)]
     hits = [(record, score) for record, score in found if record is not None]
     if as_json:
         emit_json([

@@ -30,12 +30,13 @@ from mcp.server.mcpserver.exceptions import (
     UnexpectedToolError,
 )
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from bot.errors import ErrkbError, RecordNotFound
 from bot.mcp import text
 from bot.mcp.models import Neighbours, Outcome, SearchResult, StaleList
 from bot.mcp.tools import Tools
+from bot.records.clean import clean_value
 from bot.report import AnswerRecord, TriageReport
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,12 @@ Lang = Annotated[
 RecordId = Annotated[
     str, Field(min_length=1, max_length=300, description="A record id, e.g. llm/vllm-oom.")
 ]
+#: Texts an agent sends are cleaned as Slack's are (no NUL, no lone surrogate): they are
+#: echoed in results, which must encode as JSON, and a note is stored.
+Clean = BeforeValidator(clean_value)
 Paste = Annotated[
     str,
+    Clean,
     Field(
         description="The error: a traceback, log excerpt or message, whole (cut like a Slack paste)."
     ),
@@ -111,7 +116,9 @@ def triage(
 
 
 def search(
-    words: Annotated[str, Field(min_length=1, max_length=2_000, description="Words to look for.")],
+    words: Annotated[
+        str, Clean, Field(min_length=1, max_length=2_000, description="Words to look for.")
+    ],
     ctx: Context,
     limit: Annotated[int, Field(ge=1, le=50, description="Most records to return.")] = 10,
     lang: Lang = "en",
@@ -160,7 +167,7 @@ def report_outcome(
     worked: Annotated[bool, Field(description="True when it fixed the error.")],
     ctx: Context,
     note: Annotated[
-        str | None, Field(max_length=1_000, description="What happened, briefly.")
+        str | None, Clean, Field(max_length=1_000, description="What happened, briefly.")
     ] = None,
     lang: Lang = "en",
 ) -> Annotated[CallToolResult, Outcome]:

@@ -27,6 +27,7 @@ from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
 from bot.precedence import RequestGate
+from bot.records.clean import clean_text
 from bot.render import blocks, panels
 from bot.render.kit import Message
 from bot.render.state import AddState
@@ -80,7 +81,7 @@ def paste_text(paste: PasteJob, slack: SlackGateway, limit: int) -> str:
     budget = limit
     for file in paste.files[:3]:
         if file.is_text and file.url and budget > 0:
-            body = slack.download_text(file.url, limit=budget)
+            body = clean_text(slack.download_text(file.url, limit=budget) or "")
             if body:
                 parts.append(body)
                 budget -= len(body)
