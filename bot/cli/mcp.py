@@ -63,7 +63,8 @@ def mcp(
     server = create_server(Served(tools, outcomes=settings.mcp_outcomes))
     try:
         if http:
-            serve_http(server, host=host, port=port, token=token)
+            serve_http(server, host=host, port=port, token=token,
+                       max_sessions=settings.mcp_max_sessions, idle_seconds=settings.mcp_idle_seconds)  # fmt: skip
         else:
             server.run("stdio")
     except KeyboardInterrupt:

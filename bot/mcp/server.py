@@ -15,7 +15,11 @@ incident id that is logged (with its traceback, on stderr) and shown.
 
 from __future__ import annotations
 
+import getpass
+import hashlib
 import logging
+import os
+import socket
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -70,14 +74,34 @@ Paste = Annotated[
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
+def local_voter() -> str:
+    """Who votes from a server without a bearer token: the account it runs as, on this host (a
+    stdio server is one person's agent; an HTTP one without a token serves loopback only)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a bare container)
+        user = str(os.getuid())
+    return f"local:{user}@{socket.gethostname()}"
+
+
 @dataclass(frozen=True)
 class Served:
     """What every call works with (the server's lifespan context)."""
 
     tools: Tools
     outcomes: bool = False
-    #: Votes are one per client and conversation: an HTTP session, or one stdio run.
-    conversation: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: Who votes when a request carries no bearer token (:func:`local_voter`).
+    voter: str = field(default_factory=local_voter)
+
+
+def voter(ctx: Context, served: Served) -> str:
+    """Who is voting: the holder of the request's bearer token (a digest of it, never the
+    token), else the server's :attr:`Served.voter`. Never the session or the name a client
+    gives itself: an agent may open as many sessions under as many names as it likes."""
+    scheme, _, token = (ctx.headers or {}).get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return "token:" + hashlib.sha256(token.strip().encode()).hexdigest()[:16]
+    return served.voter
 
 
 def _served(ctx: Context) -> Served:
@@ -171,14 +195,14 @@ def report_outcome(
     ] = None,
     lang: Lang = "en",
 ) -> Annotated[CallToolResult, Outcome]:
-    """Say whether a workaround fixed the error. It counts in the observed success
-    people see, as this client's verdict in this conversation (a later call changes it)."""
+    """Say whether a workaround fixed the error. It counts in the observed success people
+    see, once a day per agent identity (the bearer token): a repeat is taken and ignored, a
+    different verdict the same day replaces the first, whatever the session."""
     served = _served(ctx)
     params = ctx.session.client_params
     client = params.client_info.name if params is not None else "unknown-client"
-    conversation = (ctx.headers or {}).get("mcp-session-id") or served.conversation
     outcome = served.tools.report_outcome(record_id, workaround, worked, note,
-                                          client=client, conversation=conversation)  # fmt: skip
+                                          client=client, voter=voter(ctx, served))  # fmt: skip
     return _result(outcome, text.outcome_text(outcome, lang))
 
 
