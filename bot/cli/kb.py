@@ -14,7 +14,7 @@ from rich.table import Table
 
 from bot.cli.common import console, emit_json, err_console, fail, open_default_store, settings
 from bot.errors import ImportFailed, Problem, RecordNotFound
-from bot.ingest import Format, dangling_links, read_records
+from bot.ingest import Format, ReadResult, dangling_links, read_records
 from bot.ingest.deadends import native_to_canon
 from bot.match.patterns import risky_regex
 from bot.records import Record
@@ -22,7 +22,8 @@ from bot.records.clean import clean_text
 from bot.render.terminal import print_record
 from bot.starter import starter_dir
 from bot.store import repository as repo
-from bot.store.db import open_store
+from bot.store.db import Store, open_store
+from bot.store.staged import import_staged
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
@@ -51,6 +52,8 @@ def run_import(
         raise ImportFailed(result.problems)
     store = open_default_store()
     try:
+        if store.engine.dialect.name == "sqlite":
+            return _import_staged(store, result, on_conflict=on_conflict, actor=actor)
         with store.transaction() as session:
             known = repo.record_ids(session)
             with _progress("writing") as bar:
@@ -66,6 +69,27 @@ def run_import(
                 ])  # fmt: skip
     finally:
         store.dispose()
+    return summary, _warnings(result, known)
+
+
+def _import_staged(
+    store: Store, result: ReadResult, *, on_conflict: repo.OnConflict, actor: str
+) -> tuple[repo.ImportSummary, list[str]]:
+    """:func:`run_import` on SQLite: staged, so the write lock is held only to apply."""
+    with store.read() as session:
+        known = repo.record_ids(session)
+    with _progress("writing") as bar:
+        task = bar.add_task("write", total=None)
+        summary = import_staged(
+            store, records=result.records, on_conflict=on_conflict, actor=actor, now=_now(),
+            progress=lambda n, total: bar.update(task, completed=n, total=total),
+        )  # fmt: skip
+    if summary.conflicts:
+        raise ImportFailed([_conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts])
+    return summary, _warnings(result, known)
+
+
+def _warnings(result: ReadResult, known: set[str]) -> list[str]:
     warnings = [
         f"{source}: {kind} → {target}: not in the knowledge base (kept)"
         for source, kind, target in dangling_links(result.records, known)
@@ -75,7 +99,7 @@ def run_import(
         for record in result.records
         if (reason := risky_regex(record.regex)) is not None
     ]
-    return summary, warnings
+    return warnings
 
 
 def _conflict(place: str, record_id: str) -> Problem:
