@@ -18,7 +18,7 @@ from pathlib import Path
 from benchmarks.synthetic_kb import synthetic_record
 from tests.ops.conftest import errkb_command
 from tests.ops.delivery import paste_event
-from tests.slack.conftest import sign
+from tests.slack.conftest import SECRET, sign
 
 
 @dataclass
@@ -27,7 +27,7 @@ class BesideImport:
     import_seconds: float
     import_output: str  # standard output
     import_errors: str  # standard error
-    acks: list[tuple[int, float]] = field(default_factory=list)  # (status, seconds) per paste
+    acks: list[tuple[int, float]] = field(default_factory=list)  # (status, seconds) of paste n at n - 1
 
     @property
     def slowest(self) -> float:
@@ -45,14 +45,17 @@ def write_records(path: Path, count: int, *, seed: int = 7) -> None:
             out.write(json.dumps(synthetic_record(rng, number)) + "\n")
 
 
-def _ack(url: str, n: int) -> tuple[int, float]:
+def deliver(url: str, n: int, secret: str = SECRET, retry: int = 0) -> tuple[int, float]:
+    """Paste number ``n`` (delivery ``retry`` of it, as Slack numbers them): (status, seconds)."""
     ts = f"1700000000.{n:06d}"
     body = json.dumps({"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
                        "event_id": f"EvBIG{n:07d}", "event_time": int(time.time()),
                        "event": paste_event(ts, n=n)}).encode()  # fmt: skip
     now = int(time.time())
     headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": str(now),
-               "X-Slack-Signature": sign(body, now)}  # fmt: skip
+               "X-Slack-Signature": sign(body, now, secret)}  # fmt: skip
+    if retry:
+        headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
     request = urllib.request.Request(url + "/slack/events", body, headers, method="POST")
     started = time.monotonic()
     try:
@@ -66,7 +69,7 @@ def _ack(url: str, n: int) -> tuple[int, float]:
 
 
 def import_beside_pastes(url: str, env: dict[str, str], path: Path, *, rate: float = 20.0,
-                         timeout: float = 900.0) -> BesideImport:  # fmt: skip
+                         secret: str = SECRET, timeout: float = 900.0) -> BesideImport:  # fmt: skip
     """Run ``errkb import PATH`` while pasting to the server at ``url`` ``rate`` times a second."""
     started = time.monotonic()
     process = subprocess.Popen(errkb_command("import", str(path), "--json"), env=env,
@@ -79,7 +82,7 @@ def import_beside_pastes(url: str, env: dict[str, str], path: Path, *, rate: flo
         n = 0
         while process.poll() is None and time.monotonic() - started < timeout:
             n += 1
-            futures.append(pool.submit(_ack, url, n))
+            futures.append(pool.submit(deliver, url, n, secret))
             time.sleep(max(0.0, started + n / rate - time.monotonic()))
         if process.poll() is None:
             process.kill()
