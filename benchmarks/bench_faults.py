@@ -52,6 +52,10 @@ from bot.ingest import load_records
 from bot.records import STORED, Record
 from bot.store import repository
 from bot.store.db import open_store
+from tests.bombs import BOMBS, GIB, run_capped
+from tests.mcp.conftest import MCP_SERVING
+from tests.mcp.sessions import RawSession
+from tests.ops.big_import import import_beside_pastes, write_records
 from tests.ops.delivery import lost_and_doubled, wait_for_answers
 from tests.slack.conftest import sign
 from tests.slack.fake_slack import FakeSlack
@@ -716,6 +720,116 @@ def readiness_after_restart(bench: Bench) -> list[Figure]:
             Figure(name, "503 starting meanwhile, for", round(starting, 1), "s", "")]  # fmt: skip
 
 
+# -- imports, text and agent votes -------------------------------------------------------------
+
+UNFIT_PASTES = {"NUL": "\x00", "lone surrogate": "\ud800"}
+VOTED = "llm/vllm-no-available-memory-for-cache-blocks"
+MCP_TOKEN = "bench-mcp-token-7f3a9c1e5b2d4086"
+BIG_IMPORT = 50_000
+
+
+def _errkb_env(bench: Bench, **settings: str) -> dict[str, str]:
+    return {**os.environ, "ERRKB_DATABASE_URL": bench.database, "ERRKB_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT), **settings}  # fmt: skip
+
+
+def import_bombs(bench: Bench) -> list[Figure]:
+    """``errkb import`` of each bomb of :data:`tests.bombs.BOMBS`, its address space capped at
+    1 GiB: refused in one line naming the file, within a minute."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="errkb-bombs-") as tmp:
+        for name, write in BOMBS.items():
+            path = Path(tmp) / name
+            write(path)
+            done = run_capped(["import", str(path)], _errkb_env(bench), memory=GIB, timeout=60)
+            lines = [line for line in done.stderr.splitlines() if line.startswith(str(path))]
+            refused = done.code == 1 and len(lines) == 1 and "Traceback" not in done.stderr
+            label = f"{name} ({path.stat().st_size >> 10} KiB)"
+            rows += [
+                Figure("import bombs", f"{label}: refused in one line, exit 1", "yes" if refused else "no",
+                       "", "yes", refused),
+                Figure("import bombs", f"{label}: time", round(done.seconds, 1), "s", "< 60",
+                       done.seconds < 60 and not done.timed_out),
+                Figure("import bombs", f"{label}: peak memory", round(done.peak_bytes / MB), "MB", "< 1024",
+                       done.peak_bytes < GIB),
+            ]  # fmt: skip
+    return rows
+
+
+def unfit_text(bench: Bench) -> list[Figure]:
+    """A paste holding a NUL or a lone surrogate, on this server's database: answered in its
+    thread. (The same on PostgreSQL is held by ``tests/slack/test_unfit_text.py``.)"""
+    rows = []
+    for name, bad in UNFIT_PASTES.items():
+        status, _, ts = bench.paste(PASTE.format(n=7).replace("core", f"core{bad}") + bad)
+        counts = wait_for_answers(bench.fake, [ts], timeout=30)
+        answered = status == 200 and counts[ts] == 1
+        kind = bench.database.split(":", 1)[0].split("+", 1)[0]
+        rows.append(Figure(f"unfit text ({kind})", f"paste with a {name}: acknowledged 200 and answered",
+                           "yes" if answered else f"no (status {status})", "", "yes", answered))  # fmt: skip
+    return rows
+
+
+def _mcp_server(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--http", "--port", "0"], env=env,
+                            cwd=ROOT, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        found = MCP_SERVING.search(line)
+        if found:
+            threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep the pipe drained
+            return proc, f"http://127.0.0.1:{found.group(1)}/mcp"
+    raise SystemExit("errkb mcp --http did not start")
+
+
+def stuffed_votes(bench: Bench) -> list[Figure]:
+    """``errkb mcp --http`` with a token: 100 sessions under 100 client names report the same
+    workaround as worked; then 1,500 sessions are opened and left idle."""
+    env = _errkb_env(bench, ERRKB_MCP_TOKEN=MCP_TOKEN, ERRKB_MCP_OUTCOMES="true", ERRKB_LOG_LEVEL="INFO")
+    proc, url = _mcp_server(env)
+    try:
+        said = []
+        for n in range(100):
+            agent = RawSession(url, token=MCP_TOKEN, client=f"agent-{n}")
+            agent.open()
+            said.append(agent.call("report_outcome", record_id=VOTED, workaround=0, worked=True)[1])
+        counted = sum(bool(s and s["structuredContent"]["changed"]) for s in said)
+        watched = Bench(url.removesuffix("/mcp"), proc.pid, bench.fake, bench.log)
+        base = watched.rss()
+        opened = [RawSession(url, token=MCP_TOKEN).open() for _ in range(1_500)]
+        grown = (watched.rss() - base) / MB
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    refused = sum(status == 503 for status in opened)
+    return [
+        Figure("agent votes", "100 sessions of one token report one workaround: votes counted", counted, "",
+               "1", counted == 1),
+        Figure("agent votes", "1,500 idle sessions: opened / refused (503)", f"{len(opened) - refused} / {refused}",
+               "", "capped"),
+        Figure("agent votes", "1,500 idle sessions: server memory growth", round(grown, 1), "MB", "< 30", grown < 30),
+    ]  # fmt: skip
+
+
+def big_import(bench: Bench) -> list[Figure]:
+    """``errkb import`` of :data:`BIG_IMPORT` synthetic records (a real process) while the server
+    is sent 20 pastes a second: every acknowledgement within Slack's 3 s."""
+    name = f"{BIG_IMPORT // 1000}k import beside 20 pastes/s"
+    with tempfile.TemporaryDirectory(prefix="errkb-big-") as tmp:
+        path = Path(tmp) / "big.jsonl"
+        write_records(path, BIG_IMPORT)
+        done = import_beside_pastes(bench.base, _errkb_env(bench), path, rate=20.0, secret=SECRET)
+    acks = [seconds * 1000 for _, seconds in done.acks]
+    return [
+        Figure(name, "import", f"exit {done.import_code}, {done.import_seconds:.0f} s", "", "exit 0",
+               done.import_code == 0),
+        Figure(name, f"paste ack p50/p99/max ({len(acks)} sent)",
+               f"{percentile(acks, .5):.0f} / {percentile(acks, .99):.0f} / {max(acks, default=float('nan')):.0f}",
+               "ms", "max < 3000", bool(acks) and max(acks) < 3000),
+        Figure(name, "pastes not acknowledged 200", done.refused, "", "0", done.refused == 0),
+    ]  # fmt: skip
+
+
 #: Every scenario, run in this order: (name, function).
 SCENARIOS: list[tuple[str, Callable[[Bench], list[Figure]]]] = [
     ("hostile regex", hostile_regex),
@@ -729,6 +843,10 @@ SCENARIOS: list[tuple[str, Callable[[Bench], list[Figure]]]] = [
     ("tokens at rest", tokens_at_rest),
     ("snippet downloads", snippet_credentials),
     ("readiness after a restart", readiness_after_restart),
+    ("import bombs", import_bombs),
+    ("unfit text", unfit_text),
+    ("agent votes", stuffed_votes),
+    ("big import", big_import),
 ]
 
 

@@ -215,6 +215,14 @@ class Settings(BaseSettings):
         default=False,
         description="Let agents report whether a workaround worked (the MCP tool report_outcome); off: read-only.",
     )
+    mcp_max_sessions: int = Field(
+        default=256, ge=1,
+        description="MCP sessions errkb mcp --http keeps open at once; one more is answered 503.",
+    )  # fmt: skip
+    mcp_idle_seconds: float = Field(
+        default=300, gt=0,
+        description="Seconds an MCP session of errkb mcp --http may sit idle before it is closed.",
+    )  # fmt: skip
 
     @field_validator(
         "channel_locales", "stale_after_days_by_domain", "stale_after_days_by_tier", mode="before"

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from bot.ingest import read_records
-from bot.ingest.limits import MAX_DEPTH, MAX_FIELD_CHARS, MAX_FILE_BYTES, MAX_VALUES
+from bot.ingest.limits import (
+    MAX_DEPTH,
+    MAX_FIELD_CHARS,
+    MAX_FILE_BYTES,
+    MAX_FILE_PROBLEMS,
+    MAX_VALUES,
+)
+from bot.ingest.sources import RawItem, read_file
 from bot.store.db import Store
 from tests.test_cli import run
 
@@ -89,7 +96,7 @@ CASES: dict[str, tuple[Callable[[Path], None], str, str]] = {
     "deep-record.jsonl": (_deep_record, "line 1: x/limits: os_specific.a.a", "nested more than"),
     "long.json": (_long_field, "index 0: x/limits: workarounds[1].action", "at most 100,000"),
     "many.json": (_many_values, "x/limits: tags[", "more than 100,000 values"),
-    "aliases.yaml": (_yaml_aliases, "x/limits: l", "more than 100,000 values"),
+    "aliases.yaml": (_yaml_aliases, "line 1: (no id): (record)", "more than 100,000 values"),
     "number.json": (_huge_number, "(no id): (file)", "4,300 digits"),
     "date.yaml": (_bad_date, "(no id): (file)", "month must be in 1..12"),
     "bomb.json.gz": (_gzip_bomb, "(no id): (file)", "larger than 256 MiB"),
@@ -127,3 +134,39 @@ def test_errkb_import_of_a_file_nested_100000_deep_prints_one_line(
     problems = [line for line in err.splitlines() if line.startswith(str(path))]
     assert len(problems) == 1 and "nested more than" in problems[0]
     assert "Traceback" not in out + err and "RecursionError" not in out + err
+
+
+def test_a_json_array_read_a_value_at_a_time_loses_nothing_across_chunks(tmp_path: Path) -> None:
+    numbers = [n * 7919 for n in range(300_000)]  # a few MiB: values cut at every chunk edge
+    path = tmp_path / "numbers.json"
+    path.write_text("[\n" + ",\n ".join(map(str, numbers)) + "\n]\n")
+    got = list(read_file(path))
+    assert [item.data for item in got if isinstance(item, RawItem)] == numbers
+    assert [item.where for item in got[:2]] == ["index 0", "index 1"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ('[{"a": 1},\n {"b": 2}\n {"c": 3}]', "line 3", "Expecting ',' delimiter"),
+        ('[{"a": 1},\n {"b": ]', "line 2", "Expecting value"),
+        ('{"a": 1}\n{"b": 2}\n', "line 2", "Extra data"),
+        ('[{"a": 1},]', "line 1", "Expecting value"),
+    ],
+)
+def test_invalid_json_is_one_problem_at_its_line(
+    tmp_path: Path, text: str, where: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    result = read_records([path])
+    assert len(result.problems) == 1 and result.records == []
+    assert f"{path}:{where}: (no id): (file): invalid JSON: {message}" == str(result.problems[0])
+
+
+def test_more_problems_than_are_listed_are_counted_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text("{}\n" * (MAX_FILE_PROBLEMS + 50))
+    result = read_records([path])
+    assert len(result.problems) == MAX_FILE_PROBLEMS + 1
+    assert "more items not checked after 1,000 problems" in str(result.problems[-1])

@@ -30,14 +30,16 @@ from bot.cli.common import (
 )
 from bot.errors import ImportFailed, Problem, RecordNotFound
 from bot.i18n import supported, t
-from bot.ingest import Format, dangling_links, read_records
+from bot.ingest import Format, ReadResult, dangling_links, read_records
 from bot.ingest.deadends import native_to_canon
 from bot.match.patterns import risky_regex
 from bot.records import Record
+from bot.records.clean import clean_text
 from bot.render.terminal import record_panel, search_view
 from bot.starter import starter_dir
 from bot.store import repository as repo
-from bot.store.db import open_store
+from bot.store.db import Store, open_store
+from bot.store.staged import import_staged
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
@@ -87,19 +89,22 @@ def run_import(
         records = [r for r in records if r.domain in domains]
     store = open_default_store()
     try:
-        with store.transaction() as session:
-            known = repo.record_ids(session)
-            with _progress("writing") as bar:
-                task = bar.add_task("write", total=None)
-                summary = repo.import_records(
-                    session, records=records, on_conflict=on_conflict, actor=actor, now=_now(),
-                    progress=lambda n, total: bar.update(task, completed=n, total=total),
-                )  # fmt: skip
-            if summary.conflicts:
-                session.rollback()
-                raise ImportFailed([
-                    _conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts
-                ])  # fmt: skip
+        if store.engine.dialect.name == "sqlite":
+            summary, known = _import_staged(store, result, records, on_conflict=on_conflict, actor=actor)
+        else:
+            with store.transaction() as session:
+                known = repo.record_ids(session)
+                with _progress("writing") as bar:
+                    task = bar.add_task("write", total=None)
+                    summary = repo.import_records(
+                        session, records=records, on_conflict=on_conflict, actor=actor, now=_now(),
+                        progress=lambda n, total: bar.update(task, completed=n, total=total),
+                    )  # fmt: skip
+                if summary.conflicts:
+                    session.rollback()
+                    raise ImportFailed([
+                        _conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts
+                    ])  # fmt: skip
     finally:
         store.dispose()
     warnings = [
@@ -112,6 +117,24 @@ def run_import(
         if (reason := risky_regex(record.regex)) is not None
     ]
     return ImportOutcome(summary, warnings, notes, len(result.records) - len(records))
+
+
+def _import_staged(
+    store: Store, result: ReadResult, records: list[Record], *, on_conflict: repo.OnConflict, actor: str
+) -> tuple[repo.ImportSummary, set[str]]:
+    """:func:`run_import` on SQLite: staged, so the write lock is held only to apply; the
+    summary and the ids known before."""
+    with store.read() as session:
+        known = repo.record_ids(session)
+    with _progress("writing") as bar:
+        task = bar.add_task("write", total=None)
+        summary = import_staged(
+            store, records=records, on_conflict=on_conflict, actor=actor, now=_now(),
+            progress=lambda n, total: bar.update(task, completed=n, total=total),
+        )  # fmt: skip
+    if summary.conflicts:
+        raise ImportFailed([_conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts])
+    return summary, known
 
 
 def _conflict(place: str, record_id: str) -> Problem:
@@ -338,9 +361,8 @@ def search(
         records = repo.load_records(session)
     store.dispose()
     index = MatchIndex.build(records, warm=False)  # search runs no regex
-    found = [
-        (index.record(rid), score) for rid, score in index.search(" ".join(words), limit=limit)
-    ]
+    query = clean_text(" ".join(words))  # an argument of undecodable bytes holds lone surrogates
+    found = [(index.record(rid), score) for rid, score in index.search(query, limit=limit)]
     hits = [(record, score) for record, score in found if record is not None]
     if as_json:
         emit_json([

@@ -64,7 +64,8 @@ def mcp(
     try:
         if http:
             serve_http(server, host=host, port=port, token=token,
-                       health=lambda: _health(store, knowledge, loaded))  # fmt: skip
+                       health=lambda: _health(store, knowledge, loaded),
+                       max_sessions=settings.mcp_max_sessions, idle_seconds=settings.mcp_idle_seconds)  # fmt: skip
         else:
             server.run("stdio")
     except KeyboardInterrupt:

@@ -6,6 +6,15 @@ every request must carry ``Authorization: Bearer <token>`` (compared in
 constant time) or gets 401, but ``GET /healthz``, the container's probe. Logs go through errkb's logging (stderr), the
 uvicorn access log included. SIGTERM or SIGINT stops it, giving open streams
 a moment, and it exits 0.
+
+Sessions are bounded: an agent opens one per conversation and most never close
+theirs, and each costs its server task and streams. At most ``max_sessions``
+(``ERRKB_MCP_MAX_SESSIONS``) are open at once (one more is answered 503, and
+room frees as sessions end or expire), and a session with nothing in flight for
+``idle_seconds`` (``ERRKB_MCP_IDLE_SECONDS``, minutes) is closed (its id then
+answers 404, and the SDK's clients open a new one). The SDK's own defaults,
+10,000 sessions kept half an hour, let one token holder pin tens of megabytes
+for nothing.
 """
 
 from __future__ import annotations
@@ -102,12 +111,16 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | None,
-               health: Callable[[], tuple[bool, dict[str, Any]]] | None = None) -> None:  # fmt: skip
+               health: Callable[[], tuple[bool, dict[str, Any]]] | None = None,
+               max_sessions: int = 256, idle_seconds: float = 300.0) -> None:  # fmt: skip
     """Serve until SIGTERM or SIGINT (uvicorn's own handling: open streams get a grace period)."""
     import uvicorn
 
     check_bind(host, token)
-    app: ASGIApp = server.streamable_http_app(streamable_http_path=PATH, host=host)
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=PATH, host=host, max_sessions=max_sessions,
+        session_idle_timeout=idle_seconds,
+    )  # fmt: skip
     if token is not None:
         app = BearerToken(app, token)
     if health is not None:

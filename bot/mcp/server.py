@@ -15,7 +15,11 @@ incident id that is logged (with its traceback, on stderr) and shown.
 
 from __future__ import annotations
 
+import getpass
+import hashlib
 import logging
+import os
+import socket
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -30,12 +34,13 @@ from mcp.server.mcpserver.exceptions import (
     UnexpectedToolError,
 )
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from bot.errors import ErrkbError, RecordNotFound
 from bot.mcp import text
 from bot.mcp.models import Neighbours, Outcome, SearchResult, StaleList
 from bot.mcp.tools import Tools
+from bot.records.clean import clean_value
 from bot.report import AnswerRecord, TriageReport
 
 log = logging.getLogger(__name__)
@@ -56,13 +61,27 @@ Lang = Annotated[
 RecordId = Annotated[
     str, Field(min_length=1, max_length=300, description="A record id, e.g. llm/vllm-oom.")
 ]
+#: Texts an agent sends are cleaned as Slack's are (no NUL, no lone surrogate): they are
+#: echoed in results, which must encode as JSON, and a note is stored.
+Clean = BeforeValidator(clean_value)
 Paste = Annotated[
     str,
+    Clean,
     Field(
         description="The error: a traceback, log excerpt or message, whole (cut like a Slack paste)."
     ),
 ]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+def local_voter() -> str:
+    """Who votes from a server without a bearer token: the account it runs as, on this host (a
+    stdio server is one person's agent; an HTTP one without a token serves loopback only)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a bare container)
+        user = str(os.getuid())
+    return f"local:{user}@{socket.gethostname()}"
 
 
 @dataclass(frozen=True)
@@ -71,8 +90,18 @@ class Served:
 
     tools: Tools
     outcomes: bool = False
-    #: Votes are one per client and conversation: an HTTP session, or one stdio run.
-    conversation: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: Who votes when a request carries no bearer token (:func:`local_voter`).
+    voter: str = field(default_factory=local_voter)
+
+
+def voter(ctx: Context, served: Served) -> str:
+    """Who is voting: the holder of the request's bearer token (a digest of it, never the
+    token), else the server's :attr:`Served.voter`. Never the session or the name a client
+    gives itself: an agent may open as many sessions under as many names as it likes."""
+    scheme, _, token = (ctx.headers or {}).get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return "token:" + hashlib.sha256(token.strip().encode()).hexdigest()[:16]
+    return served.voter
 
 
 def _served(ctx: Context) -> Served:
@@ -111,7 +140,9 @@ def triage(
 
 
 def search(
-    words: Annotated[str, Field(min_length=1, max_length=2_000, description="Words to look for.")],
+    words: Annotated[
+        str, Clean, Field(min_length=1, max_length=2_000, description="Words to look for.")
+    ],
     ctx: Context,
     limit: Annotated[int, Field(ge=1, le=50, description="Most records to return.")] = 10,
     lang: Lang = "en",
@@ -160,18 +191,18 @@ def report_outcome(
     worked: Annotated[bool, Field(description="True when it fixed the error.")],
     ctx: Context,
     note: Annotated[
-        str | None, Field(max_length=1_000, description="What happened, briefly.")
+        str | None, Clean, Field(max_length=1_000, description="What happened, briefly.")
     ] = None,
     lang: Lang = "en",
 ) -> Annotated[CallToolResult, Outcome]:
-    """Say whether a workaround fixed the error. It counts in the observed success
-    people see, as this client's verdict in this conversation (a later call changes it)."""
+    """Say whether a workaround fixed the error. It counts in the observed success people
+    see, once a day per agent identity (the bearer token): a repeat is taken and ignored, a
+    different verdict the same day replaces the first, whatever the session."""
     served = _served(ctx)
     params = ctx.session.client_params
     client = params.client_info.name if params is not None else "unknown-client"
-    conversation = (ctx.headers or {}).get("mcp-session-id") or served.conversation
     outcome = served.tools.report_outcome(record_id, workaround, worked, note,
-                                          client=client, conversation=conversation)  # fmt: skip
+                                          client=client, voter=voter(ctx, served))  # fmt: skip
     return _result(outcome, text.outcome_text(outcome, lang))
 
 

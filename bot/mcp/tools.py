@@ -38,8 +38,8 @@ from bot.settings import Settings
 from bot.store.db import Store
 from graph.build import KnowledgeGraph
 
-#: Longest client name and conversation key kept with a verdict (the vote table's columns).
-CLIENT_CHARS, CONVERSATION_CHARS = 40, 100
+#: Longest client name and voter kept with a verdict (the vote table's user column is 50).
+CLIENT_CHARS, VOTER_CHARS = 40, 46
 NOTE_CHARS = 1_000
 #: How long a call waits for the knowledge base's first load before saying it is loading.
 LOAD_WAIT_SECONDS = 30.0
@@ -158,9 +158,12 @@ class Tools:
         return StaleList(today=today, domain=domain, total=len(items), records=records)
 
     def report_outcome(self, record_id: str, workaround: int, worked: bool, note: str | None, *,
-                       client: str, conversation: str) -> Outcome:  # fmt: skip
-        """Count whether ``workaround`` (its position in the record) fixed the error, as a
-        vote by ``client`` in ``conversation``: one verdict each, changeable."""
+                       client: str, voter: str) -> Outcome:  # fmt: skip
+        """Count whether ``workaround`` (its position in the record) fixed the error, as the
+        vote of ``voter`` (who holds the credentials, not the name ``client`` gives itself):
+        one verdict per voter, record and workaround in each UTC day, changeable within it.
+        Sessions cost nothing to open, so a vote per session would let one agent be a crowd;
+        the day lets the same agent's later, separate fixes count again."""
         from bot.store import repository, slack_repo
 
         record = self._record(record_id)
@@ -168,10 +171,10 @@ class Tools:
             raise ErrkbError(f"record {record_id!r} has no workaround {workaround} "
                              f"(positions 0 to {len(record.workarounds) - 1})")  # fmt: skip
         verdict: Literal["fixed", "failed"] = "fixed" if worked else "failed"
-        user, now = f"mcp:{client[:CLIENT_CHARS]}", self.clock()
+        user, now = f"mcp:{voter[:VOTER_CHARS]}", self.clock()
         with self.store.transaction() as session:
             outcome = slack_repo.cast_vote(session, user_id=user, record_id=record_id, position=workaround,
-                                           thread=f"mcp:{conversation[:CONVERSATION_CHARS]}", verdict=verdict,
+                                           thread=f"mcp:{now.date().isoformat()}", verdict=verdict,
                                            at=now)  # fmt: skip
             if verdict == "fixed" and outcome.changed:
                 slack_repo.record_evidence(
@@ -182,6 +185,7 @@ class Tools:
                     "workaround": workaround,
                     "verdict": verdict,
                     "note": (note or "")[:NOTE_CHARS],
+                    "client": client[:CLIENT_CHARS],
                 }
                 repository.add_audit(session, actor=user, record_id=record_id, action="outcome", at=now,
                                      before={"verdict": outcome.previous}, after=after)  # fmt: skip

@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from bot.match.regexcheck import regex_issue
+from bot.records.clean import clean_value
 from bot.records.localized import LocalRecord, localize
 from bot.records.translation import (
     FORM_TAGS,
@@ -195,10 +196,11 @@ class Record(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _collect_translations(cls, data: Any) -> Any:
+    def _collect_translations(cls, data: Any, info: ValidationInfo) -> Any:
         if not isinstance(data, dict):
             return data
-        data = dict(data)
+        # texts as every database takes them; a stored record was cleaned when it came in
+        data = dict(data if (info.context or {}).get("stored") else clean_value(data))
         translations: dict[str, Any] = {
             loc: dict(t) if isinstance(t, dict) else t.model_dump(exclude_none=True)
             for loc, t in (data.pop("translations", None) or {}).items()

@@ -30,6 +30,7 @@ from bot.match.index import MatchIndex
 from bot.match.rank import Triage
 from bot.match.reader import prefer_reader
 from bot.precedence import RequestGate
+from bot.records.clean import clean_text
 from bot.render import blocks, panels
 from bot.render.kit import Message
 from bot.render.state import AddState
@@ -92,7 +93,7 @@ def paste_text(paste: PasteJob, slack: SlackGateway, limit: int = SNIPPET_CHARS)
             body = slack.download_text(file.url, limit=budget)
             if body is None:
                 unread.append(file.name or file.id)
-            elif body:
+            elif body := clean_text(body):
                 parts.append(body)
                 budget -= len(body)
     return "\n".join(p for p in parts if p), unread

@@ -1,10 +1,17 @@
-"""What errkb reads from Slack's request bodies, as pydantic models (extra keys ignored)."""
+"""What errkb reads from Slack's request bodies, as pydantic models (extra keys ignored).
+
+Every text is cleaned as it is read (:func:`bot.records.clean.clean_value`): a NUL or a lone
+surrogate in a paste would otherwise reach the database, which refuses it (PostgreSQL) or
+cannot encode it (both), and the paste would never be answered.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from bot.records.clean import clean_value
 
 TEXT_FILETYPES = frozenset({"text", "log", "txt", "python", "javascript", "java", "go", "rust", "shell", "json",
                             "yaml", "markdown", "post", "csv", "xml", "sql", "diff", "c", "cpp", "typescript"})  # fmt: skip
@@ -12,6 +19,11 @@ TEXT_FILETYPES = frozenset({"text", "log", "txt", "python", "javascript", "java"
 
 class _In(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clean_texts(cls, data: Any) -> Any:
+        return clean_value(data)
 
 
 class SlackFile(_In):
