@@ -71,10 +71,17 @@ EXPECTED_FILES = {
     "docker",
     "git",
     "postgres",
+    "postgres_more",
+    "mysql",
+    "redis",
+    "mongodb",
+    "python_runtime",
+    "node_runtime",
 }
 TIERS = {"ai_generated", "community", "verified"}
-#: The domains the starter base covers: the ML stack and the tools most teams meet first.
-DOMAINS = {"llm", "python", "node", "docker", "git", "postgres"}
+#: The domains the starter base covers: the ML stack and the tools most teams meet first,
+#: databases and caches included.
+DOMAINS = {"llm", "python", "node", "docker", "git", "postgres", "mysql", "redis", "mongodb"}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
