@@ -83,6 +83,12 @@ EXPECTED_FILES = {
     "docker_compose",
     "github_actions",
     "gitlab_ci",
+    "postgres_more",
+    "mysql",
+    "redis",
+    "mongodb",
+    "python_runtime",
+    "node_runtime",
 }
 TIERS = {"ai_generated", "community", "verified"}
 #: The domains the starter base covers: the ML stack and the tools most teams meet first.
@@ -94,9 +100,12 @@ DOMAINS = {
     "go",
     "java",
     "kubernetes",
+    "mongodb",
+    "mysql",
     "node",
     "postgres",
     "python",
+    "redis",
     "rust",
     "terraform",
 }
