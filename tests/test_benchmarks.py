@@ -90,6 +90,29 @@ def test_bench_slack_serves_the_corpus_under_load() -> None:
     assert re.search(r"pastes answered twice\s+0\s", out), out
 
 
+def test_fit_ranker_prints_grouped_folds_beside_ungrouped_and_writes_nothing() -> None:
+    features = ROOT / "bot" / "match" / "features.py"
+    shipped = features.read_text(encoding="utf-8")
+    out = bench("fit_ranker.py", "eval/starter-general.jsonl", "--folds", "3", "--grid", "0.3")
+    assert features.read_text(encoding="utf-8") == shipped
+    assert "ungrouped fold 0:" in out and "nested cross-validation (held-out folds)" in out
+    folds = re.findall(
+        r"^grouped by repository and ecosystem fold \d+: \d+ cases \(([^)]*)\)", out, re.M
+    )
+    assert len(folds) >= 2, out
+    held = [{part.rsplit(" ", 1)[0] for part in fold.split(", ")} for fold in folds]
+    # no ecosystem in two folds
+    assert all(not (a & b) for n, a in enumerate(held) for b in held[n + 1 :]), held
+    table = out.split(
+        "held-out figures: ungrouped nested CV | grouped by repository and ecosystem", 1
+    )[1]
+    assert "by set" in table and "by ecosystem" in table
+    for row in ("starter-general", "all", "python", "docker"):
+        cells = re.search(rf"^  {row} +\d+ +\d+ \|(.*)\|(.*)$", table, re.M)
+        assert cells, table
+        assert all(len(side.split()) == 6 for side in cells.groups())  # top-1 … declines, each side
+
+
 def test_benchmarks_are_all_covered() -> None:
     """A new benchmark gets a run here (or a reason it cannot have one)."""
     heavy = {"bench_match.py", "bench_import.py"}  # minutes on the deadends corpus: run by hand
