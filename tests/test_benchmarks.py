@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, need_shared
+from tests.conftest import DEADENDS, ROOT, need_shared
 
 pytestmark = [
     pytest.mark.slow,
@@ -49,6 +49,9 @@ def test_bench_answer_prints_every_reply_and_a_verdict() -> None:
 def test_bench_cli_times_help_and_triage() -> None:
     out = bench("bench_cli.py", "--runs", "1")
     assert "errkb --help:" in out and "errkb triage" in out and "CPU-s" in out
+    if DEADENDS.exists():  # the 2,522-record database, from its snapshot and after a change
+        for figure in ("2,522 records, from the snapshot", "after a change", "deadends.dev lookup"):
+            assert figure in out, out
 
 
 def test_bench_graph_prints_query_latencies() -> None:
