@@ -5,10 +5,13 @@ Usage: python benchmarks/bench_match.py [--quick]
 Prints, in one run:
 0. per-paste latency over distinct real pastes (every labelled paste of
    ``eval/*.jsonl`` and ``../shared/eval/dev.jsonl``) against the 2,522 records,
-   each paste triaged with cold per-paste caches (the template and line-term
-   caches cleared before it), against the targets (median ≤ 1 ms, p99 ≤ 5 ms).
-   The machine is shared, so each paste is run in three rounds and its fastest
-   cold run counts; the first round alone is printed too;
+   in the CPU time of the matching thread (``time.thread_time``: what another
+   process on a shared machine takes is not counted), against the targets
+   (median ≤ 1 ms, p99 ≤ 5 ms). First comes first sight, the figure a person
+   meets: right after the index is built, each paste triaged once with cold
+   per-paste caches (the template and line-term caches cleared before it), so
+   no paste profits from regex states or caches another run of it left. Only
+   then the warm figure: three more rounds, each paste's fastest run;
 1. per-paste latency for a one-line error, a 60-line traceback, a 300-line
    log and the dev pastes (``../shared/eval/dev.jsonl``): errkb's triage vs
    ``re.search`` of every record's regex over the first 10,000 characters
@@ -97,20 +100,28 @@ def clear_caches() -> None:
     _line_terms.cache_clear()
 
 
-def cold(index: MatchIndex, texts: list[str], rounds: int) -> tuple[list[float], list[float]]:
-    """(best cold time of each paste over ``rounds``, its first-round time), in ms."""
+def first_sight(index: MatchIndex, texts: list[str]) -> list[float]:
+    """Thread CPU ms of each paste's one triage, per-paste caches cleared before it."""
+    out = []
+    for text in texts:
+        clear_caches()
+        start = time.thread_time()
+        index.triage(text)
+        out.append((time.thread_time() - start) * 1000)
+    return out
+
+
+def warm_best(index: MatchIndex, texts: list[str], rounds: int) -> list[float]:
+    """Thread CPU ms of each paste's fastest triage over ``rounds`` more rounds (caches
+    cleared before each, but regex states and memory already made by earlier runs)."""
     best = [math.inf] * len(texts)
-    first: list[float] = []
-    for n in range(rounds):
+    for _ in range(rounds):
         for i, text in enumerate(texts):
             clear_caches()
-            start = time.perf_counter()
+            start = time.thread_time()
             index.triage(text)
-            took = (time.perf_counter() - start) * 1000
-            best[i] = min(best[i], took)
-            if n == 0:
-                first.append(took)
-    return best, first
+            best[i] = min(best[i], (time.thread_time() - start) * 1000)
+    return best
 
 
 def distinct_pastes() -> list[str]:
@@ -132,16 +143,22 @@ def time_errkb(index: MatchIndex, texts: list[str], repeat: int) -> list[float]:
     return out
 
 
-def time_naive(compiled: list[re.Pattern[str]], texts: list[str]) -> tuple[list[float], bool]:
+def time_naive(
+    compiled: list[re.Pattern[str]],
+    texts: list[str],
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[list[float], bool]:
+    """ms of ``re.search`` of every regex over each text's first 10,000 characters (what
+    deadends.dev does), until :data:`NAIVE_BUDGET_S` of wall time is spent (then True)."""
     out, deadline = [], time.perf_counter() + NAIVE_BUDGET_S
     for text in texts:
         head = text[:10_000]
-        start = time.perf_counter()
+        start = clock()
         for pattern in compiled:
             pattern.search(head)
             if time.perf_counter() > deadline:
-                return out + [(time.perf_counter() - start) * 1000], True
-        out.append((time.perf_counter() - start) * 1000)
+                return out + [(clock() - start) * 1000], True
+        out.append((clock() - start) * 1000)
     return out, False
 
 
@@ -275,15 +292,21 @@ def main(quick: bool) -> None:
     index = MatchIndex.build(records)
     print(f"{len(records)} records: errkb index built in {time.perf_counter() - start:.2f} s")
     texts = distinct_pastes()
-    best, first = cold(index, texts, 3)
-    print(f"\n{len(texts)} distinct real pastes, cold per-paste caches (targets: median ≤ 1 ms, "
+    first = first_sight(index, texts)  # before anything else has matched a paste
+    best = warm_best(index, texts, 3)
+    print(f"\n{len(texts)} distinct real pastes, thread CPU per paste (targets: median ≤ 1 ms, "
           "p99 ≤ 5 ms)")  # fmt: skip
-    for name, times in (("best of 3 cold runs", best), ("first cold run", first)):
+    for name, times in (("first sight, each paste once, cold caches", first),
+                        ("warm: best of 3 later runs", best)):  # fmt: skip
         median, p99 = statistics.median(times), percentile(times, 99)
         verdict = "ok" if median <= 1.0 and p99 <= 5.0 else "OVER"
-        print(f"  {name:20} median {median:6.3f} ms  p90 {percentile(times, 90):6.3f} ms  "
+        print(f"  {name:42} median {median:6.3f} ms  p90 {percentile(times, 90):6.3f} ms  "
               f"p99 {p99:6.3f} ms  max {max(times):6.2f} ms  {verdict}")  # fmt: skip
     compiled = [re.compile(r.regex, re.IGNORECASE) for r in records]
+    naive, capped = time_naive(compiled, texts, clock=time.thread_time)
+    print(f"  {'deadends.dev lookup, each paste once':42} median {statistics.median(naive):6.1f} ms  "
+          f"p90 {percentile(naive, 90):6.1f} ms  p99 {percentile(naive, 99):6.1f} ms  "
+          f"over {len(naive)} pastes{' (capped)' if capped else ''}")  # fmt: skip
     repeat = 3 if quick else 10
     print(
         f"\n{'paste':20} {'errkb median':>13} {'errkb p99':>10} {'naive median':>13} {'ratio':>8}"

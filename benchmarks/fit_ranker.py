@@ -26,6 +26,21 @@ for each, the regularisation strength and both thresholds are chosen by an inner
 cross-validation on the other K-1 folds alone, the model is fitted from scratch on those
 folds, and the held-out fold is scored. Then the same procedure on all pastes gives the
 shipped constants; ``--write`` writes them into ``bot/match/features.py``.
+
+The same nested cross-validation runs a second time with folds grouped so that no two
+folds share a source repository or an ecosystem, inner folds included, so the figures
+say how the weights, the calibration and the thresholds hold up on projects and
+ecosystems the fit has not seen. A case's repository is ``OWNER/REPO`` of its
+``source`` URL on github.com (lower-cased; any other URL counts as its host and first
+path segment). Its ecosystem is the domain of its first expected record (the id up to
+its first ``/``), else of its first acceptable record, else, for a paste no record
+answers, its own ``expected_domain``; lower-cased and read through :data:`ECOSYSTEMS`,
+which names one ecosystem that the two knowledge bases spell differently
+(``k8s`` and ``kubernetes``). Cases linked by a shared repository or ecosystem form one
+group (connected components), and groups are dealt whole to the folds, largest first,
+each to the fold with the fewest cases so far: a group larger than a fold's share makes
+a fold of its own, and the fold list says so. Both runs are printed side by side, per
+set and per ecosystem.
 """
 
 from __future__ import annotations
@@ -35,6 +50,8 @@ import json
 import re
 import sys
 import warnings
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +66,15 @@ from bot.match.index import MatchIndex
 
 DEADENDS = ROOT.parent / "shared" / "corpora" / "deadends" / "deadends-canons.jsonl.gz"
 STARTER = ROOT / "data"
-C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
+C_GRID = [0.03, 0.1, 0.3, 1.0, 3.0]
+#: Domain names that are one ecosystem, spelt differently by the knowledge bases.
+ECOSYSTEMS = {
+    "k8s": "kubernetes",
+    "postgres": "database", "postgresql": "database", "mysql": "database",
+    "mongo": "mongodb", "ci": "cicd", "tf": "tensorflow", "es": "elasticsearch",
+    "libcudart": "cuda", "cublas": "cuda", "pip": "python",
+    "gradle": "java", "maven": "java", "kotlin": "java",
+}  # fmt: skip
 
 
 @dataclass
@@ -57,6 +82,8 @@ class Case:
     name: str
     source: str  # the set it comes from
     positive: bool
+    repo: str  # the repository its paste was copied from
+    ecosystem: str
     ids: list[str]
     groups: list[int]
     values: np.ndarray  # candidates x features
@@ -78,9 +105,28 @@ def load(paths: list[Path]) -> list[Case]:
             good = set(case.get("expected", [])) | set(case.get("acceptable", []))
             ids, groups, values = indexes[kb].feature_rows(case["text"])
             right = np.array([i in good for i in ids], dtype=bool)
-            out.append(Case(case["id"], path.stem, bool(case.get("expected")), ids, groups,
+            out.append(Case(case["id"], path.stem, bool(case.get("expected")),
+                            repository(case.get("source", "")), ecosystem(case), ids, groups,
                             values, right))  # fmt: skip
     return out
+
+
+def repository(url: str) -> str:
+    """``owner/repo`` of a github.com URL; any other URL's host and first path segment."""
+    found = re.match(r"(?:https?://)?(?:www\.)?github\.com/([^/#?]+)/([^/#?]+)", url.strip())
+    if found:
+        return f"{found[1]}/{found[2].removesuffix('.git')}".lower()
+    other = re.match(r"(?:https?://)?([^/#?]+)(/[^/#?]*)?", url.strip())
+    return "".join(part for part in other.groups() if part).lower() if other else url
+
+
+def ecosystem(case: dict[str, object]) -> str:
+    """The domain of the case's first expected (else acceptable) record; a negative's own
+    ``expected_domain``; synonyms read through :data:`ECOSYSTEMS`."""
+    ids = [*case.get("expected", []), *case.get("acceptable", [])]  # type: ignore[misc]
+    domain = str(ids[0]).split("/")[0] if ids else str(case.get("expected_domain") or "none")
+    domain = domain.strip().lower()
+    return ECOSYSTEMS.get(domain, domain)
 
 
 # -- the model -------------------------------------------------------------------------
@@ -159,12 +205,15 @@ def top_row(case: Case, weights: np.ndarray) -> tuple[float, float, bool] | None
     return float(scores[best]), float(margins[best]), bool(case.positive and case.right[best])
 
 
-def fit(cases: list[Case], c: float, k: int, seed: int) -> tuple[Model, list[Outcome]]:
+def fit(
+    cases: list[Case], c: float, k: int, seed: int, grouped: bool = False
+) -> tuple[Model, list[Outcome]]:
     """Weights on ``cases``; the calibration on their scores under weights fitted without
-    them (k-fold). Returns the model and those out-of-fold outcomes."""
+    them (k-fold, ``grouped`` as :func:`folds`). Returns the model and those out-of-fold
+    outcomes."""
     tops: list[tuple[float, float, bool]] = []
     held: list[tuple[int, np.ndarray]] = []
-    for fold in folds(cases, k, seed):
+    for fold in folds(cases, k, seed, grouped):
         test = set(fold)
         weights = fit_weights([cases[i] for i in range(len(cases)) if i not in test], c)
         for i in fold:
@@ -250,8 +299,14 @@ def thresholds(outcomes: list[Outcome], precision: float) -> tuple[float, float]
     return max(volunteer, ask), ask
 
 
-def folds(cases: list[Case], k: int, seed: int) -> list[list[int]]:
-    """K folds, each set and positive/negative spread evenly over them."""
+def folds(cases: list[Case], k: int, seed: int, grouped: bool = False) -> list[list[int]]:
+    """K folds, each set and positive/negative spread evenly over them; ``grouped``: no two
+    folds share a repository or an ecosystem (:func:`grouped_folds`)."""
+    if grouped:
+        found = grouped_folds(cases, k)
+        if len(found) >= 2:
+            return found
+        # one group only (an inner split of a single ecosystem): nothing to hold apart
     rng = np.random.default_rng(seed)
     strata: dict[tuple[str, bool], list[int]] = {}
     for i, case in enumerate(cases):
@@ -266,12 +321,38 @@ def folds(cases: list[Case], k: int, seed: int) -> list[list[int]]:
     return out
 
 
-def choose(cases: list[Case], k: int, precision: float, seed: int) -> tuple[Model, float, float]:
+def grouped_folds(cases: list[Case], k: int) -> list[list[int]]:
+    """At most ``k`` folds of whole groups: cases sharing a repository or an ecosystem are
+    one group; largest group first, each to the fold with the fewest cases so far."""
+    parent = list(range(len(cases)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[tuple[str, str], int] = {}
+    for i, case in enumerate(cases):
+        for key in (("repository", case.repo), ("ecosystem", case.ecosystem)):
+            parent[root(i)] = root(first.setdefault(key, i))
+    groups: dict[int, list[int]] = {}
+    for i in range(len(cases)):
+        groups.setdefault(root(i), []).append(i)
+    out: list[list[int]] = [[] for _ in range(k)]
+    for members in sorted(groups.values(), key=lambda m: (-len(m), m[0])):
+        min(out, key=len).extend(members)
+    return [fold for fold in out if fold]
+
+
+def choose(
+    cases: list[Case], k: int, precision: float, seed: int, grouped: bool = False
+) -> tuple[Model, float, float]:
     """The regularisation, calibration and thresholds by cross-validation on ``cases``
-    alone, and the weights fitted on all of them."""
+    alone (``grouped`` as :func:`folds`), and the weights fitted on all of them."""
     best: tuple[float, Model, float, float] | None = None
     for c in C_GRID:
-        model, held = fit(cases, c, k, seed)
+        model, held = fit(cases, c, k, seed, grouped)
         volunteer, ask = thresholds(held, precision)
         f = figures(held, volunteer, ask)
         score = f["top1"] + f["top3"] + 0.5 * f["volunteer_coverage"] + 0.25 * f["asked_declines"]
@@ -318,21 +399,19 @@ def main() -> None:
     parser.add_argument("--precision", type=float, default=0.96, help="volunteer precision")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--write", action="store_true", help="write the fitted constants")
+    parser.add_argument("--grid", type=float, nargs="+", default=list(C_GRID),
+                        help="regularisation strengths to choose among")  # fmt: skip
     args = parser.parse_args()
+    C_GRID[:] = args.grid
     paths = args.sets or sorted((ROOT / "eval").glob("*.jsonl"))
     cases = load(paths)
     current = Model(np.array(F.WEIGHTS), F.CALIBRATION, 0.0)
     report("shipped weights, in sample", [outcome(c, current) for c in cases],
            F.VOLUNTEER, F.ASK)  # fmt: skip
-    rows: list[tuple[Outcome, float, float]] = []
-    for n, fold in enumerate(folds(cases, args.folds, args.seed)):
-        test = set(fold)
-        train = [cases[i] for i in range(len(cases)) if i not in test]
-        # everything is chosen on the training folds alone: C, weights, both thresholds
-        model, volunteer, ask = choose(train, args.folds - 1, args.precision, args.seed + n + 1)
-        print(f"fold {n}: C={model.c} volunteer ≥ {volunteer:.3f} ask ≥ {ask:.3f}")
-        rows += [(outcome(cases[i], model), volunteer, ask) for i in fold]
-    report_nested(rows)
+    ungrouped = nested(cases, args.folds, args.precision, args.seed, grouped=False)
+    report_nested(ungrouped)
+    grouped = nested(cases, args.folds, args.precision, args.seed, grouped=True)
+    report_side_by_side(ungrouped, grouped)
     model, volunteer, ask = choose(cases, args.folds, args.precision, args.seed)
     print(f"fitted on all: C={model.c} volunteer ≥ {volunteer:.3f} ask ≥ {ask:.3f}")
     names = [f.name for f in F.REGISTRY]
@@ -342,6 +421,87 @@ def main() -> None:
     report("fitted on all, in sample", [outcome(c, model) for c in cases], volunteer, ask)
     if args.write:
         write(model, volunteer, ask)
+
+
+def nested(
+    cases: list[Case], k: int, precision: float, seed: int, *, grouped: bool
+) -> list[tuple[Outcome, float, float]]:
+    """Each held-out paste's outcome and its fold's (volunteer, ask) thresholds."""
+    rows: list[tuple[Outcome, float, float]] = []
+    title = "grouped by repository and ecosystem" if grouped else "ungrouped"
+    for n, fold in enumerate(folds(cases, k, seed, grouped)):
+        test = set(fold)
+        train = [cases[i] for i in range(len(cases)) if i not in test]
+        # everything is chosen on the training folds alone: C, weights, both thresholds
+        model, volunteer, ask = choose(train, k - 1, precision, seed + n + 1, grouped)
+        held = Counter(cases[i].ecosystem for i in fold)
+        named = ", ".join(f"{name} {count}" for name, count in held.most_common(6))
+        more = f" and {len(held) - 6} more" if len(held) > 6 else ""
+        print(f"{title} fold {n}: {len(fold)} cases ({named}{more}): C={model.c} "
+              f"volunteer ≥ {volunteer:.3f} ask ≥ {ask:.3f}")  # fmt: skip
+        rows += [(outcome(cases[i], model), volunteer, ask) for i in fold]
+    return rows
+
+
+def held_figures(rows: list[tuple[Outcome, float, float]]) -> dict[str, float | None]:
+    """Asked top-1, asked precision and declines, volunteered precision, coverage and
+    declines of held-out pastes, each judged at its own fold's thresholds; None where
+    nothing is there to count (no negative, no answer)."""
+    pos = [(o, v, a) for o, v, a in rows if o.case.positive]
+    neg = [(o, v, a) for o, v, a in rows if not o.case.positive]
+
+    def share(part: int, whole: int) -> float | None:
+        return part / whole if whole else None
+
+    asked = [(o, a) for o, _, a in rows if o.top_score >= a and o.top_score > 0]
+    volunteered = [(o, v) for o, v, _ in rows if o.top_score >= v and o.top_score > 0]
+    asked_right = sum(o.case.positive and o.top_right for o, _ in asked)
+    volunteered_right = sum(o.case.positive and o.top_right for o, _ in volunteered)
+    return {
+        "top1": share(asked_right, len(pos)),
+        "asked_precision": share(asked_right, len(asked)),
+        "asked_declines": share(sum(not (o.top_score >= a and o.top_score > 0) for o, _, a in neg), len(neg)),
+        "volunteer_precision": share(volunteered_right, len(volunteered)),
+        "volunteer_coverage": share(volunteered_right, len(pos)),
+        "volunteer_declines": share(sum(not (o.top_score >= v and o.top_score > 0) for o, v, _ in neg), len(neg)),
+    }  # fmt: skip
+
+
+SIDE = ("top1", "asked_precision", "asked_declines", "volunteer_precision", "volunteer_coverage",
+        "volunteer_declines")  # fmt: skip
+
+
+def report_side_by_side(
+    ungrouped: list[tuple[Outcome, float, float]], grouped: list[tuple[Outcome, float, float]]
+) -> None:
+    """Per set and per ecosystem: the ungrouped nested CV beside the grouped one."""
+    print("\nheld-out figures: ungrouped nested CV | grouped by repository and ecosystem")
+    print("  top-1: asked and right, of the positives; a-prec: asked precision; a-decl: asked "
+          "declines (negatives); v-prec, v-cov, v-decl: volunteered precision, coverage, declines")  # fmt: skip
+    head = " ".join(
+        f"{name:>6}" for name in ("top-1", "a-prec", "a-decl", "v-prec", "v-cov", "v-decl")
+    )
+    print(f"  {'':28} {'n':>4} {'pos':>4} | {head} | {head}")
+
+    def cell(value: float | None) -> str:
+        return f"{value:6.3f}" if value is not None else f"{'—':>6}"
+
+    def line(label: str, keep: Callable[[Case], bool]) -> None:
+        a = [row for row in ungrouped if keep(row[0].case)]
+        b = [row for row in grouped if keep(row[0].case)]
+        fa, fb = held_figures(a), held_figures(b)
+        positives = sum(o.case.positive for o, _, _ in a)
+        print(f"  {label:28} {len(a):>4} {positives:>4} | "
+              f"{' '.join(cell(fa[k]) for k in SIDE)} | {' '.join(cell(fb[k]) for k in SIDE)}")  # fmt: skip
+
+    cases = [o.case for o, _, _ in ungrouped]
+    print("  by set")
+    for source in sorted({c.source for c in cases}):
+        line(source, lambda c, source=source: c.source == source)  # type: ignore[misc]
+    line("all", lambda c: True)
+    print("  by ecosystem")
+    for name, _ in Counter(c.ecosystem for c in cases).most_common():
+        line(name, lambda c, name=name: c.ecosystem == name)  # type: ignore[misc]
 
 
 def report_nested(rows: list[tuple[Outcome, float, float]]) -> None:

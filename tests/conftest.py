@@ -96,9 +96,11 @@ def wipe(store: Store) -> None:
 
 
 @pytest.fixture
-def committed_store(store: Store, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
-    """The test database for code that commits (the CLI); emptied before and after."""
+def committed_store(store: Store, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Store]:
+    """The test database for code that commits (the CLI); emptied before and after. Its
+    knowledge snapshots go to a folder of the test's own."""
     wipe(store)
     monkeypatch.setenv("ERRKB_DATABASE_URL", store.engine.url.render_as_string(hide_password=False))
+    monkeypatch.setenv("ERRKB_CACHE_DIR", str(tmp_path / "cache"))
     yield store
     wipe(store)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, need_shared
+from tests.conftest import DEADENDS, ROOT, need_shared
 
 pytestmark = [
     pytest.mark.slow,
@@ -49,6 +49,9 @@ def test_bench_answer_prints_every_reply_and_a_verdict() -> None:
 def test_bench_cli_times_help_and_triage() -> None:
     out = bench("bench_cli.py", "--runs", "1")
     assert "errkb --help:" in out and "errkb triage" in out and "CPU-s" in out
+    if DEADENDS.exists():  # the 2,522-record database, from its snapshot and after a change
+        for figure in ("2,522 records, from the snapshot", "after a change", "deadends.dev lookup"):
+            assert figure in out, out
 
 
 def test_bench_graph_prints_query_latencies() -> None:
@@ -88,6 +91,29 @@ def test_bench_slack_serves_the_corpus_under_load() -> None:
                    "one-record imports succeeded", "rebuilds from"):  # fmt: skip
         assert figure in out, out
     assert re.search(r"pastes answered twice\s+0\s", out), out
+
+
+def test_fit_ranker_prints_grouped_folds_beside_ungrouped_and_writes_nothing() -> None:
+    features = ROOT / "bot" / "match" / "features.py"
+    shipped = features.read_text(encoding="utf-8")
+    out = bench("fit_ranker.py", "eval/starter-general.jsonl", "--folds", "3", "--grid", "0.3")
+    assert features.read_text(encoding="utf-8") == shipped
+    assert "ungrouped fold 0:" in out and "nested cross-validation (held-out folds)" in out
+    folds = re.findall(
+        r"^grouped by repository and ecosystem fold \d+: \d+ cases \(([^)]*)\)", out, re.M
+    )
+    assert len(folds) >= 2, out
+    held = [{part.rsplit(" ", 1)[0] for part in fold.split(", ")} for fold in folds]
+    # no ecosystem in two folds
+    assert all(not (a & b) for n, a in enumerate(held) for b in held[n + 1 :]), held
+    table = out.split(
+        "held-out figures: ungrouped nested CV | grouped by repository and ecosystem", 1
+    )[1]
+    assert "by set" in table and "by ecosystem" in table
+    for row in ("starter-general", "all", "python", "docker"):
+        cells = re.search(rf"^  {row} +\d+ +\d+ \|(.*)\|(.*)$", table, re.M)
+        assert cells, table
+        assert all(len(side.split()) == 6 for side in cells.groups())  # top-1 … declines, each side
 
 
 def test_benchmarks_are_all_covered() -> None:

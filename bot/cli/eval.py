@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.cli.common import console, emit_json, fail
-from bot.cli.triage import RecordsOption, _index, _knowledge
+from bot.cli.triage import RecordsOption, _knowledge
 
 
 def evaluate(
@@ -50,10 +50,10 @@ def evaluate(
         labelled = read_cases(cases)
     except (ValueError, ValidationError) as exc:
         fail(f"{cases}: not a JSONL file of labelled cases ({str(exc).splitlines()[0]})")
-    knowledge = _knowledge(records)
+    knowledge = _knowledge(records, warm=True)
     if knowledge.store is not None:
         knowledge.store.dispose()
-    report = run_eval(_index(knowledge.records, warm=True), labelled, time.perf_counter)
+    report = run_eval(knowledge.index, labelled, time.perf_counter)
     if plot is not None:
         draw(curve(report.results), report, plot, title=cases.name)
     if as_json:

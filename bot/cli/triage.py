@@ -11,6 +11,7 @@ same modules cost more.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,6 +22,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
+from bot.cli.knowledge import stored_knowledge
 from bot.i18n import supported, t
 from bot.match.index import MatchIndex
 from bot.match.reader import prefer_reader
@@ -28,9 +30,7 @@ from bot.records import Record
 from bot.render.terminal import triage_view
 from bot.report import Counts, build_report
 from bot.store.db import Store
-from bot.store.loading import load_records as read_records
 from bot.store.loading import workaround_counts
-from bot.store.observed import list_observed
 from graph.build import KnowledgeGraph, build_graph
 
 RecordsOption = Annotated[
@@ -43,14 +43,17 @@ RecordsOption = Annotated[
 
 @dataclass
 class Knowledge:
-    """What a triage runs against: records (from files or the store) and their graph."""
+    """What a triage runs against: the index and graph of record files or of the store
+    (``remember``: keep a fresh build of the store's for the next run)."""
 
-    records: list[Record]
+    index: MatchIndex
     graph: KnowledgeGraph
     store: Store | None = None
+    remember: Callable[[], None] = lambda: None
 
 
-def _knowledge(paths: list[Path] | None) -> Knowledge:
+def _knowledge(paths: list[Path] | None, warm: bool = False) -> Knowledge:
+    """``warm``: an index for matching many pastes (see the module docstring)."""
     if paths:
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
@@ -58,12 +61,17 @@ def _knowledge(paths: list[Path] | None) -> Knowledge:
         from bot.ingest import load_records
 
         records = load_records(list(paths))
-        return Knowledge(records, build_graph(records))
-    store = open_default_store()
-    with store.read_rows() as rows:  # plain rows: a triage never loads the ORM
-        records = read_records(rows, include_deprecated=False)
-        observed = list_observed(rows)
-    return Knowledge(records, build_graph(records, observed=observed), store)
+        return Knowledge(_index(records, warm=warm), build_graph(records))
+    config = settings()
+    store = open_default_store(config)
+    # plain rows: a triage never loads the ORM; the snapshot when it is current
+    stored = stored_knowledge(store, cache_dir=config.cache_dir, database_url=config.database_url)
+    if not len(stored.index):
+        _index([])
+    index = stored.index
+    if warm:  # the same parts, re-linked with every branch compiled
+        index = MatchIndex(index.parts, index.vocabulary, warm=True)
+    return Knowledge(index, stored.graph, store, stored.remember)
 
 
 def _index(records: list[Record], warm: bool = False) -> MatchIndex:
@@ -126,7 +134,7 @@ def triage(
     config = settings()
     read = read_paste(_read_paste(source, locale), config.paste_limit)
     knowledge = _knowledge(records)
-    index = _index(knowledge.records)
+    index = knowledge.index
     result = prefer_reader(index.triage(read), lang, index.record)
     ids = result.answer_ids()
     counts: Counts = {}
@@ -147,6 +155,7 @@ def triage(
         for part in triage_view(report, result, index.record, locale, width=console.width):
             # lines as long as they are (the terminal wraps: ids stay whole); a panel wraps inside
             console.print(part, highlight=False, soft_wrap=not isinstance(part, Panel))
+    knowledge.remember()  # after the answer: the person does not wait for the file
 
 
 def _counts(store: Store, ids: list[str]) -> Counts:
