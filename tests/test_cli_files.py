@@ -36,13 +36,19 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
 
 
 def test_a_log_line_in_brackets_is_shown_as_written_not_read_as_markup(
-    committed_store: Store,
+    committed_store: Store, tmp_path: Path
 ) -> None:
     assert _process(committed_store, "init").returncode == 0
     done = _process(committed_store, "triage", "-", stdin=ROS_LINE + "\n")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "MarkupError" not in done.stderr
-    assert "[ERROR]" in done.stdout and "[/move_base]" in done.stdout
+    # a record whose error line is that log line: its answer shows the brackets as written
+    record = {**seed(), "id": "ros/move-base-aborting", "signature": ROS_LINE.strip(),
+              "regex": r"\[/move_base\]: Aborting"}  # fmt: skip
+    assert _process(committed_store, "import", str(_write(tmp_path / "r.json", [record]))).returncode == 0
+    done = _process(committed_store, "triage", "-", stdin=ROS_LINE + "\n")
+    assert done.returncode == 0, done.stderr
+    assert "[ERROR]" in done.stdout and "[/move_base]" in done.stdout, done.stdout
 
 
 def test_search_keeps_bracketed_text_and_whole_ids_at_80_columns(

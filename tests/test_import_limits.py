@@ -150,7 +150,7 @@ def test_a_json_array_read_a_value_at_a_time_loses_nothing_across_chunks(tmp_pat
     [
         ('[{"a": 1},\n {"b": 2}\n {"c": 3}]', "line 3", "Expecting ',' delimiter"),
         ('[{"a": 1},\n {"b": ]', "line 2", "Expecting value"),
-        ('{"a": 1}\n{"b": 2}\n', "line 2", "Extra data"),
+        ('[{"a": 1}]\n[{"b": 2}]\n', "line 2", "Extra data"),
         ('[{"a": 1},]', "line 1", "Expecting value"),
     ],
 )

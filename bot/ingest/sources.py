@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import yaml
 
@@ -129,14 +129,15 @@ def read_file(path: Path, *, values_left: int = MAX_IMPORT_VALUES) -> Iterator[R
     kind = _kind(path)
     items = 0
     try:
-        with _open(path) as stream:
+        with _open(path) as opened:
+            stream: IO[str] = opened
             if kind not in ("yaml", "yml"):
                 head = stream.read(CHUNK)
-                if not head.strip():
+                if not head.strip() and len(head) < CHUNK:  # the whole file, and nothing in it
                     yield Problem(name, "", None, "(file)", "the file is empty: no records in it")
                     return
                 kind = sniff_kind(kind, head)
-                stream.seek(0)
+                stream = cast(IO[str], _Prefixed(head, opened))  # read once: no seeking back
             if kind in ("jsonl", "ndjson"):
                 found = _read_jsonl(name, stream)
             elif kind in ("yaml", "yml"):
@@ -154,6 +155,36 @@ def read_file(path: Path, *, values_left: int = MAX_IMPORT_VALUES) -> Iterator[R
         yield Refusal(name, "", None, "(file)", str(exc))
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         yield Refusal(name, "", None, "(file)", f"cannot read: {' '.join(str(exc).split())}")
+
+
+class _Prefixed:
+    """``head``, already read from ``rest``, then the rest of ``rest``: what the readers
+    use of a text stream (``read`` and ``readline``)."""
+
+    def __init__(self, head: str, rest: IO[str]) -> None:
+        self.head, self.rest = head, rest
+
+    def read(self, size: int | None = -1) -> str:
+        if size is None or size < 0:
+            out, self.head = self.head + self.rest.read(), ""
+            return out
+        if len(self.head) >= size:
+            out, self.head = self.head[:size], self.head[size:]
+            return out
+        out, self.head = self.head, ""
+        return out + self.rest.read(size - len(out))
+
+    def readline(self, size: int | None = -1) -> str:
+        limit = -1 if size is None else size
+        end = self.head.find("\n")
+        if end >= 0 and (limit < 0 or end + 1 <= limit):
+            out, self.head = self.head[: end + 1], self.head[end + 1 :]
+            return out
+        if limit >= 0 and len(self.head) >= limit:
+            out, self.head = self.head[:limit], self.head[limit:]
+            return out
+        out, self.head = self.head, ""
+        return out + self.rest.readline(-1 if limit < 0 else limit - len(out))
 
 
 def sniff_kind(kind: str, head: str) -> str:

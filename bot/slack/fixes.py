@@ -51,8 +51,8 @@ def _marked(job: FixJob, slack: SlackGateway) -> tuple[str | None, dict[str, Any
         if reply is None or not root or root == job.ts or not _by_person(reply):
             return None, None  # not a person's reply in a thread
         return root, reply
-    found = slack.thread_messages(
-        channel=job.channel, thread_ts=job.thread_ts, limit=THREAD_MESSAGES
+    found = slack.thread_messages(  # the replies before the asker said it worked
+        channel=job.channel, thread_ts=job.thread_ts, limit=THREAD_MESSAGES, latest=job.ts
     )
     said = _ts({"ts": job.ts})
     before = [m for m in found if _ts(m) < said and m.get("ts") != job.thread_ts and _by_person(m)

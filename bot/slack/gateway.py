@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -258,11 +259,32 @@ class SlackGateway:
         log.warning("gave up looking for an answer after %d pages", MAX_REPLY_PAGES)
         return None
 
-    def thread_messages(self, *, channel: str, thread_ts: str, limit: int = 50) -> list[dict[str, Any]]:
-        """The thread's root and replies, oldest first (empty when Slack will not say)."""
-        found = self.call("conversations.replies", channel=channel, ts=thread_ts, limit=limit)
-        messages = (found.data or {}).get("messages") if found.ok else None
-        return [m for m in messages or [] if isinstance(m, dict)]
+    def thread_messages(self, *, channel: str, thread_ts: str, limit: int = 50,
+                        latest: str | None = None) -> list[dict[str, Any]]:  # fmt: skip
+        """The thread's root and its most recent ``limit`` replies (before ``latest`` when
+        given), oldest first; empty when Slack will not say. Slack pages replies oldest
+        first, so the cursor is followed to the end (at most :data:`MAX_REPLY_PAGES` pages
+        of :data:`REPLIES_PAGE`), keeping only the last ``limit``."""
+        root: list[dict[str, Any]] = []
+        recent: deque[dict[str, Any]] = deque(maxlen=limit)
+        params: dict[str, Any] = {"channel": channel, "ts": thread_ts, "limit": REPLIES_PAGE}
+        if latest:
+            params["latest"] = latest
+        for _ in range(MAX_REPLY_PAGES):
+            found = self.call("conversations.replies", **params)
+            data = (found.data or {}) if found.ok else {}
+            for message in data.get("messages") or []:
+                if not isinstance(message, dict):
+                    continue
+                if message.get("ts") == thread_ts:
+                    root = [message]
+                else:
+                    recent.append(message)
+            cursor = (data.get("response_metadata") or {}).get("next_cursor")
+            if not data.get("has_more") or not cursor:
+                break
+            params["cursor"] = cursor
+        return [*root, *recent]
 
     def post_ephemeral(self, *, channel: str, user: str, text: str, blocks: Sequence[dict[str, Any]],
                        thread_ts: str | None = None) -> Sent:  # fmt: skip

@@ -16,7 +16,7 @@ from slack_sdk import WebClient
 
 from tests.ops.delivery import answers_by_thread, lost_and_doubled
 from tests.slack.conftest import CHANNEL, PASTE, TOKEN, Bot, wait_done
-from tests.slack.fake_slack import REPLIES_PAGE, FakeSlack
+from tests.slack.fake_slack import BOT_USER, REPLIES_PAGE, FakeSlack
 
 REPLIES = 250
 PASTES = 10
@@ -110,3 +110,18 @@ def test_slow_posts_in_long_threads_are_answered_once(bot: Bot) -> None:
         "the answer was past the first page: the cursor was followed"
     )
     assert sum(answers_by_thread(bot.fake).values()) == PASTES
+
+
+def test_a_mention_reads_a_long_thread_to_its_newest_error(bot: Bot) -> None:
+    """``@errkb`` with no error of its own looks for the thread's newest error: in a thread
+    of 250 replies with the error at its end, that is pages after the first one."""
+    bot.fake.reset()
+    root, _ = long_thread(bot.fake, 90, before=REPLIES, after=0)
+    mention = f"{int(float(root)) + 5}.000000"
+    event = {"type": "app_mention", "channel": CHANNEL, "user": "UENGLISH", "ts": mention,
+             "thread_ts": root, "text": f"<@{BOT_USER}> what is this?", "client_msg_id": f"cm-{mention}"}  # fmt: skip
+    assert bot.send.event(event).status == 200
+    [post] = bot.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == root)
+    assert "FrobnicatorOverheatError" in str(post.params.get("blocks"))
+    pages = [c for c in bot.fake.of("conversations.replies") if c.params.get("ts") == root]
+    assert any(c.params.get("cursor") for c in pages), "the thread is read past its first page"
