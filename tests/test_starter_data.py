@@ -77,10 +77,24 @@ EXPECTED_FILES = {
     "maven",
     "rust",
     "terraform",
+    "git_more",
+    "ssh",
 }
 TIERS = {"ai_generated", "community", "verified"}
 #: The domains the starter base covers: the ML stack and the tools most teams meet first.
-DOMAINS = {"llm", "python", "node", "docker", "git", "postgres", "go", "java", "rust", "terraform"}
+DOMAINS = {
+    "llm",
+    "python",
+    "node",
+    "docker",
+    "git",
+    "postgres",
+    "go",
+    "java",
+    "rust",
+    "terraform",
+    "ssh",
+}
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
