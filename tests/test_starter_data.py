@@ -79,6 +79,10 @@ EXPECTED_FILES = {
     "terraform",
     "git_more",
     "ssh",
+    "nginx",
+    "django",
+    "flask",
+    "fastapi",
 }
 TIERS = {"ai_generated", "community", "verified"}
 #: The domains the starter base covers: the ML stack and the tools most teams meet first.
@@ -94,6 +98,8 @@ DOMAINS = {
     "rust",
     "terraform",
     "ssh",
+    "nginx",
+    "python-web",
 }
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
