@@ -89,6 +89,12 @@ EXPECTED_FILES = {
     "mongodb",
     "python_runtime",
     "node_runtime",
+    "git_more",
+    "ssh",
+    "nginx",
+    "django",
+    "flask",
+    "fastapi",
 }
 TIERS = {"ai_generated", "community", "verified"}
 #: The domains the starter base covers: the ML stack and the tools most teams meet first.
@@ -102,11 +108,14 @@ DOMAINS = {
     "kubernetes",
     "mongodb",
     "mysql",
+    "nginx",
     "node",
     "postgres",
     "python",
+    "python-web",
     "redis",
     "rust",
+    "ssh",
     "terraform",
 }
 HAN = re.compile(r"[\u4e00-\u9fff]")
