@@ -154,7 +154,13 @@ def init(
 ) -> None:
     """Safe to run again: existing records are kept, starter records are updated."""
     config = settings()
-    open_store(config.database_url, migrate=True).dispose()
+    store = open_store(config.database_url, migrate=True)
+    try:
+        from bot.knowledge import epoch_reader
+
+        epoch_reader(store)()  # given here, so a later triage can name its snapshot without a write
+    finally:
+        store.dispose()
     counts = {"added": 0, "updated": 0, "unchanged": 0, "skipped": 0}
     if starter:
         done = run_import([starter_dir()], fmt="native", on_conflict="upsert", actor="errkb init")

@@ -38,10 +38,11 @@ NEIGHBOURS = 5
 
 def neighbours(kb: MatchIndex, text: str, line: str) -> list[tuple[str, float]]:
     """(domain, score) of the records closest to the message: its matches worth a look (at
-    or above the candidate floor: a distant record says nothing of the domain), else a
-    search by its line."""
+    or above the candidate floor: a distant record says nothing of the domain), else the
+    record a search by its line finds first."""
     found = [(m.record_id, m.score) for m in kb.triage(text).matches[:NEIGHBOURS] if m.score >= OFFER]
-    found = found or kb.search(line, limit=NEIGHBOURS)
+    # no candidate worth a look: only the closest record by words says anything of the domain
+    found = found or kb.search(line, limit=1)
     return [(record.domain, score) for rid, score in found if (record := kb.record(rid)) is not None]
 
 

@@ -117,7 +117,7 @@ def test_unknown_paste_in_channel_is_kept_silently_for_maintainers(bot: Bot) -> 
 
 
 def test_mention_without_a_confident_match_shows_uncertain_candidates(bot: Bot) -> None:
-    weak = "<@UBOT> frobnicate.errors.FrobnicatorError: frobnicator core"
+    weak = "<@UBOT> frobnicate.errors.FrobnicatorError: core"  # the type, too little of its message
     bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": "UENGLISH", "ts": "1722500001.000001",
                     "text": weak, "client_msg_id": "cm-m1"})  # fmt: skip
     # Slack also sends the message event for the same message: it must not answer a second time.

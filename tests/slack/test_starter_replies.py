@@ -22,7 +22,7 @@ from scripts.starter_answers import Knowledge, thread_reply
 from tests.slack.conftest import CHANNEL, EN_USER, PASTE, TODAY, ZH_USER, Bot
 
 TWO_ERRORS = PASTE + "\nCoolantPumpStalledError: coolant pump 3 reports zero flow for 30 seconds"
-UNSURE = "<@UBOT> frobnicate.errors.FrobnicatorError: frobnicator core"
+UNSURE = "<@UBOT> frobnicate.errors.FrobnicatorError: core"  # the type, too little of its message
 
 
 def _posted(bot: Bot) -> dict[str, Any]:
