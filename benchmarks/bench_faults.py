@@ -76,7 +76,11 @@ MB = 1 << 20
 OTHER = "CBENCHOTHER"
 OUTAGE = 20.0  # seconds the Slack Web API is down
 LOCKED = 12.0  # seconds another process holds SQLite's write lock
-SLACK_RETRIES = (0.0, 1.2, 6.0)  # Slack's redelivery waits (immediately, 1 min, 5 min), scaled 50× down
+SLACK_RETRIES = (
+    0.0,
+    1.2,
+    6.0,
+)  # Slack's redelivery waits (immediately, 1 min, 5 min), scaled 50× down
 
 
 @dataclass
@@ -155,7 +159,9 @@ class Bench:
             status, _ = self.signed(body, "application/json", timeout, retry=retry)
         return status, seconds, ts
 
-    def signed(self, body: bytes, content_type: str, timeout: float, retry: int = 0) -> tuple[int, float]:
+    def signed(
+        self, body: bytes, content_type: str, timeout: float, retry: int = 0
+    ) -> tuple[int, float]:
         """POST ``body`` signed as Slack signs it: (status or 0 when unanswered, seconds)."""
         now = int(time.time())
         headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(now),
@@ -395,7 +401,9 @@ def _answers(bench: Bench, threads: list[str], timeout: float) -> tuple[int, int
     """(lost, doubled, seconds until the last answer arrived) for the pastes of ``threads``."""
     counts = wait_for_answers(bench.fake, threads, timeout)
     lost, doubled = lost_and_doubled(counts, threads)
-    times = [c.at for c in bench.fake.of("chat.postMessage") if c.params.get("thread_ts") in set(threads)]
+    times = [
+        c.at for c in bench.fake.of("chat.postMessage") if c.params.get("thread_ts") in set(threads)
+    ]
     return len(lost), len(doubled), max(times, default=None)
 
 
@@ -584,7 +592,9 @@ def long_threads_killed_server(bench: Bench) -> list[Figure]:
         finally:
             again.terminate()
             again.wait(timeout=30)
-    return _lost_doubled(name, f"{pastes} pastes in flight, server killed and restarted", lost, doubled, pastes)
+    return _lost_doubled(
+        name, f"{pastes} pastes in flight, server killed and restarted", lost, doubled, pastes
+    )
 
 
 def tokens_at_rest(bench: Bench) -> list[Figure]:
@@ -599,11 +609,15 @@ def tokens_at_rest(bench: Bench) -> list[Figure]:
 
     name = "tokens at rest"
     key, other = Fernet.generate_key().decode(), Fernet.generate_key().decode()
-    tokens = {f"T{n}": (f"xoxb-{n}-bench-bot-token-{n:04d}", f"xoxe-1-bench-refresh-{n:04d}") for n in range(20)}
+    tokens = {
+        f"T{n}": (f"xoxb-{n}-bench-bot-token-{n:04d}", f"xoxe-1-bench-refresh-{n:04d}")
+        for n in range(20)
+    }
     with tempfile.TemporaryDirectory(prefix="errkb-tokens-") as tmp:
         url = f"sqlite:///{tmp}/tokens.sqlite3"
         store = open_store(url, migrate=True)
         try:
+
             def installations(k: str) -> EncryptedInstallationStore:
                 inner = SQLAlchemyInstallationStore(client_id="1.2", engine=store.engine, bots_table_name=BOTS,
                                                     installations_table_name=INSTALLATIONS)  # fmt: skip
@@ -614,12 +628,16 @@ def tokens_at_rest(bench: Bench) -> list[Figure]:
                                                      bot_refresh_token=refresh, bot_id="B1", bot_user_id="UB"))  # fmt: skip
             with store.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-            raw = b"".join(p.read_bytes() for p in Path(tmp).iterdir() if p.name.startswith("tokens.sqlite3"))
+            raw = b"".join(
+                p.read_bytes() for p in Path(tmp).iterdir() if p.name.startswith("tokens.sqlite3")
+            )
             plain = sum(raw.count(t.encode()) for pair in tokens.values() for t in pair)
             read = sum((b := installations(key).find_bot(enterprise_id=None, team_id=team)) is not None
                        and b.bot_token == pair[0] for team, pair in tokens.items())  # fmt: skip
             quiet = logging.getLogger("bot.store.secrets")
-            quiet.disabled = True  # its one line per unreadable installation is the expected outcome here
+            quiet.disabled = (
+                True  # its one line per unreadable installation is the expected outcome here
+            )
             try:
                 wrong = sum(installations(other).find_bot(enterprise_id=None, team_id=team) is not None
                             for team in tokens)  # fmt: skip
@@ -654,10 +672,15 @@ def snippet_credentials(bench: Bench) -> list[Figure]:
             self.wfile.write(body)
 
     foreign = ThreadingHTTPServer(("127.0.0.1", 0), Foreign)
-    threading.Thread(target=foreign.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    threading.Thread(
+        target=foreign.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     other = f"http://127.0.0.1:{foreign.server_address[1]}"
     bench.fake.moved["moved.log"] = other + "/moved.log"
-    urls = {"another host": other + "/files-pri/T1-F1/crash.log", "redirect off Slack": bench.fake.url + "/files/moved.log"}
+    urls = {
+        "another host": other + "/files-pri/T1-F1/crash.log",
+        "redirect off Slack": bench.fake.url + "/files/moved.log",
+    }
     slack_before = len(bench.fake.of("files.download"))
     try:
         for n, url in enumerate(urls.values()):
@@ -674,7 +697,9 @@ def snippet_credentials(bench: Bench) -> list[Figure]:
         foreign.shutdown()
         foreign.server_close()
     leaked = sum("Authorization" in h for h in seen)
-    slack = [c for c in bench.fake.of("files.download")[slack_before:] if "Authorization" in c.headers]
+    slack = [
+        c for c in bench.fake.of("files.download")[slack_before:] if "Authorization" in c.headers
+    ]
     return [Figure(name, "Authorization sent to another host or across a redirect", leaked, "", "0", leaked == 0),
             Figure(name, "requests the other host got", len(seen), "", ""),
             Figure(name, "Slack-origin download sent the token", len(slack), "", "1", len(slack) == 1)]  # fmt: skip
@@ -785,7 +810,9 @@ def _mcp_server(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
 def stuffed_votes(bench: Bench) -> list[Figure]:
     """``errkb mcp --http`` with a token: 100 sessions under 100 client names report the same
     workaround as worked; then 1,500 sessions are opened and left idle."""
-    env = _errkb_env(bench, ERRKB_MCP_TOKEN=MCP_TOKEN, ERRKB_MCP_OUTCOMES="true", ERRKB_LOG_LEVEL="INFO")
+    env = _errkb_env(
+        bench, ERRKB_MCP_TOKEN=MCP_TOKEN, ERRKB_MCP_OUTCOMES="true", ERRKB_LOG_LEVEL="INFO"
+    )
     proc, url = _mcp_server(env)
     try:
         said = []
@@ -889,7 +916,9 @@ def serving(server_root: Path, folder: Path, fake: FakeSlack) -> Iterator[Bench]
             deadline = time.monotonic() + 60
             while bench.healthz(timeout=2) is None:
                 if time.monotonic() > deadline or proc.poll() is not None:
-                    raise SystemExit("errkb serve did not become healthy:\n" + log.read_text()[-3000:])
+                    raise SystemExit(
+                        "errkb serve did not become healthy:\n" + log.read_text()[-3000:]
+                    )
                 time.sleep(0.1)
             for _ in range(5):  # warm: first answers build caches
                 bench.paste()

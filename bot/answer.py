@@ -117,4 +117,12 @@ def reply_args(outcome: Outcome, triage: Triage, read: Excerpt, add: dict[str, A
     return args
 
 
-__all__ = ["CANDIDATE_FLOOR", "Outcome", "decide", "offered", "read_paste", "reply_args", "skipped_args"]
+__all__ = [
+    "CANDIDATE_FLOOR",
+    "Outcome",
+    "decide",
+    "offered",
+    "read_paste",
+    "reply_args",
+    "skipped_args",
+]

@@ -75,7 +75,9 @@ class ChannelSettings:
     @property
     def threshold_name(self) -> str | None:
         """The preset the threshold is (``strict``, ``normal``, ``eager``), None for a custom number."""
-        return next((name for name, score in THRESHOLDS.items() if abs(score - self.min_score) < 1e-9), None)
+        return next(
+            (name for name, score in THRESHOLDS.items() if abs(score - self.min_score) < 1e-9), None
+        )
 
     def may_post(self, *, asked: bool) -> bool:
         """May errkb post in this channel for everyone? ``off``: never; ``quiet``: only when asked."""
@@ -96,7 +98,9 @@ class ChannelSettings:
     def answer_matches(self, triage: Triage, *, asked: bool = False) -> list[Match]:
         """The matches to answer with here: the best of each error that reaches the channel's
         score, in paste order (else the best overall when it reaches it)."""
-        found = [ms[0] for _, ms in triage.per_error if ms and self.confident(ms[0].score, asked=asked)]
+        found = [
+            ms[0] for _, ms in triage.per_error if ms and self.confident(ms[0].score, asked=asked)
+        ]
         if not found and triage.best is not None and self.confident(triage.best.score, asked=asked):
             found = [triage.best]
         return list({m.record_id: m for m in found}.values())

@@ -58,6 +58,7 @@ SNAPSHOT_EVERY = 300.0
 #: How long stopping waits for a snapshot being written.
 SAVE_WAIT = 30.0
 
+
 class IndexSource(Protocol):
     """The live match index; None until the first build."""
 
@@ -213,7 +214,9 @@ class LiveKnowledge:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.index: _Source[MatchIndex] = _Source(lambda: b.index if (b := self._built) else None)
-        self.graph: _Source[KnowledgeGraph] = _Source(lambda: b.graph if (b := self._built) else None)
+        self.graph: _Source[KnowledgeGraph] = _Source(
+            lambda: b.graph if (b := self._built) else None
+        )
 
     @property
     def records(self) -> int:

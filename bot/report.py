@@ -86,7 +86,8 @@ class AnswerRecord(BaseModel):
     last_confirmed: date | None
     official_doc_url: str | None
     untranslated: str | None = Field(
-        None, description="In the locale asked for: which of its texts are shown untranslated, if any."
+        None,
+        description="In the locale asked for: which of its texts are shown untranslated, if any.",
     )
 
 

@@ -179,7 +179,7 @@ def _rich_text_part(el: Json) -> str:
 
 
 def _rich_link(el: Json) -> str:
-    return f'<a{href(str(el.get("url", "")))}>{_e(el.get("text") or el.get("url", ""))}</a>'
+    return f"<a{href(str(el.get('url', '')))}>{_e(el.get('text') or el.get('url', ''))}</a>"
 
 
 def _rich_emoji(el: Json) -> str:
@@ -421,8 +421,13 @@ def _with_attachments(payload: Json) -> Json:
     """``payload`` with its legacy attachments' title, text and fields as mrkdwn sections."""
     extra: list[Json] = []
     for attachment in payload.get("attachments") or []:
-        parts = [f"*{attachment['title']}*" if attachment.get("title") else "", attachment.get("text") or ""]
-        parts += [f"*{f.get('title', '')}*  {f.get('value', '')}" for f in attachment.get("fields") or []]
+        parts = [
+            f"*{attachment['title']}*" if attachment.get("title") else "",
+            attachment.get("text") or "",
+        ]
+        parts += [
+            f"*{f.get('title', '')}*  {f.get('value', '')}" for f in attachment.get("fields") or []
+        ]
         shown = "\n".join(p for p in parts if p)
         if shown:
             extra.append({"type": "section", "text": {"type": "mrkdwn", "text": shown}})

@@ -31,7 +31,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 def need_shared(path: Path = DEADENDS) -> Path:
     """The shared corpus file, or skip: it sits beside the checkout, not in it."""
     if not path.exists():
-        pytest.skip(f"shared corpus not present ({path.name}); it lives in ../shared beside the checkout")
+        pytest.skip(
+            f"shared corpus not present ({path.name}); it lives in ../shared beside the checkout"
+        )
     return path
 
 
@@ -96,7 +98,9 @@ def wipe(store: Store) -> None:
 
 
 @pytest.fixture
-def committed_store(store: Store, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Store]:
+def committed_store(
+    store: Store, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[Store]:
     """The test database for code that commits (the CLI); emptied before and after. Its
     knowledge snapshots go to a folder of the test's own."""
     wipe(store)

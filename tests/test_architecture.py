@@ -26,8 +26,18 @@ PURE = [
     "bot/digest/select.py",
     "graph",
 ]
-FORBIDDEN_IMPORTS = ("slack_bolt", "slack_sdk", "sqlalchemy", "alembic", "apscheduler", "bot.store", "bot.slack", "bot.settings", "os",
-                     "bot.precedence")  # the pure code never knows it gives way
+FORBIDDEN_IMPORTS = (
+    "slack_bolt",
+    "slack_sdk",
+    "sqlalchemy",
+    "alembic",
+    "apscheduler",
+    "bot.store",
+    "bot.slack",
+    "bot.settings",
+    "os",
+    "bot.precedence",
+)  # the pure code never knows it gives way
 FORBIDDEN_CALLS = {"now", "today", "utcnow", "getenv"}
 
 
@@ -55,12 +65,16 @@ def _imports(tree: ast.AST) -> list[str]:
 @pytest.mark.parametrize("path", pure_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_pure_module_does_no_io(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    bad = [n for n in _imports(tree) if any(n == f or n.startswith(f + ".") for f in FORBIDDEN_IMPORTS)]
+    bad = [
+        n for n in _imports(tree) if any(n == f or n.startswith(f + ".") for f in FORBIDDEN_IMPORTS)
+    ]
     assert not bad, f"{path.name} imports {bad}"
     calls = [
         node.func.attr
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FORBIDDEN_CALLS
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in FORBIDDEN_CALLS
     ]
     assert not calls, f"{path.name} reads the clock or environment: {calls}"
 

@@ -76,6 +76,8 @@ def test_cli_triage_offers_no_candidate_below_the_floor(committed_store: Store, 
                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     run(capsys, "init")
     paste = tmp_path / "unknown.txt"
-    paste.write_text("** (FunctionClauseError) no function clause matching in Enum.map/2\n", encoding="utf-8")
+    paste.write_text(
+        "** (FunctionClauseError) no function clause matching in Enum.map/2\n", encoding="utf-8"
+    )
     code, out, _ = run(capsys, "triage", str(paste), "--json")
     assert all(m["score"] >= OFFER for m in json.loads(out)["matches"])

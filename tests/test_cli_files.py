@@ -45,7 +45,10 @@ def test_a_log_line_in_brackets_is_shown_as_written_not_read_as_markup(
     # a record whose error line is that log line: its answer shows the brackets as written
     record = {**seed(), "id": "ros/move-base-aborting", "signature": ROS_LINE.strip(),
               "regex": r"\[/move_base\]: Aborting"}  # fmt: skip
-    assert _process(committed_store, "import", str(_write(tmp_path / "r.json", [record]))).returncode == 0
+    assert (
+        _process(committed_store, "import", str(_write(tmp_path / "r.json", [record]))).returncode
+        == 0
+    )
     done = _process(committed_store, "triage", "-", stdin=ROS_LINE + "\n")
     assert done.returncode == 0, done.stderr
     assert "[ERROR]" in done.stdout and "[/move_base]" in done.stdout, done.stdout

@@ -21,7 +21,9 @@ def long_log(tmp_path: Path, lines: int, at: int) -> tuple[Path, int]:
     log[at - 1 : at - 1] = error
     path = tmp_path / "train.log"
     path.write_text("\n".join(log) + "\n", encoding="utf-8")
-    return path, at + next(i for i, line in enumerate(error) if line.startswith("ValueError: No available"))
+    return path, at + next(
+        i for i, line in enumerate(error) if line.startswith("ValueError: No available")
+    )
 
 
 def test_a_five_megabyte_log_is_answered_at_its_own_line_number(committed_store: Store, tmp_path: Path,
@@ -32,7 +34,9 @@ def test_a_five_megabyte_log_is_answered_at_its_own_line_number(committed_store:
     code, out, _ = run(capsys, "triage", str(path), "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["answered"] and data["best"]["id"] == "llm/vllm-no-available-memory-for-cache-blocks"
+    assert (
+        data["answered"] and data["best"]["id"] == "llm/vllm-no-available-memory-for-cache-blocks"
+    )
     assert data["skipped"]["lines"] == 66_000 + 37 + 1 and data["skipped"]["read"] < 3_000
     assert line in [e["line_no"] for e in data["errors"]]
     code, out, _ = run(capsys, "triage", str(path))
@@ -53,4 +57,6 @@ def test_a_log_within_the_read_limit_says_nothing_about_skipping(committed_store
     run(capsys, "init")
     path, line = long_log(tmp_path, 200, 100)
     code, out, _ = run(capsys, "triage", str(path), "--json")
-    assert json.loads(out)["skipped"] is None and line in [e["line_no"] for e in json.loads(out)["errors"]]
+    assert json.loads(out)["skipped"] is None and line in [
+        e["line_no"] for e in json.loads(out)["errors"]
+    ]

@@ -38,11 +38,18 @@ def test_a_dump_that_leaves_fields_out_keeps_the_rest_in_order() -> None:
     data = {**seed(), "subcategory": None}
     dumped = Record.model_validate(data).model_dump(mode="json", exclude_none=True)
     assert "subcategory" not in dumped
-    assert [k for k in seed() if k in dumped] == list(dumped)[: len([k for k in seed() if k in dumped])]
+    assert [k for k in seed() if k in dumped] == list(dumped)[
+        : len([k for k in seed() if k in dumped])
+    ]
 
 
 def test_translations_are_generic_over_locale() -> None:
-    data = {**seed(), "signature_ja": "ランタイムエラー", "root_cause_pt_br": "causa", "workarounds_ko": ["해결"]}
+    data = {
+        **seed(),
+        "signature_ja": "ランタイムエラー",
+        "root_cause_pt_br": "causa",
+        "workarounds_ko": ["해결"],
+    }
     record = Record.model_validate(data)
     assert set(record.translations) == {"zh", "ja", "pt_br", "ko"}
     assert record.text("signature", "ja") == ("ランタイムエラー", "ja")
@@ -68,7 +75,9 @@ def test_links_may_be_ids_or_objects_and_keep_their_shape() -> None:
     graph = {
         "leads_to": ["llm/a", {"error_id": "llm/b", "probability": 0.4, "condition": "under load"}],
         "preceded_by": [],
-        "frequently_confused_with": [{"error_id": "llm/c", "distinction": "mentions the tokenizer"}],
+        "frequently_confused_with": [
+            {"error_id": "llm/c", "distinction": "mentions the tokenizer"}
+        ],
     }
     record = Record.model_validate({**seed(), "transition_graph": graph})
     assert record.to_native()["transition_graph"] == graph
@@ -227,7 +236,11 @@ def test_fallback_is_per_text_and_names_exactly_what_fell_back() -> None:
         "transition_graph.frequently_confused_with[0].distinction",
     )  # fmt: skip
     how = view.workarounds[0].how
-    assert (how.value, how.locale, how.fallback) == (linked_seed()["workarounds"][0]["how"], "en", True)
+    assert (how.value, how.locale, how.fallback) == (
+        linked_seed()["workarounds"][0]["how"],
+        "en",
+        True,
+    )
     assert view.workarounds[0].action.locale == "zh"
     assert view.fell_back(["signature", "root_cause", "workarounds[0].action"]) == ()
     assert view.fell_back(["workarounds"]) == ("workarounds[0].how", "workarounds[0].condition")
@@ -256,7 +269,9 @@ def test_a_regional_locale_reads_its_own_translation_then_the_base_language() ->
         ({"os_specific_zh": {"linux": "x"}}, "os_specific_zh.linux", "has no text"),
     ],
 )  # fmt: skip
-def test_a_translation_that_does_not_fit_names_its_key(change: dict[str, Any], path: str, says: str) -> None:
+def test_a_translation_that_does_not_fit_names_its_key(
+    change: dict[str, Any], path: str, says: str
+) -> None:
     found = problems({**seed(), **change})
     assert any(p == path and says in m for p, m in found), found
 
@@ -265,7 +280,10 @@ def test_problems_carry_their_kind_and_values() -> None:
     with pytest.raises(ValidationError) as caught:
         Record.model_validate({**seed(), "confidence": 1.5, "regex": "(", "signature": ""})
     found = {p.path: p for p in record_problems(caught.value)}
-    assert (found["confidence"].kind, dict(found["confidence"].params)) == ("less_than_equal", {"le": 1.0})
+    assert (found["confidence"].kind, dict(found["confidence"].params)) == (
+        "less_than_equal",
+        {"le": 1.0},
+    )
     assert found["regex"].kind == "regex_invalid" and "error" in found["regex"].params
     assert found["signature"].kind == "string_too_short"
 

@@ -197,7 +197,9 @@ TRANSLATION_AFTER = {"signature": "signature", "root_cause": "root_cause_type"}
 @pytest.mark.parametrize("record_id", IDS)
 def test_record_has_every_seed_field_in_order(record_id: str) -> None:
     keys = list(BY_ID[record_id])
-    assert [k for k in keys if not TRANSLATION_KEY.match(k)] == [k for k in SEED_KEYS if not TRANSLATION_KEY.match(k)]
+    assert [k for k in keys if not TRANSLATION_KEY.match(k)] == [
+        k for k in SEED_KEYS if not TRANSLATION_KEY.match(k)
+    ]
     for key in keys:
         found = TRANSLATION_KEY.match(key)
         if found:

@@ -73,7 +73,11 @@ def test_a_record_with_nul_and_lone_surrogates_imports_exports_and_imports_again
     assert "\\u0000" not in first and "\\ud800" not in first
     code, out, err = run(capsys, "import", str(exported), "--json")
     assert code == 0, err
-    assert {k: v for k, v in json.loads(out).items() if k in ("added", "updated", "unchanged", "skipped", "warnings")} == {
+    assert {
+        k: v
+        for k, v in json.loads(out).items()
+        if k in ("added", "updated", "unchanged", "skipped", "warnings")
+    } == {
         "added": 0,
         "updated": 0,
         "unchanged": 1,

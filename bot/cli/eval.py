@@ -41,7 +41,9 @@ def evaluate(
     from bot.match.eval import evaluate as run_eval
 
     if cases.is_dir():
-        fail(escape(f"{cases} is a directory, not a file: name a JSON lines file of labelled pastes"))
+        fail(
+            escape(f"{cases} is a directory, not a file: name a JSON lines file of labelled pastes")
+        )
     if not cases.is_file():
         fail(escape(f"no such file: {cases}"))
     if plot is not None and plot.suffix.lower() != ".png":

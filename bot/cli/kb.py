@@ -90,7 +90,9 @@ def run_import(
     store = open_default_store()
     try:
         if store.engine.dialect.name == "sqlite":
-            summary, known = _import_staged(store, result, records, on_conflict=on_conflict, actor=actor)
+            summary, known = _import_staged(
+                store, result, records, on_conflict=on_conflict, actor=actor
+            )
         else:
             with store.transaction() as session:
                 known = repo.record_ids(session)
@@ -120,7 +122,12 @@ def run_import(
 
 
 def _import_staged(
-    store: Store, result: ReadResult, records: list[Record], *, on_conflict: repo.OnConflict, actor: str
+    store: Store,
+    result: ReadResult,
+    records: list[Record],
+    *,
+    on_conflict: repo.OnConflict,
+    actor: str,
 ) -> tuple[repo.ImportSummary, set[str]]:
     """:func:`run_import` on SQLite: staged, so the write lock is held only to apply; the
     summary and the ids known before."""
@@ -133,7 +140,9 @@ def _import_staged(
             progress=lambda n, total: bar.update(task, completed=n, total=total),
         )  # fmt: skip
     if summary.conflicts:
-        raise ImportFailed([_conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts])
+        raise ImportFailed(
+            [_conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts]
+        )
     return summary, known
 
 

@@ -159,7 +159,11 @@ class DigestSender:
         if not recent:
             return False
         with self.store.read() as session:
-            earlier = [r for r in digest_repo.runs(session) if r.audience == audience.key and r.period < period_key(fire)]
+            earlier = [
+                r
+                for r in digest_repo.runs(session)
+                if r.audience == audience.key and r.period < period_key(fire)
+            ]
         return bool(earlier)
 
     def send(self, audience: Audience, period: str, now: datetime) -> bool:
@@ -211,7 +215,9 @@ class DigestSender:
             unknown = [(u.count, u.example) for u in slack_repo.unknown_errors(session, limit=5)]
             # what people corrected since the last digest's period: for the maintainers' channel
             since = now - USAGE_WINDOW
-            wrong = corrections_repo.wrong_counts(session, since=since) if audience.user is None else []
+            wrong = (
+                corrections_repo.wrong_counts(session, since=since) if audience.user is None else []
+            )
             taught = corrections_repo.recent(session, since=since) if audience.user is None else []
         msg = render_digest(locale, items, shown=self.settings.digest_size, unknown=unknown,
                             today=local_today(self.settings, now), owner_domains=audience.domains,

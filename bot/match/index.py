@@ -389,7 +389,10 @@ class _Segment:
 
 
 def _positions(
-    before: MatchIndex, parts: Sequence[RecordParts], changed: Collection[str], upserted: Collection[str]
+    before: MatchIndex,
+    parts: Sequence[RecordParts],
+    changed: Collection[str],
+    upserted: Collection[str],
 ) -> dict[str, int]:
     """Each record's position in ``parts``: the index before's own when no record came or
     went (edits keep every position), else read again."""
@@ -449,7 +452,9 @@ class MatchIndex:
             identity = joined_runs([s.identity for s in runs])
             self.similarity = Similarity.from_arrays(identity, vocabulary, identity_terms)
             del identity
-            self.context = Similarity.from_arrays(joined_runs([s.context for s in runs]), vocabulary)
+            self.context = Similarity.from_arrays(
+                joined_runs([s.context for s in runs]), vocabulary
+            )
             self.variants = Variants.of(self._variants, [p.id for p in self.parts])
         else:  # from the index before, these records changed: only their share is redone
             before, changed, upserted = previous
@@ -461,7 +466,11 @@ class MatchIndex:
                 identity_terms, gone, added,
             )  # fmt: skip
             self.context = before.context.update(
-                [s.context for s in runs], _PartsView(self.parts, _context), _PartsView(before.parts, _context), (), gone,
+                [s.context for s in runs],
+                _PartsView(self.parts, _context),
+                _PartsView(before.parts, _context),
+                (),
+                gone,
                 added,
             )
             self.variants = before.variants.update(

@@ -231,7 +231,9 @@ class Record(BaseModel):
             return value
         issue = regex_issue(value)
         if issue is not None:  # the English sentence, and what each locale's catalog needs
-            raise PydanticCustomError(issue.kind, str(issue).replace("{", "{{").replace("}", "}}"), issue.params)
+            raise PydanticCustomError(
+                issue.kind, str(issue).replace("{", "{{").replace("}", "}}"), issue.params
+            )
         return value
 
     @field_validator("resolvable", mode="before")

@@ -114,7 +114,9 @@ def _controls(view: Reply, shown: Shown, record: Record, best: int | None, error
                                value=PageState(reply=reply, page=following, expanded=False).dump(),
                                label=t(loc, "label.next_error", n=following + 1, count=errors)))  # fmt: skip
     if view.ephemeral:
-        elements.append(button(t(loc, "button.share"), ActionId.SHARE, value=ReplyState(reply=reply).dump()))
+        elements.append(
+            button(t(loc, "button.share"), ActionId.SHARE, value=ReplyState(reply=reply).dump())
+        )
     elif shown.removable:
         sure = confirmation(t(loc, "remove.confirm.title"), t(loc, "remove.confirm.text"),
                             t(loc, "remove.confirm.yes"), t(loc, "remove.confirm.no"))  # fmt: skip
@@ -130,14 +132,18 @@ def first_screen(local: LocalRecord, line: str, view: Reply, shown: Shown, count
     quoted = cut(line or str(local.signature), LINE_CHARS)
     cause = first_sentence(str(local.root_cause), CAUSE_CHARS)
     # the error line as code that copies and searches as written, backticks and all
-    blocks = [rich_text((quoted, CODE), ("\n", None), (t(loc, "answer.cause"), BOLD), (" " + cause, None))]
+    blocks = [
+        rich_text((quoted, CODE), ("\n", None), (t(loc, "answer.cause"), BOLD), (" " + cause, None))
+    ]
     order = ranked_workarounds(record)
     best = order[0] if order else None
     shown_paths = ["signature", "root_cause"]
     if best is not None:
         fix = local.workarounds[best]
         text = first_sentence(str(fix.action), FIX_CHARS)
-        blocks.append(section(f"{t(loc, 'answer.fix_label')} {esc(text)}{_facts(loc, record, best, counts)}"))
+        blocks.append(
+            section(f"{t(loc, 'answer.fix_label')} {esc(text)}{_facts(loc, record, best, counts)}")
+        )
         shown_paths += [f"workarounds[{best}].action", f"workarounds[{best}].how"]
         if str(fix.how).strip():
             blocks.append(preformatted(_how_preview(str(fix.how))))
@@ -178,7 +184,9 @@ def render_answer(records: Sequence[Record], view: Reply, shown: Shown, graph: G
     shown = Shown(page=page, expanded=shown.expanded, lines=shown.lines, removable=shown.removable)
     blocks = paste_notes(view)
     fix_first = bool(graph.order and graph.order.fix_first == record.id)
-    blocks += first_screen(local, shown.lines.get(record.id, ""), view, shown, counts, len(ordered), fix_first)
+    blocks += first_screen(
+        local, shown.lines.get(record.id, ""), view, shown, counts, len(ordered), fix_first
+    )
     if shown.expanded:
         blocks += record_details(local, view, graph, counts, (variants or {}).get(record.id, ()))
     return message(esc(notification(local, loc)), blocks, overflow=t(loc, "answer.overflow"))

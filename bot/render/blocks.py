@@ -127,7 +127,9 @@ def _workaround_blocks(local: LocalRecord, reply: Reply, counts: Counts) -> list
         fixed, failed = counts.get((record.id, pos), (0, 0))
         if fixed + failed:
             facts.append(t(loc, "answer.observed", fixed=fixed, total=fixed + failed))
-        lines = [f"*{rank}.* {esc(str(w.action))}" + (f"  _({' · '.join(facts)})_" if facts else "")]
+        lines = [
+            f"*{rank}.* {esc(str(w.action))}" + (f"  _({' · '.join(facts)})_" if facts else "")
+        ]
         if str(w.condition).strip():
             lines.append(t(loc, "answer.when", condition=esc(str(w.condition).strip())))
         out.append(section("\n".join(lines)))
@@ -142,7 +144,9 @@ def _workaround_blocks(local: LocalRecord, reply: Reply, counts: Counts) -> list
                        label=t(loc, "label.failed_n", n=rank)),
             ]))  # fmt: skip
     if len(order) > SHOWN_WORKAROUNDS:
-        more = t(loc, "answer.more_workarounds", count=len(order) - SHOWN_WORKAROUNDS, id=esc(record.id))
+        more = t(
+            loc, "answer.more_workarounds", count=len(order) - SHOWN_WORKAROUNDS, id=esc(record.id)
+        )
         out.append(context(more))
     return out
 
@@ -157,7 +161,9 @@ def _dead_end_blocks(local: LocalRecord, loc: str) -> list[Block]:
     return [section("\n".join(lines))]
 
 
-def _graph_blocks(record_id: str, graph: GraphSections, loc: str, variants: Sequence[str]) -> list[Block]:
+def _graph_blocks(
+    record_id: str, graph: GraphSections, loc: str, variants: Sequence[str]
+) -> list[Block]:
     def item(rid: str, label: str, why: Sequence[str] = ()) -> str:
         # the label is the record's error line (signature): quoted, as an error is
         text = f"{code(rid)} “{esc(cut(label, 100))}”" if label and label != rid else code(rid)
@@ -166,7 +172,9 @@ def _graph_blocks(record_id: str, graph: GraphSections, loc: str, variants: Sequ
     lines = []
     causes = graph.causes_of(record_id)[:SHOWN_GRAPH_ITEMS]
     if causes:
-        lines.append(t(loc, "answer.causes") + "\n" + "\n".join("• " + item(c.id, c.label) for c in causes))
+        lines.append(
+            t(loc, "answer.causes") + "\n" + "\n".join("• " + item(c.id, c.label) for c in causes)
+        )
     following = graph.next_of(record_id)[:SHOWN_GRAPH_ITEMS]
     if following:
         lines.append(t(loc, "answer.next") + "\n"
@@ -204,7 +212,9 @@ def record_details(local: LocalRecord, reply: Reply, graph: GraphSections, count
     return blocks
 
 
-def record_blocks(record: Record, reply: Reply, graph: GraphSections, counts: Counts) -> list[Block]:
+def record_blocks(
+    record: Record, reply: Reply, graph: GraphSections, counts: Counts
+) -> list[Block]:
     """Everything errkb knows about one record, in ``reply.locale`` (``/errkb show``)."""
     loc = reply.locale
     local = record.localized(loc)
@@ -254,7 +264,11 @@ def render_nothing(reply: Reply, errors: Sequence[str] = ()) -> Message:
     loc = reply.locale
     if errors and not reply.ephemeral:
         add = _add_button(reply)
-        line = section(t(loc, "nothing.short"), accessory=add) if add else section(t(loc, "nothing.short"))
+        line = (
+            section(t(loc, "nothing.short"), accessory=add)
+            if add
+            else section(t(loc, "nothing.short"))
+        )
         return message(t(loc, "nothing.fallback"), [*paste_notes(reply), line])
     blocks = [
         *paste_notes(reply),

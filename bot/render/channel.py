@@ -16,7 +16,9 @@ def language_name(locale: str, language: str | None) -> str:
 def threshold_text(locale: str, settings: ChannelSettings) -> str:
     """ "normal (50 %)", or "custom (62 %)" for a number of one's own."""
     name = settings.threshold_name
-    label = t(locale, f"channel.threshold.{name}") if name else t(locale, "channel.threshold.custom")
+    label = (
+        t(locale, f"channel.threshold.{name}") if name else t(locale, "channel.threshold.custom")
+    )
     return t(locale, "channel.threshold.value", name=label, percent=round(settings.min_score * 100))
 
 
@@ -34,7 +36,9 @@ def usage_text(locale: str) -> str:
              low=round(LOWEST * 100), high=round(HIGHEST * 100), **presets)  # fmt: skip
 
 
-def render_channel(locale: str, settings: ChannelSettings, *, note_key: str | None = None) -> Message:
+def render_channel(
+    locale: str, settings: ChannelSettings, *, note_key: str | None = None
+) -> Message:
     """The channel's settings, each explained, how to change them and who may; ``note_key``
     (``channel.saved``) says a change was just made."""
     lines = [
@@ -58,7 +62,13 @@ def render_channel_usage(locale: str, problem: str | None = None) -> Message:
 def render_welcome(locale: str, settings: ChannelSettings) -> Message:
     """What errkb says once, when it is invited to a channel: what it does, how to configure it."""
     text = t(locale, "welcome.text")
-    return message(text, [section(text), context(t(locale, "welcome.settings", status=channel_status(locale, settings)))])
+    return message(
+        text,
+        [
+            section(text),
+            context(t(locale, "welcome.settings", status=channel_status(locale, settings))),
+        ],
+    )
 
 
 __all__ = ["channel_status", "language_name", "render_channel", "render_channel_usage", "render_welcome",

@@ -101,17 +101,26 @@ class Taught(Protocol):
     def user_id(self) -> str: ...
 
 
-def correction_blocks(locale: str, wrong: Sequence[tuple[str, int]], taught: Sequence[Taught]) -> list[Block]:
+def correction_blocks(
+    locale: str, wrong: Sequence[tuple[str, int]], taught: Sequence[Taught]
+) -> list[Block]:
     """What people corrected lately: records said to be wrong, and the choices they taught
     errkb, each with "Undo" for maintainers."""
     blocks: list[Block] = []
     if wrong:
-        lines = [t(locale, "digest.corrections.wrong_item", id=code(rid), count=n) for rid, n in wrong[:CORRECTIONS_SHOWN]]
+        lines = [
+            t(locale, "digest.corrections.wrong_item", id=code(rid), count=n)
+            for rid, n in wrong[:CORRECTIONS_SHOWN]
+        ]
         blocks.append(section(t(locale, "digest.corrections.wrong") + "\n" + "\n".join(lines)))
     if taught:
         blocks.append(section(t(locale, "digest.corrections.taught")))
         for item in taught[:CORRECTIONS_SHOWN]:
-            choice = code(item.record_id) if item.record_id else t(locale, "digest.corrections.none_choice")
+            choice = (
+                code(item.record_id)
+                if item.record_id
+                else t(locale, "digest.corrections.none_choice")
+            )
             text = t(locale, "digest.corrections.taught_item", template=code(cut(item.template, 200)),
                      choice=choice, user=mention(item.user_id))  # fmt: skip
             undo = button(t(locale, "button.undo"), ActionId.UNDO_CORRECTION,
@@ -136,7 +145,9 @@ def render_digest(
     corrected = correction_blocks(locale, wrong, taught)
     if not items:
         none = [section(t(locale, "digest.none"))]
-        return message(t(locale, "digest.none"), [*none, *([divider(), *corrected] if corrected else [])])
+        return message(
+            t(locale, "digest.none"), [*none, *([divider(), *corrected] if corrected else [])]
+        )
     listed = items[: min(shown, (50 - _FRAME_BLOCKS) // 3)]
     title = t(locale, "digest.title", count=len(items))
     blocks: list[Block] = [header(cut(title, HEADER_TEXT))]
@@ -154,7 +165,10 @@ def render_digest(
         blocks.extend(item_blocks(locale, rank, item, today))
     if unknown:
         # the templates as code that copies as written (a backtick too)
-        lines = [[(f"{count}× ", BOLD), (cut(template, 300), CODE)] for count, template in unknown[:UNKNOWN_SHOWN]]
+        lines = [
+            [(f"{count}× ", BOLD), (cut(template, 300), CODE)]
+            for count, template in unknown[:UNKNOWN_SHOWN]
+        ]
         blocks += [divider(), section(t(locale, "digest.unknown.title")), rich_list(lines)]
     if corrected:
         blocks += [divider(), *corrected]

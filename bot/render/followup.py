@@ -30,8 +30,16 @@ def render_known_now(locale: str, record: Record, *, asker: str, added_by: str,
         lines.append(t(locale, "followup.cause", cause=esc(cut(cause, TEXT_CHARS))))
     order = ranked_workarounds(record)
     if order:
-        lines.append(t(locale, "followup.fix", fix=esc(cut(str(view.workarounds[order[0]].action), TEXT_CHARS))))
-    show = button(t(locale, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump())
+        lines.append(
+            t(
+                locale,
+                "followup.fix",
+                fix=esc(cut(str(view.workarounds[order[0]].action), TEXT_CHARS)),
+            )
+        )
+    show = button(
+        t(locale, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump()
+    )
     credit = t(locale, "followup.by", user=mention(added_by))
     if fixed_by:
         credit += " " + t(locale, "fix.credit", person=mention(fixed_by))

@@ -90,7 +90,9 @@ class HomeView:
     stale: Sequence[StaleItem] = ()  # for a maintainer all, for a domain owner their domains'
     stale_total: int = 0
     corrections: Sequence[CorrectionItem] = field(default_factory=tuple)  # newest first
-    alert_channels: Sequence[str] = ()  # where errkb answers other apps' monitoring alerts (maintainers)
+    alert_channels: Sequence[
+        str
+    ] = ()  # where errkb answers other apps' monitoring alerts (maintainers)
 
 
 def _signature(record: Record, locale: str) -> str:
@@ -99,7 +101,9 @@ def _signature(record: Record, locale: str) -> str:
 
 
 def _show(locale: str, record: Record) -> Block:
-    return button(t(locale, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump())
+    return button(
+        t(locale, "button.show"), ActionId.SHOW_RECORD, value=RecordState(record=record.id).dump()
+    )
 
 
 def search_blocks(view: HomeView) -> list[Block]:
@@ -119,7 +123,9 @@ def search_blocks(view: HomeView) -> list[Block]:
         return [box, section(t(loc, "search.none", words=words))]
     found = [section(t(loc, "search.title", words=words))]
     for record, _score in view.results[:SHOWN_RESULTS]:
-        found.append(section(f"{_signature(record, loc)}\n{code(record.id)}", accessory=_show(loc, record)))
+        found.append(
+            section(f"{_signature(record, loc)}\n{code(record.id)}", accessory=_show(loc, record))
+        )
     return [box, *found]
 
 
@@ -133,7 +139,9 @@ def language_block(view: HomeView) -> Block:
     chosen = next(o for o in options if o["value"] == current)
     select = {"type": "static_select", "action_id": ActionId.HOME_LANG, "options": options,
               "initial_option": chosen}  # fmt: skip
-    block = section(t(loc, "home.lang", language=t(loc, f"lang.name.{view.locale}")), accessory=select)
+    block = section(
+        t(loc, "home.lang", language=t(loc, f"lang.name.{view.locale}")), accessory=select
+    )
     block["block_id"] = BlockId.HOME_LANG
     return block
 
@@ -145,7 +153,11 @@ def recent_blocks(view: HomeView) -> list[Block]:
         return [section(t(loc, "home.recent.title")), context(t(loc, "home.recent.none"))]
     out = [section(t(loc, "home.recent.title"))]
     for answer in view.recent[:SHOWN_RECENT]:
-        where = t(loc, "home.recent.direct") if answer.channel.startswith("D") else channel_link(answer.channel)
+        where = (
+            t(loc, "home.recent.direct")
+            if answer.channel.startswith("D")
+            else channel_link(answer.channel)
+        )
         key = "home.recent.closest" if answer.closest else "home.recent.item"
         text = t(loc, key, signature=_signature(answer.record, loc), id=code(answer.record.id), where=where,
                  day=answer.at.date().isoformat())  # fmt: skip
@@ -182,7 +194,11 @@ def stale_blocks(view: HomeView) -> list[Block]:
     """Stale records with the digest's buttons (and rights: a click is checked as in the digest)."""
     loc = view.locale
     if not view.stale:
-        return [section(t(loc, "home.stale.title", count=0)), context(t(loc, "digest.none"))] if view.maintainer else []
+        return (
+            [section(t(loc, "home.stale.title", count=0)), context(t(loc, "digest.none"))]
+            if view.maintainer
+            else []
+        )
     out = [section(t(loc, "home.stale.title", count=view.stale_total))]
     for rank, item in enumerate(view.stale[:SHOWN_STALE], start=1):
         out += item_blocks(loc, rank, item, view.today)
@@ -226,4 +242,11 @@ def render_home(view: HomeView, now: datetime) -> dict[str, Any]:
     return {"type": "home", "blocks": fit(blocks, ELLIPSIS, HOME_BLOCKS)}
 
 
-__all__ = ["CorrectionItem", "HomeView", "KbStats", "RecentAnswer", "corrections_blocks", "render_home"]
+__all__ = [
+    "CorrectionItem",
+    "HomeView",
+    "KbStats",
+    "RecentAnswer",
+    "corrections_blocks",
+    "render_home",
+]

@@ -75,4 +75,6 @@ class InputId(StrEnum):
     """The action id of the single input element inside each modal input block."""
 
     VALUE = "errkb.input.value"
-    SEARCH = "errkb.input.search"  # an external_select whose options errkb serves (block_suggestion)
+    SEARCH = (
+        "errkb.input.search"  # an external_select whose options errkb serves (block_suggestion)
+    )

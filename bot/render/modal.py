@@ -57,7 +57,9 @@ def prefill(sample: str, template: str, *, domain: str | None = None) -> dict[Bl
     return values
 
 
-def with_fix(values: Mapping[BlockId, str], *, action: str, how: str, source: str | None) -> dict[BlockId, str]:
+def with_fix(
+    values: Mapping[BlockId, str], *, action: str, how: str, source: str | None
+) -> dict[BlockId, str]:
     """``values`` with the fix found in a thread as the first workaround: what to do, the
     command (``how``) and where it was found."""
     found = {**values, BlockId.WORKAROUND: action, BlockId.HOW: how}
@@ -126,8 +128,13 @@ def record_from_form(values: Mapping[BlockId, str], *, today: date) -> dict[str,
         "domain": values.get(BlockId.DOMAIN, ""),
         "category": values.get(BlockId.CATEGORY, ""),
         "root_cause": values.get(BlockId.ROOT_CAUSE, ""),
-        "workarounds": [{"action": workaround, "how": values.get(BlockId.HOW, ""),
-                         "sources": [values[BlockId.SOURCE]] if values.get(BlockId.SOURCE) else []}]
+        "workarounds": [
+            {
+                "action": workaround,
+                "how": values.get(BlockId.HOW, ""),
+                "sources": [values[BlockId.SOURCE]] if values.get(BlockId.SOURCE) else [],
+            }
+        ]
         if workaround
         else [],
         "official_doc_url": values.get(BlockId.DOCS) or None,

@@ -63,7 +63,9 @@ def render_record(record: Record, reply: Reply, graph: GraphSections) -> Message
     """``/errkb show ID``: the record as an answer shows it, without vote buttons."""
     blocks = record_blocks(record, Reply(**{**reply.__dict__, "votes": False}), graph, {})
     first = str(record.localized(reply.locale).signature).strip().splitlines()[0]
-    fallback = t(reply.locale, "answer.fallback", signature=f"“{esc(cut(first, 150))}”", id=esc(record.id))
+    fallback = t(
+        reply.locale, "answer.fallback", signature=f"“{esc(cut(first, 150))}”", id=esc(record.id)
+    )
     return message(
         fallback, blocks, tail=_share_tail(reply), overflow=t(reply.locale, "answer.overflow")
     )

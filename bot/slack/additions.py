@@ -40,17 +40,23 @@ def neighbours(kb: MatchIndex, text: str, line: str) -> list[tuple[str, float]]:
     """(domain, score) of the records closest to the message: its matches worth a look (at
     or above the candidate floor: a distant record says nothing of the domain), else the
     record a search by its line finds first."""
-    found = [(m.record_id, m.score) for m in kb.triage(text).matches[:NEIGHBOURS] if m.score >= OFFER]
+    found = [
+        (m.record_id, m.score) for m in kb.triage(text).matches[:NEIGHBOURS] if m.score >= OFFER
+    ]
     # no candidate worth a look: only the closest record by words says anything of the domain
     found = found or kb.search(line, limit=1)
-    return [(record.domain, score) for rid, score in found if (record := kb.record(rid)) is not None]
+    return [
+        (record.domain, score) for rid, score in found if (record := kb.record(rid)) is not None
+    ]
 
 
 def _private(slack: SlackGateway, job: ShortcutJob, payload: Message) -> None:
     if job.response_url:
         slack.respond(job.response_url, blocks.ephemeral(payload))
     else:
-        slack.post_ephemeral(channel=job.channel, user=job.user, text=payload["text"], blocks=payload["blocks"])
+        slack.post_ephemeral(
+            channel=job.channel, user=job.user, text=payload["text"], blocks=payload["blocks"]
+        )
 
 
 def open_add_from_message(job: ShortcutJob, *, store: Store, slack: SlackGateway, settings: Settings,
@@ -60,10 +66,18 @@ def open_add_from_message(job: ShortcutJob, *, store: Store, slack: SlackGateway
     line = exception_line(job.text) if allowed and extract(job.text).errors else ""
     thread = job.thread_ts or job.message_ts
     with store.read() as session:
-        locale = user_locale(session, settings, user=job.user, slack_locale=slack_locale, channel=job.channel)
+        locale = user_locale(
+            session, settings, user=job.user, slack_locale=slack_locale, channel=job.channel
+        )
         unknown = slack_repo.find_unknown(session, template=template(line)) if line else None
-        fix = fix_of(session, unknown=unknown, channel=job.channel, thread=thread) if allowed else None
-        noted = slack_repo.get_unknown(session, unknown_id=fix.unknown_id) if fix and not line else None
+        fix = (
+            fix_of(session, unknown=unknown, channel=job.channel, thread=thread)
+            if allowed
+            else None
+        )
+        noted = (
+            slack_repo.get_unknown(session, unknown_id=fix.unknown_id) if fix and not line else None
+        )
     if not allowed:
         _private(slack, job, panels.render_refusal(locale))
         metrics.decline("not_maintainer")

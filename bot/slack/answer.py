@@ -83,7 +83,9 @@ def render_reply(session: Session, reply: StoredReply, *, index: IndexSource, gr
                        note=note, fresh=fresh)  # fmt: skip
 
 
-def paste_text(paste: PasteJob, slack: SlackGateway, limit: int = SNIPPET_CHARS) -> tuple[str, list[str]]:
+def paste_text(
+    paste: PasteJob, slack: SlackGateway, limit: int = SNIPPET_CHARS
+) -> tuple[str, list[str]]:
     """The message text plus the text of its attached snippets / .log / .txt files, at
     most ``limit`` characters in all, and the names of the files that could not be read."""
     parts, unread = [paste.text], []
@@ -106,7 +108,9 @@ def thread_error(
     that does (the root included), or None."""
     if not paste.thread_ts:
         return None
-    messages = slack.thread_messages(channel=paste.channel, thread_ts=paste.thread_ts, limit=THREAD_MESSAGES)
+    messages = slack.thread_messages(
+        channel=paste.channel, thread_ts=paste.thread_ts, limit=THREAD_MESSAGES
+    )
     for message in reversed(messages):
         if message.get("bot_id") or message.get("ts") == paste.message_ts:
             continue
@@ -129,7 +133,9 @@ def triage_timed(kb: MatchIndex, text: str | Excerpt, metrics: Metrics, gate: Re
     return found
 
 
-def read_context(store: Store, text: str | Excerpt, channel: str) -> tuple[dict[str, str | None], ChannelSettings]:
+def read_context(
+    store: Store, text: str | Excerpt, channel: str
+) -> tuple[dict[str, str | None], ChannelSettings]:
     """What people taught errkb about the errors of ``text`` (template → record, or None),
     and the channel's settings: one read."""
     with store.read() as session:
@@ -176,8 +182,14 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     if outcome == "silent" and not triage.errors:
         metrics.decline("no_error")
         return outcome
-    public = paste.thread_ts is not None and outcome not in ("no_error", "silent") and here.may_post(asked=paste.asked)
-    reader = paste.author or paste.user if public else paste.user  # a public answer is for the thread
+    public = (
+        paste.thread_ts is not None
+        and outcome not in ("no_error", "silent")
+        and here.may_post(asked=paste.asked)
+    )
+    reader = (
+        paste.author or paste.user if public else paste.user
+    )  # a public answer is for the thread
     slack_locale = slack.user_locale(reader) if reader else None  # an alert has no person to ask
     permalink = None
     if outcome != "answer" and triage.errors and paste.message_ts and paste.thread_ts:
@@ -193,7 +205,11 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         locale = user_locale(session, settings, user=reader, slack_locale=slack_locale, channel=paste.channel,
                              text=text)  # fmt: skip
         triage = prefer_reader(triage, locale, kb.record)
-        add = AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts) if unknown else None
+        add = (
+            AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts)
+            if unknown
+            else None
+        )
         args = reply_args(outcome, triage, read, add.model_dump(exclude_none=True) if add else None,
                           asked=paste.asked, channel=here)  # fmt: skip
         args["job"] = job.key  # a retry of this job is not a later turn in its thread
@@ -213,19 +229,25 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     if sent.ok and public and sent.ts:
         # the thread is answered (later mentions are conversation), and a pointer links here
         with store.transaction() as session:
-            slack_repo.set_reply_args(session, reply_id=reply.id, args={**reply.args, "ts": sent.ts})
+            slack_repo.set_reply_args(
+                session, reply_id=reply.id, args={**reply.args, "ts": sent.ts}
+            )
     if paste.assistant and paste.thread_ts:
         assistant.titled(slack, paste, triage, sent=sent.ok)
     if sent.ok:
         metrics.answer(outcome)
     elif sent.error == "not_in_channel" and paste.response_url:
-        slack.respond(paste.response_url, blocks.ephemeral(panels.render_text(locale, "share.not_in_channel")))
+        slack.respond(
+            paste.response_url, blocks.ephemeral(panels.render_text(locale, "share.not_in_channel"))
+        )
     else:
         log.info("could not answer in %s: %s", paste.channel, sent.error)
     return outcome
 
 
-def _note_unknown(session: Session, triage: Triage, permalink: str | None, now: Any, paste: PasteJob) -> int | None:
+def _note_unknown(
+    session: Session, triage: Triage, permalink: str | None, now: Any, paste: PasteJob
+) -> int | None:
     first = None
     for error in triage.errors[:NOTED_ERRORS]:
         found = slack_repo.note_unknown(session, template=error.template, sample=error.text, permalink=permalink,
@@ -252,7 +274,9 @@ def _remember(session: Session, paste: PasteJob, outcome: Outcome, args: dict[st
     return reply
 
 
-def deliver(paste: PasteJob, payload: Message, *, job: Job, slack: SlackGateway, public: bool) -> Sent:
+def deliver(
+    paste: PasteJob, payload: Message, *, job: Job, slack: SlackGateway, public: bool
+) -> Sent:
     """Send a reply: privately, or in the paste's thread exactly once.
 
     Before a thread post the job notes :data:`POSTING` (in the caller's

@@ -38,10 +38,16 @@ def create_app(settings: Settings, *, gateway: SlackGateway, middleware: Middlew
     if problems or settings.slack_signing_secret is None:
         raise ConfigError("missing settings: " + "; ".join(problems))
     # the gateway client's logger (older slack_sdk releases keep it as ``_logger`` only)
-    client_logger = getattr(gateway.client, "logger", None) or getattr(gateway.client, "_logger", None)
+    client_logger = getattr(gateway.client, "logger", None) or getattr(
+        gateway.client, "_logger", None
+    )
     app = App(
-        client=WebClient(base_url=gateway.client.base_url, timeout=gateway.client.timeout,
-                         retry_handlers=gateway.client.retry_handlers, logger=client_logger),  # fmt: skip
+        client=WebClient(
+            base_url=gateway.client.base_url,
+            timeout=gateway.client.timeout,
+            retry_handlers=gateway.client.retry_handlers,
+            logger=client_logger,
+        ),  # fmt: skip
         signing_secret=settings.slack_signing_secret.get_secret_value(),
         process_before_response=True,
         token_verification_enabled=False,

@@ -96,7 +96,9 @@ def show_record(*, record_id: str, user: str, channel: str | None, response_url:
         raise RecordNotFound(record_id)
     slack_locale = slack.user_locale(user)
     with store.transaction() as session:
-        locale = user_locale(session, settings, user=user, slack_locale=slack_locale, channel=channel)
+        locale = user_locale(
+            session, settings, user=user, slack_locale=slack_locale, channel=channel
+        )
         reply_id = slack_repo.add_reply(session, kind="record", locale=locale, user_id=user, channel=channel or user,
                                         thread_ts=None, args={"record": record_id}, at=clock.now())  # fmt: skip
         reply = slack_repo.get_reply(session, reply_id=reply_id)
@@ -106,7 +108,9 @@ def show_record(*, record_id: str, user: str, channel: str | None, response_url:
     if response_url:
         slack.respond(response_url, payload)
     elif channel:
-        slack.post_ephemeral(channel=channel, user=user, text=payload["text"], blocks=payload["blocks"])
+        slack.post_ephemeral(
+            channel=channel, user=user, text=payload["text"], blocks=payload["blocks"]
+        )
     else:
         slack.post_message(channel=user, text=payload["text"], blocks=payload["blocks"])
 
@@ -115,7 +119,9 @@ def run_show(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Se
              graph: GraphSource, clock: Clock) -> None:  # fmt: skip
     record_id = _first_word(cmd.arg)
     if not record_id:
-        respond(slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "show.usage"))
+        respond(
+            slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "show.usage")
+        )
         return
     show_record(record_id=record_id, user=cmd.user, channel=cmd.channel, response_url=cmd.response_url,
                 store=store, slack=slack, settings=settings, index=index, graph=graph, clock=clock)  # fmt: skip
@@ -168,17 +174,23 @@ def run_stale(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: S
                                       today=local_today(settings, now)))  # fmt: skip
 
 
-def run_unknown(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock) -> None:
+def run_unknown(
+    cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock
+) -> None:
     locale = locale_of(store, slack, settings, cmd)
     with store.transaction() as session:
         unknown = slack_repo.unknown_errors(session, limit=panels.SHOWN_UNKNOWN)
     respond(slack, cmd, panels.render_unknown(locale, unknown, clock.now()))
 
 
-def run_lang(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock) -> None:
+def run_lang(
+    cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock
+) -> None:
     choice = cmd.arg.strip().lower()
     if choice not in (*available_locales(), AUTO):
-        respond(slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "lang.usage"))
+        respond(
+            slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "lang.usage")
+        )
         return
     with store.transaction() as session:
         slack_repo.choose_locale(session, user_id=cmd.user, locale=None if choice == AUTO else choice,
@@ -187,7 +199,11 @@ def run_lang(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Se
     if choice == AUTO:
         respond(slack, cmd, panels.render_text(locale, "lang.auto"))
     else:
-        respond(slack, cmd, panels.render_text(locale, "lang.set", language=t(locale, f"lang.name.{choice}")))
+        respond(
+            slack,
+            cmd,
+            panels.render_text(locale, "lang.set", language=t(locale, f"lang.name.{choice}")),
+        )
 
 
 def run_help(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings) -> None:
@@ -196,7 +212,9 @@ def run_help(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Se
     status = None
     if not _direct(cmd.channel):
         with store.read() as session:
-            status = channel_status(locale, channel_repo.channel_settings(session, channel=cmd.channel))
+            status = channel_status(
+                locale, channel_repo.channel_settings(session, channel=cmd.channel)
+            )
     respond(slack, cmd, panels.render_help(locale, list(SUBCOMMANDS), status=status))
 
 
@@ -210,7 +228,9 @@ def may_configure(user: str, channel: str, *, settings: Settings, slack: SlackGa
     return user in maintainers(settings, slack) or slack.channel_creator(channel) == user
 
 
-def _change_channel(session: Session, asked: ChannelCommand, *, channel: str, by: str, at: datetime) -> None:
+def _change_channel(
+    session: Session, asked: ChannelCommand, *, channel: str, by: str, at: datetime
+) -> None:
     value = asked.value
     if asked.change is Change.MODE and isinstance(value, Mode):
         channel_repo.set_channel_mode(session, channel=channel, mode=value, by=by, at=at)
@@ -227,14 +247,24 @@ def run_channel(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings:
     """``/errkb channel``: show the channel's settings, or change one (maintainers, the channel's creator)."""
     asked = parse_channel_command(cmd.arg)
     if _direct(cmd.channel):
-        respond(slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "channel.not_a_channel"))
+        respond(
+            slack,
+            cmd,
+            panels.render_text(locale_of(store, slack, settings, cmd), "channel.not_a_channel"),
+        )
         return
     if asked.change is Change.USAGE:
-        respond(slack, cmd, render_channel_usage(locale_of(store, slack, settings, cmd), asked.problem))
+        respond(
+            slack, cmd, render_channel_usage(locale_of(store, slack, settings, cmd), asked.problem)
+        )
         return
     if asked.change is not Change.SHOW:
         if not may_configure(cmd.user, cmd.channel, settings=settings, slack=slack):
-            respond(slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "channel.refuse"))
+            respond(
+                slack,
+                cmd,
+                panels.render_text(locale_of(store, slack, settings, cmd), "channel.refuse"),
+            )
             metrics.decline("not_allowed")
             return
         with store.transaction() as session:
@@ -242,7 +272,13 @@ def run_channel(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings:
     locale = locale_of(store, slack, settings, cmd)  # the channel's language may just have changed
     with store.read() as session:
         now = channel_repo.channel_settings(session, channel=cmd.channel)
-    respond(slack, cmd, render_channel(locale, now, note_key=None if asked.change is Change.SHOW else "channel.saved"))
+    respond(
+        slack,
+        cmd,
+        render_channel(
+            locale, now, note_key=None if asked.change is Change.SHOW else "channel.saved"
+        ),
+    )
 
 
 @dataclass(frozen=True)

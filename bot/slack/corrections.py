@@ -99,18 +99,29 @@ def not_this(click: ActionJob, state: CorrectState, *, store: Store, slack: Slac
     slack_locale = slack.user_locale(click.user)
     with store.read() as session:
         reply = _reply(session, state.reply)
-        locale = user_locale(session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel)
+        locale = user_locale(
+            session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel
+        )
     wrong_id = _answered(reply, graph, state.page)
     wrong = kb.record(wrong_id)
     if wrong is None:
         raise RecordNotFound(wrong_id)
-    others = [r for r in map(kb.record, reply.args.get("alternatives", {}).get(wrong_id, [])) if r is not None]
+    others = [
+        r
+        for r in map(kb.record, reply.args.get("alternatives", {}).get(wrong_id, []))
+        if r is not None
+    ]
     modal = CorrectionModalState(reply=reply.id, wrong=wrong_id, locale=locale,
                                  channel=click.message[0] if click.message else None,
                                  ts=click.message[1] if click.message else None)  # fmt: skip
-    sample = str(reply.args.get("samples", {}).get(wrong_id) or reply.args.get("lines", {}).get(wrong_id, ""))
+    sample = str(
+        reply.args.get("samples", {}).get(wrong_id) or reply.args.get("lines", {}).get(wrong_id, "")
+    )
     if click.trigger_id:
-        slack.open_view(trigger_id=click.trigger_id, view=render_correct_modal(locale, modal, wrong, sample, others))
+        slack.open_view(
+            trigger_id=click.trigger_id,
+            view=render_correct_modal(locale, modal, wrong, sample, others),
+        )
 
 
 def correct(state: CorrectionModalState, user: str, values: dict[str, Any], *, store: Store,
@@ -127,7 +138,9 @@ def correct(state: CorrectionModalState, user: str, values: dict[str, Any], *, s
         reply = _reply(session, state.reply)
         args = dict(reply.args)
         template = args.get("templates", {}).get(state.wrong)
-        if template:  # the error is remembered by its template: the next paste of it is answered right
+        if (
+            template
+        ):  # the error is remembered by its template: the next paste of it is answered right
             corrections_repo.teach(session, template=template, sample=args.get("samples", {}).get(state.wrong, ""),
                                    record_id=record_id, wrong_id=state.wrong, user_id=user,
                                    channel=state.channel or reply.channel, at=clock.now())  # fmt: skip
@@ -142,7 +155,9 @@ def correct(state: CorrectionModalState, user: str, values: dict[str, Any], *, s
         args.update(records=records, corrected={"by": user, "record": record_id},
                     view={"page": 0, "expanded": False})  # fmt: skip
         slack_repo.set_reply_args(session, reply_id=reply.id, args=args)
-    log.info("answer corrected", extra={"reply": reply.id, "record_id": record_id, "wrong": state.wrong})
+    log.info(
+        "answer corrected", extra={"reply": reply.id, "record_id": record_id, "wrong": state.wrong}
+    )
     return record_id or NONE
 
 
@@ -175,7 +190,9 @@ def after_correct(state: CorrectionModalState, user: str, result: str, *, store:
                                    ephemeral=False, note=note)  # fmt: skip
         else:
             payload = panels.render_note(reply.locale, "correct.done.none", user=user)
-    slack.update_message(channel=state.channel, ts=state.ts, text=payload["text"], blocks=payload["blocks"])
+    slack.update_message(
+        channel=state.channel, ts=state.ts, text=payload["text"], blocks=payload["blocks"]
+    )
     metrics.answer("correction")
 
 
@@ -185,7 +202,9 @@ def remove(click: ActionJob, state: ReplyState, *, store: Store, slack: SlackGat
     slack_locale = slack.user_locale(click.user)
     with store.read() as session:
         reply = _reply(session, state.reply)
-        locale = user_locale(session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel)
+        locale = user_locale(
+            session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel
+        )
     allowed = click.user == reply.user_id or click.user in maintainers(settings, slack)
     if not allowed or click.message is None:
         private(slack, click, panels.render_text(locale, "remove.refused"))
@@ -202,7 +221,9 @@ def undo(click: ActionJob, state: CorrectionState, *, store: Store, slack: Slack
     slack_locale = slack.user_locale(click.user)
     allowed = click.user in maintainers(settings, slack)
     with store.transaction() as session:
-        locale = user_locale(session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel)
+        locale = user_locale(
+            session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel
+        )
         undone = corrections_repo.undo(session, correction_id=state.correction, user_id=click.user,
                                        at=clock.now()) if allowed else None  # fmt: skip
     if not allowed:

@@ -38,7 +38,9 @@ def _message(error: Exception) -> tuple[str, dict[str, object]]:
         log.warning("%s: %s", type(error).__name__, error)
         return error.key, {"id": getattr(error, "record_id", ""), "incident": ""}
     incident = uuid.uuid4().hex[:12]
-    log.error("unexpected error, incident %s", incident, exc_info=error, extra={"incident": incident})
+    log.error(
+        "unexpected error, incident %s", incident, exc_info=error, extra={"incident": incident}
+    )
     return "error.unexpected", {"id": "", "incident": incident}
 
 
@@ -53,15 +55,21 @@ def report_failure(job: Job, error: Exception, *, slack: SlackGateway, settings:
     response_url, channel, user, passive = payload.where()
     if passive or not user:
         return
-    locale = negotiate_locale(None, slack.user_locale(user), settings.channel_locales.get(channel or ""), "")
+    locale = negotiate_locale(
+        None, slack.user_locale(user), settings.channel_locales.get(channel or ""), ""
+    )
     message = render_error(locale or DEFAULT_LOCALE, key, **params)
     if response_url:
         slack.respond(response_url, ephemeral(message))
     elif channel:
-        slack.post_ephemeral(channel=channel, user=user, text=message["text"], blocks=message["blocks"])
+        slack.post_ephemeral(
+            channel=channel, user=user, text=message["text"], blocks=message["blocks"]
+        )
 
 
-def handle_request_error(error: Exception, body: dict[str, Any], response: BoltResponse | None) -> BoltResponse:
+def handle_request_error(
+    error: Exception, body: dict[str, Any], response: BoltResponse | None
+) -> BoltResponse:
     """Bolt's ``app.error``: the status Slack gets for a request whose acknowledgement failed."""
     if isinstance(error, ValidationError | BadState):
         log.info("malformed Slack payload: %s", type(error).__name__)

@@ -37,12 +37,18 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
-def private(slack: SlackGateway, click: ActionJob, payload: blocks.Message, *, replace: bool = False) -> None:
+def private(
+    slack: SlackGateway, click: ActionJob, payload: blocks.Message, *, replace: bool = False
+) -> None:
     """Tell only the person who clicked."""
     if click.response_url:
-        slack.respond(click.response_url, {**blocks.ephemeral(payload), "replace_original": replace})
+        slack.respond(
+            click.response_url, {**blocks.ephemeral(payload), "replace_original": replace}
+        )
     elif click.channel:
-        slack.post_ephemeral(channel=click.channel, user=click.user, text=payload["text"], blocks=payload["blocks"])
+        slack.post_ephemeral(
+            channel=click.channel, user=click.user, text=payload["text"], blocks=payload["blocks"]
+        )
 
 
 def vote(click: ActionJob, state: VoteState, verdict: str, *, store: Store, slack: SlackGateway,
@@ -99,9 +105,19 @@ def open_add_modal(click: ActionJob, state: AddState, *, store: Store, slack: Sl
     slack_locale = slack.user_locale(click.user)
     allowed = click.user in maintainers(settings, slack)
     with store.transaction() as session:
-        locale = user_locale(session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel)
-        unknown = slack_repo.get_unknown(session, unknown_id=state.unknown) if allowed and state.unknown else None
-        fix = fix_of(session, unknown=state.unknown, channel=state.channel, thread=state.thread) if unknown else None
+        locale = user_locale(
+            session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel
+        )
+        unknown = (
+            slack_repo.get_unknown(session, unknown_id=state.unknown)
+            if allowed and state.unknown
+            else None
+        )
+        fix = (
+            fix_of(session, unknown=state.unknown, channel=state.channel, thread=state.thread)
+            if unknown
+            else None
+        )
     if not allowed:
         private(slack, click, panels.render_refusal(locale))
         metrics.decline("not_maintainer")
@@ -132,7 +148,9 @@ def submit_record(state: AddState, user: str, state_values: dict[str, Any], *, s
     with store.transaction() as session:
         if slack_repo.record_exists(session, record_id=record.id):
             return {BlockId.RECORD_ID: t(state.locale, "modal.exists")}
-        repository.import_records(session, records=[record], on_conflict="fail", actor=f"slack:{user}", now=now)
+        repository.import_records(
+            session, records=[record], on_conflict="fail", actor=f"slack:{user}", now=now
+        )
     log.info("record added from Slack", extra={"record_id": record.id})
     return record.id
 

@@ -37,15 +37,21 @@ def tell_pasters(job: FollowUpJob, *, store: Store, slack: SlackGateway, setting
         slack_locale = slack.user_locale(sighting.user_id)
         with store.transaction() as session:
             here = channel_repo.channel_settings(session, channel=sighting.channel)
-            answered = sightings.thread_answer_locale(session, channel=sighting.channel, thread_ts=sighting.thread_ts)
+            answered = sightings.thread_answer_locale(
+                session, channel=sighting.channel, thread_ts=sighting.thread_ts
+            )
             if not here.may_follow_up(answered_here=answered is not None):
                 metrics.decline("channel_settings")
                 continue
-            if not sightings.claim(session, sighting_id=sighting.id, record_id=record.id, at=clock.now()):
+            if not sightings.claim(
+                session, sighting_id=sighting.id, record_id=record.id, at=clock.now()
+            ):
                 continue  # another attempt told it
             locale = answered or user_locale(session, settings, user=sighting.user_id, slack_locale=slack_locale,
                                              channel=sighting.channel)  # fmt: skip
-        payload = render_known_now(locale, record, asker=sighting.user_id, added_by=job.by, fixed_by=job.fix_by)
+        payload = render_known_now(
+            locale, record, asker=sighting.user_id, added_by=job.by, fixed_by=job.fix_by
+        )
         try:
             sent = slack.post_message(channel=sighting.channel, thread_ts=sighting.thread_ts, text=payload["text"],
                                       blocks=payload["blocks"])  # fmt: skip

@@ -56,7 +56,9 @@ TRANSIENT_ERRORS = frozenset({
     "team_added_to_org", "timeout",
 })  # fmt: skip
 #: Error codes about the token itself, whatever the method.
-TOKEN_ERRORS = frozenset({"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive"})
+TOKEN_ERRORS = frozenset(
+    {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive"}
+)
 RETRY_AFTER_DEFAULT = 30.0
 
 #: The metadata event type of errkb's answers (see :meth:`SlackGateway.find_marked`).
@@ -151,7 +153,11 @@ class SlackGateway:
         timeout: int = 10,
     ) -> None:
         self.client = WebClient(
-            token=token, base_url=base_url, timeout=timeout, retry_handlers=retry_handlers(), logger=SDK_LOG
+            token=token,
+            base_url=base_url,
+            timeout=timeout,
+            retry_handlers=retry_handlers(),
+            logger=SDK_LOG,
         )
         self.metrics = metrics
         self.on_token_refused: Callable[[str], None] | None = None
@@ -187,7 +193,9 @@ class SlackGateway:
         data = dict(response.data) if isinstance(response.data, dict) else {}
         return Sent(ok=True, ts=data.get("ts"), data=data)
 
-    def _failed(self, method: str, status: int, error: Any, headers: Any, channel: str | None) -> Sent:
+    def _failed(
+        self, method: str, status: int, error: Any, headers: Any, channel: str | None
+    ) -> Sent:
         """Slack said no: a rate limit or an outage raises (the job is retried), anything
         else is a permanent answer about this call."""
         code = str(error or f"http_{status}")

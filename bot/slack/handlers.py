@@ -131,7 +131,10 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
     publish_home, welcome_channel = inject(home.publish_home, deps), inject(welcome, deps)
     follow_up = inject(tell_pasters, deps)
     shortcuts = {callback: inject(run, deps) for callback, run in SHORTCUTS.items()}
-    start_assistant, capture_fix = inject(assistant.start_thread, deps), inject(fixes.capture_fix, deps)
+    start_assistant, capture_fix = (
+        inject(assistant.start_thread, deps),
+        inject(fixes.capture_fix, deps),
+    )
 
     def handle_paste(job: Job) -> None:
         paste(PasteJob.model_validate(job.payload), job=job)

@@ -110,7 +110,9 @@ def publish_home(job: HomeJob, *, store: Store, slack: SlackGateway, settings: S
     owned = sorted(d for d, users in settings.domain_owners.items() if job.user in users)
     now = clock.now()
     with store.read() as session:
-        locale = user_locale(session, settings, user=job.user, slack_locale=slack_locale, channel=None)
+        locale = user_locale(
+            session, settings, user=job.user, slack_locale=slack_locale, channel=None
+        )
         chosen = slack_repo.chosen_locale(session, user_id=job.user)
         seen = home_repo.recent_answers(session, user_id=job.user, limit=SHOWN_RECENT * 3)
         stale = collect(session, settings=settings, graph=graph.current(), now=now,
@@ -120,9 +122,13 @@ def publish_home(job: HomeJob, *, store: Store, slack: SlackGateway, settings: S
         alert_channels = channel_repo.alert_channels(session) if maintainer else []
     results = []
     if job.search:
-        hits = [(kb.record(rid), score) for rid, score in kb.search(job.search, limit=SHOWN_RESULTS)]
+        hits = [
+            (kb.record(rid), score) for rid, score in kb.search(job.search, limit=SHOWN_RESULTS)
+        ]
         results = [(record, score) for record, score in hits if record is not None]
-    stats = KbStats(len(kb), translated(kb), stale=len(stale) if maintainer else None, unknown=unknown_total)
+    stats = KbStats(
+        len(kb), translated(kb), stale=len(stale) if maintainer else None, unknown=unknown_total
+    )
     view = HomeView(locale=locale, today=local_today(settings, now), chosen=chosen, search=job.search,
                     results=results, recent=recent(kb, seen), stats=stats, maintainer=maintainer,
                     unknown=unknown, stale=stale, stale_total=len(stale), alert_channels=alert_channels)  # fmt: skip

@@ -54,7 +54,9 @@ def oauth_settings(settings: Settings, store: Store) -> OAuthSettings | None:
     logger = logging.getLogger("bot.slack.bolt")
     client_id = settings.slack_client_id
     if settings.secret_key is None:
-        raise ConfigError("ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID (installation tokens are encrypted)")
+        raise ConfigError(
+            "ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID (installation tokens are encrypted)"
+        )
     cipher = TokenCipher.from_settings(
         settings.secret_key.get_secret_value(),
         settings.secret_key_previous.get_secret_value() if settings.secret_key_previous else None,
@@ -120,7 +122,11 @@ class JobTokens:
         except SlackTokenRotationError as exc:
             response = exc.api_error.response
             code = str(response.get("error") or f"http_{response.status_code}")
-            if response.status_code >= 500 or response.status_code == 429 or code in TRANSIENT_ERRORS:
+            if (
+                response.status_code >= 500
+                or response.status_code == 429
+                or code in TRANSIENT_ERRORS
+            ):
                 raise SlackUnavailable(f"Slack oauth.v2.access failed: {code}") from None
             latest = self._saved_since(team, used)
             if latest is not None:  # a request (Bolt's authorize) refreshed it first
@@ -128,7 +134,9 @@ class JobTokens:
             # Slack will not refresh it (revoked): this workspace's work ends
             raise SlackUninstalled(f"workspace {team}: token refresh refused ({code})") from None
         except (SlackRequestError, OSError) as exc:
-            raise SlackUnavailable(f"Slack oauth.v2.access unreachable: {type(exc).__name__}") from None
+            raise SlackUnavailable(
+                f"Slack oauth.v2.access unreachable: {type(exc).__name__}"
+            ) from None
         except SQLAlchemyError as exc:
             raise StorageUnavailable(f"installations unreadable: {type(exc).__name__}") from None
         return str(found.bot_token)
@@ -158,7 +166,9 @@ class WorkspacePoster:
     """The digest's Slack in one workspace of a multi-workspace install (``ERRKB_DIGEST_TEAM``):
     the gateway, with that workspace's bot token found and refreshed as a job's is."""
 
-    def __init__(self, gateway: SlackGateway, tokens: Callable[[str | None], str | None], team: str) -> None:
+    def __init__(
+        self, gateway: SlackGateway, tokens: Callable[[str | None], str | None], team: str
+    ) -> None:
         self.gateway, self.tokens, self.team = gateway, tokens, team
 
     def post_message(self, *, channel: str, text: str, blocks: Sequence[dict[str, object]]) -> Sent:

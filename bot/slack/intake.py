@@ -59,7 +59,9 @@ class Intake:
                channel: str | None) -> BoltResponse | None:  # fmt: skip
         """Write the job; None when Slack may be acknowledged, else the response to give."""
         now = self.clock()
-        team_id = scope.current().enterprise_id or team_id  # an org-wide install answers for its enterprise
+        team_id = (
+            scope.current().enterprise_id or team_id
+        )  # an org-wide install answers for its enterprise
         owner = self.workers.reserve(channel)
         try:
             with self.store.transaction(wait=WAIT_SECONDS) as session:

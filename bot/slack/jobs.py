@@ -57,7 +57,9 @@ class PasteJob(Payload):
     lookup: bool = False  # the "Look up in errkb" shortcut on a message
     response_url: str | None = None
     source: str | None = None  # the app whose monitoring alert this is; None for a person's paste
-    assistant: bool = False  # in Slack's assistant view: show a status while working, title the thread
+    assistant: bool = (
+        False  # in Slack's assistant view: show a status while working, title the thread
+    )
 
     def where(self) -> tuple[str | None, str | None, str | None, bool]:
         return self.response_url, self.channel, self.user, not self.asked

@@ -55,11 +55,15 @@ def should_ignore(event: dict[str, Any], bot_user_id: str | None, *, bot_id: str
     which decide whether they hold anything to answer."""
     if event.get("type") not in ("message", "app_mention"):
         return False
-    if event.get("type") == "message" and (event.get("subtype") == "message_changed" or is_from_app(event)):
+    if event.get("type") == "message" and (
+        event.get("subtype") == "message_changed" or is_from_app(event)
+    ):
         shown = event.get("message") if event.get("subtype") == "message_changed" else event
         if not isinstance(shown, dict):
             return True
-        return is_errkb_message(shown, bot_ids=[bot_id], app_ids=[app_id], marker_events=[MARKER_EVENT])
+        return is_errkb_message(
+            shown, bot_ids=[bot_id], app_ids=[app_id], marker_events=[MARKER_EVENT]
+        )
     return bool(
         event.get("bot_id")
         or event.get("bot_profile")
@@ -105,14 +109,18 @@ class Middleware:
         revoking = kind.removeprefix("event:") in REVOKING_EVENTS
         if self.team is not None:
             installed = self.team()
-            if installed is None and not revoking:  # Slack has not said which workspace errkb is in yet
+            if (
+                installed is None and not revoking
+            ):  # Slack has not said which workspace errkb is in yet
                 return BoltResponse(status=503, body="", headers={"Retry-After": "30"})
             org = self.org() if self.org is not None else None
             if installed is not None and foreign(installed, org, team=context.team_id,
                                                  enterprise=context.enterprise_id):  # fmt: skip
                 return self._refuse(kind, context.team_id or context.enterprise_id or "none")
         retry = _header(req, "x-slack-retry-num")
-        log.info("slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})})
+        log.info(
+            "slack request %s", kind, extra={"kind": kind, **({"retry": retry} if retry else {})}
+        )
         self.metrics.event(kind)
         event = body.get("event") if body.get("type") == "event_callback" else None
         if isinstance(event, dict) and should_ignore(event, req.context.bot_user_id, bot_id=req.context.bot_id,

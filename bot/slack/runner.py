@@ -69,7 +69,9 @@ HOUSEKEEPING_SECONDS = 60.0
 STATS_SECONDS = 2.0
 
 
-def backoff(attempts: int, *, jitter: float = 0.2, rng: Callable[[], float] = random.random) -> float:
+def backoff(
+    attempts: int, *, jitter: float = 0.2, rng: Callable[[], float] = random.random
+) -> float:
     """Seconds before attempt ``attempts + 1``: 1, 2, 4 … capped at :data:`MAX_BACKOFF`."""
     base = min(MAX_BACKOFF, 2.0 ** max(0, attempts - 1))
     return base * (1 - jitter + 2 * jitter * rng())
@@ -206,7 +208,9 @@ class JobRunner:
                 free, backlog = self.workers - self._busy, self._backlog
             polling = time.monotonic() - self._last_poll >= self.poll_seconds
             claiming = free > 0 and (backlog or polling)
-            if claiming or polling:  # a poll writes the "done" of finished jobs even when none can be claimed
+            if (
+                claiming or polling
+            ):  # a poll writes the "done" of finished jobs even when none can be claimed
                 if polling:
                     self._last_poll = time.monotonic()
                 found = self._exchange(free if claiming else 0)
@@ -293,7 +297,9 @@ class JobRunner:
         except TRANSIENT as exc:
             log.warning("could not hurry postponed jobs: %s", exc)
 
-    def _settle(self, change: Callable[..., bool], job: Job, *, outcome: str, **values: object) -> str:
+    def _settle(
+        self, change: Callable[..., bool], job: Job, *, outcome: str, **values: object
+    ) -> str:
         """Write the job's outcome; a database that fails now leaves the lease to run out."""
         try:
             with self.store.transaction() as session:
@@ -315,14 +321,18 @@ class JobRunner:
         self.metrics.retry(job.kind, type(exc).__name__)
         if isinstance(exc, SlackUnavailable):
             self._outage = True
-        return self._later(job, backoff(job.attempts), f"{type(exc).__name__}: {exc}", count_attempt=True)
+        return self._later(
+            job, backoff(job.attempts), f"{type(exc).__name__}: {exc}", count_attempt=True
+        )
 
     def _later(self, job: Job, seconds: float, error: str, *, count_attempt: bool) -> str:
         now = self.clock()
         when = now + timedelta(seconds=seconds)
         if when > job.deadline:
             self.metrics.expire(job.kind)
-            log.warning("job %s expired: %s", job.key, error, extra={"job": job.key, "kind": job.kind})
+            log.warning(
+                "job %s expired: %s", job.key, error, extra={"job": job.key, "kind": job.kind}
+            )
             return self._settle(jobs_repo.expire, job, now=now, error=error, outcome="expired")
         return self._settle(jobs_repo.postpone, job, run_after=when, error=error,
                             count_attempt=count_attempt, outcome=f"postponed {seconds:.1f} s")  # fmt: skip

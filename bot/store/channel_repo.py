@@ -26,7 +26,9 @@ def channel_settings(session: Session, *, channel: str) -> ChannelSettings:
 
 
 def _settings(row: ChannelSettingsRow) -> ChannelSettings:
-    return ChannelSettings(row.channel, Mode(row.mode), row.threshold, row.locale, row.updated_by, bool(row.alerts))
+    return ChannelSettings(
+        row.channel, Mode(row.mode), row.threshold, row.locale, row.updated_by, bool(row.alerts)
+    )
 
 
 def configured_channels(session: Session) -> list[ChannelSettings]:
@@ -38,7 +40,9 @@ def configured_channels(session: Session) -> list[ChannelSettings]:
 def _upsert(session: Session, channel: str, change: dict[str, Any], by: str, at: datetime) -> None:
     table = table_of(ChannelSettingsRow)
     values = {"mode": Mode.ON.value, "threshold": None, "locale": None, "alerts": False, **change}
-    statement = insert(session, table).values(channel=channel, updated_by=by, updated_at=at, **values)
+    statement = insert(session, table).values(
+        channel=channel, updated_by=by, updated_at=at, **values
+    )
     session.execute(statement.on_conflict_do_update(index_elements=[table.c.channel],
                                                     set_={**change, "updated_by": by, "updated_at": at}))  # fmt: skip
 
@@ -53,12 +57,16 @@ def set_channel_threshold(session: Session, *, channel: str, threshold: float | 
     _upsert(session, channel, {"threshold": threshold}, by, at)
 
 
-def set_channel_locale(session: Session, *, channel: str, locale: str | None, by: str, at: datetime) -> None:
+def set_channel_locale(
+    session: Session, *, channel: str, locale: str | None, by: str, at: datetime
+) -> None:
     """``None`` goes back to choosing automatically."""
     _upsert(session, channel, {"locale": locale}, by, at)
 
 
-def set_channel_alerts(session: Session, *, channel: str, alerts: bool, by: str, at: datetime) -> None:
+def set_channel_alerts(
+    session: Session, *, channel: str, alerts: bool, by: str, at: datetime
+) -> None:
     """Whether errkb reads other apps' monitoring alerts in the channel."""
     _upsert(session, channel, {"alerts": bool(alerts)}, by, at)
 

@@ -350,7 +350,9 @@ class Store:
             yield
             return
         if not self.writer.acquire(seconds, urgent=urgent):
-            raise StorageUnavailable(f"database is locked: another writer held it for {seconds:g} s")
+            raise StorageUnavailable(
+                f"database is locked: another writer held it for {seconds:g} s"
+            )
         try:
             yield
         finally:

@@ -291,6 +291,7 @@ class ChannelSettingsRow(Base):
     updated_by: Mapped[str]
     updated_at: Mapped[datetime]
 
+
 # -- staleness digest ------------------------------------------------------------
 
 

@@ -32,7 +32,13 @@ class Sighting:
 def note_sighting(session: Session, *, unknown_id: int, channel: str, thread_ts: str, user_id: str,
                   at: datetime) -> bool:  # fmt: skip
     """Remember that ``unknown_id`` was pasted in this thread; False when it already was."""
-    values = {"unknown_id": unknown_id, "channel": channel, "thread_ts": thread_ts, "user_id": user_id, "at": at}
+    values = {
+        "unknown_id": unknown_id,
+        "channel": channel,
+        "thread_ts": thread_ts,
+        "user_id": user_id,
+        "at": at,
+    }
     return insert_ignoring_conflicts(session, table_of(UnknownSightingRow), values)
 
 
@@ -59,7 +65,9 @@ def claim(session: Session, *, sighting_id: int, record_id: str, at: datetime) -
 def release(session: Session, *, sighting_id: int) -> None:
     """The thread was not told after all: it may be told later."""
     session.execute(
-        update(UnknownSightingRow).where(UnknownSightingRow.id == sighting_id).values(told_at=None, told_record=None)
+        update(UnknownSightingRow)
+        .where(UnknownSightingRow.id == sighting_id)
+        .values(told_at=None, told_record=None)
     )
 
 
@@ -85,10 +93,16 @@ def thread_sighting(session: Session, *, channel: str, thread_ts: str) -> Sighti
         .order_by(desc(UnknownSightingRow.at), desc(UnknownSightingRow.id))
         .limit(1)
     ).first()
-    return None if row is None else Sighting(row.id, row.unknown_id, row.channel, row.thread_ts, row.user_id, row.at)
+    return (
+        None
+        if row is None
+        else Sighting(row.id, row.unknown_id, row.channel, row.thread_ts, row.user_id, row.at)
+    )
 
 
-def set_fix(session: Session, *, sighting_id: int, text: str, user_id: str, ts: str, permalink: str | None) -> None:
+def set_fix(
+    session: Session, *, sighting_id: int, text: str, user_id: str, ts: str, permalink: str | None
+) -> None:
     """Remember the reply that fixed the thread's error (a later mark replaces an earlier one)."""
     session.execute(
         update(UnknownSightingRow)
@@ -118,7 +132,9 @@ def unknown_fix(session: Session, *, unknown_id: int) -> ThreadFix | None:
     """The most recently noted thread fix of an unknown error, if any thread has one."""
     row = session.scalars(
         select(UnknownSightingRow)
-        .where(UnknownSightingRow.unknown_id == unknown_id, UnknownSightingRow.fix_text.is_not(None))
+        .where(
+            UnknownSightingRow.unknown_id == unknown_id, UnknownSightingRow.fix_text.is_not(None)
+        )
         .order_by(desc(UnknownSightingRow.at), desc(UnknownSightingRow.id))
         .limit(1)
     ).first()

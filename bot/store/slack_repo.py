@@ -48,8 +48,6 @@ def _aware(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
-
-
 # -- users -----------------------------------------------------------------------
 
 
@@ -262,12 +260,22 @@ def _unknown(row: UnknownErrorRow, fixed: bool = False) -> UnknownError:
 
 def _fix_found() -> Any:
     """Whether a reply in one of the unknown error's threads was marked as its fix."""
-    return exists().where(UnknownSightingRow.unknown_id == UnknownErrorRow.id, UnknownSightingRow.fix_text.is_not(None))
+    return exists().where(
+        UnknownSightingRow.unknown_id == UnknownErrorRow.id,
+        UnknownSightingRow.fix_text.is_not(None),
+    )
 
 
 def note_unknown(
-    session: Session, *, template: str, sample: str, permalink: str | None, at: datetime,
-    channel: str | None = None, thread_ts: str | None = None, user_id: str | None = None,
+    session: Session,
+    *,
+    template: str,
+    sample: str,
+    permalink: str | None,
+    at: datetime,
+    channel: str | None = None,
+    thread_ts: str | None = None,
+    user_id: str | None = None,
     source: str | None = None,
 ) -> int:
     """Count one more sighting of an unknown error; keeps a few example permalinks, and the
@@ -325,8 +333,6 @@ def find_unknown(session: Session, *, template: str) -> int | None:
 
 def record_exists(session: Session, *, record_id: str) -> bool:
     return session.scalar(select(RecordRow.id).where(RecordRow.id == record_id)) is not None
-
-
 
 
 def set_reply_args(session: Session, *, reply_id: int, args: dict[str, Any]) -> None:

@@ -49,7 +49,9 @@ def test_deprecated_and_snoozed_records_are_left_out_until_the_snooze_ends() -> 
     gone = candidate("gone", 400, deprecated=True)
     assert not is_stale(snoozed, policy, TODAY)
     assert is_stale(woke, policy, TODAY)
-    assert ids(select_stale([snoozed, woke, gone], importance={}, policy=policy, today=TODAY)) == ["woke"]
+    assert ids(select_stale([snoozed, woke, gone], importance={}, policy=policy, today=TODAY)) == [
+        "woke"
+    ]
     later = TODAY + timedelta(days=4)
     assert "snoozed" in ids(select_stale([snoozed], importance={}, policy=policy, today=later))
 
@@ -74,7 +76,10 @@ def test_ties_break_by_days_overdue_then_id() -> None:
 def test_each_rank_is_explained() -> None:
     records = [candidate("x", 390), candidate("never", None)]
     importance = {"x": Importance(matches=23, leads_in=4)}
-    items = {i.record_id: i for i in select_stale(records, importance=importance, policy=StalePolicy(180), today=TODAY)}
+    items = {
+        i.record_id: i
+        for i in select_stale(records, importance=importance, policy=StalePolicy(180), today=TODAY)
+    }
     assert [(r.key, dict(r.params)) for r in items["x"].reasons] == [
         ("digest.reason.matches", {"count": 23}),
         ("digest.reason.leads_in", {"count": 4}),
@@ -84,8 +89,12 @@ def test_each_rank_is_explained() -> None:
 
 
 def test_domain_filter_and_limit() -> None:
-    records = [candidate(f"llm{i}", 200 + i) for i in range(5)] + [candidate("web", 999, domain="web")]
-    items = select_stale(records, importance={}, policy=StalePolicy(180), today=TODAY, domains=["llm"], limit=2)
+    records = [candidate(f"llm{i}", 200 + i) for i in range(5)] + [
+        candidate("web", 999, domain="web")
+    ]
+    items = select_stale(
+        records, importance={}, policy=StalePolicy(180), today=TODAY, domains=["llm"], limit=2
+    )
     assert ids(items) == ["llm4", "llm3"]
 
 
@@ -93,7 +102,9 @@ def test_selection_is_deterministic_whatever_the_input_order() -> None:
     records = [candidate(f"r{i}", 181 + (i * 37) % 50) for i in range(40)]
     importance = {f"r{i}": Importance(matches=i % 3) for i in range(40)}
     first = select_stale(records, importance=importance, policy=StalePolicy(180), today=TODAY)
-    second = select_stale(list(reversed(records)), importance=importance, policy=StalePolicy(180), today=TODAY)
+    second = select_stale(
+        list(reversed(records)), importance=importance, policy=StalePolicy(180), today=TODAY
+    )
     assert first == second
 
 
@@ -103,9 +114,15 @@ def test_explanations_read_naturally_in_english_and_chinese() -> None:
 
     [item] = select_stale([candidate("x", 390)], importance={"x": Importance(matches=23, leads_in=4)},
                           policy=StalePolicy(180), today=TODAY)  # fmt: skip
-    assert explain(item, t, "en") == "matched 23 times in the last 30 days; 4 errors lead to it; 210 days overdue"
+    assert (
+        explain(item, t, "en")
+        == "matched 23 times in the last 30 days; 4 errors lead to it; 210 days overdue"
+    )
     [one] = select_stale([candidate("x", 181)], importance={"x": Importance(matches=1, leads_in=1)},
                          policy=StalePolicy(180), today=TODAY)  # fmt: skip
-    assert explain(one, t, "en") == "matched 1 time in the last 30 days; 1 error leads to it; 1 day overdue"
+    assert (
+        explain(one, t, "en")
+        == "matched 1 time in the last 30 days; 1 error leads to it; 1 day overdue"
+    )
     assert explain(one, t, "zh") == "近 30 天匹配 1 次；1 个错误会导致它；已超期 1 天"
     assert explain(item, t, "zh") == "近 30 天匹配 23 次；4 个错误会导致它；已超期 210 天"

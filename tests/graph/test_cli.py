@@ -57,7 +57,10 @@ def test_check_strict_fails_on_dangling_references(tmp_path: Path) -> None:
 def test_show_prints_a_tree_json_and_a_png(kb_file: Path, tmp_path: Path) -> None:
     code, out = run("graph", "show", "c/b", "--records", str(kb_file), "--lang", "zh")
     assert code == 0, out
-    assert "← 0.60  c/a  导入错误：没有模块 x  [条件：after installing x]" in out and "之前出现：" in out
+    assert (
+        "← 0.60  c/a  导入错误：没有模块 x  [条件：after installing x]" in out
+        and "之前出现：" in out
+    )
     png = tmp_path / "g.png"
     code, out = run("graph", "show", "c/b", "--json", "--png", str(png), "--records", str(kb_file))
     assert code == 0, out

@@ -27,7 +27,13 @@ ZH = "ValueError: 没有可用于缓存块（cache blocks）的显存。请在�
 
 def test_latin_text_breaks_at_spaces_only() -> None:
     lines = wrap_label(SIGNATURE, cells=20, lines=5)
-    assert lines == ["RuntimeError:", "OutOfMemoryError:", "Unable to allocate", "memory for KV cache", "block"]
+    assert lines == [
+        "RuntimeError:",
+        "OutOfMemoryError:",
+        "Unable to allocate",
+        "memory for KV cache",
+        "block",
+    ]
     assert " ".join(lines) == SIGNATURE
 
 
@@ -37,14 +43,18 @@ def test_chinese_breaks_between_characters_and_keeps_latin_words_whole() -> None
     words = set(re.findall(r"[A-Za-z_`]+", ZH))
     assert words <= {w for line in lines for w in re.findall(r"[A-Za-z_`]+", line)}
     assert all(cell_width(line) <= 20 for line in lines if "gpu_memory" not in line)
-    assert not any(line[0] in "，。）：" for line in lines)  # closing punctuation never starts a line
+    assert not any(
+        line[0] in "，。）：" for line in lines
+    )  # closing punctuation never starts a line
     assert not any(line.endswith("（") for line in lines)  # opening punctuation never ends one
 
 
 def test_an_identifier_wider_than_a_line_stays_whole_up_to_twice_the_width() -> None:
     assert wrap_label("raised torch._inductor.exc.TritonMissing: here", cells=20) == [
         "raised", "torch._inductor.exc.TritonMissing:", "here"]  # fmt: skip
-    path = "/usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so"
+    path = (
+        "/usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so"
+    )
     lines = wrap_label(path, cells=20, lines=5)
     assert "".join(lines) == path
     assert all(cell_width(line) <= 40 for line in lines)
@@ -54,7 +64,10 @@ def test_an_identifier_wider_than_a_line_stays_whole_up_to_twice_the_width() -> 
 def test_too_much_text_ends_in_an_ellipsis_after_a_whole_word() -> None:
     lines = wrap_label(SIGNATURE, cells=20, lines=2)
     assert lines == ["RuntimeError:", "OutOfMemoryError:…"]
-    assert wrap_label("运行时错误：内存不足，无法分配KV缓存块", cells=12, lines=2) == ["运行时错误：", "内存不足，…"]
+    assert wrap_label("运行时错误：内存不足，无法分配KV缓存块", cells=12, lines=2) == [
+        "运行时错误：",
+        "内存不足，…",
+    ]
 
 
 def test_shorten_cuts_between_words_within_the_width() -> None:
@@ -69,7 +82,9 @@ han = st.text(alphabet=st.sampled_from("内存不足错误缓存块分配"), min
 
 @settings(max_examples=150, deadline=None)
 @given(pieces=st.lists(st.one_of(words, han), min_size=1, max_size=12), cells=st.integers(12, 30))
-def test_wrapping_loses_nothing_and_never_splits_a_short_word(pieces: list[str], cells: int) -> None:
+def test_wrapping_loses_nothing_and_never_splits_a_short_word(
+    pieces: list[str], cells: int
+) -> None:
     text = " ".join(pieces)
     lines = wrap_label(text, cells=cells, lines=100)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
@@ -80,11 +95,21 @@ def test_wrapping_loses_nothing_and_never_splits_a_short_word(pieces: list[str],
 
 @pytest.fixture
 def zh_linked() -> KnowledgeGraph:
-    translated = rec("d/a", "ValueError: model too large", leads_to=[to("d/b", 0.5, "when offloading")],
-                     frequently_confused_with=[{"error_id": "d/c", "distinction": "host RAM, not GPU"}])
-    translated = Record.model_validate({**translated.to_native(), "transition_graph_zh": {
-        "leads_to": [{"condition": "开启卸载时"}],
-        "frequently_confused_with": [{"distinction": "主机内存，而不是显存"}]}})
+    translated = rec(
+        "d/a",
+        "ValueError: model too large",
+        leads_to=[to("d/b", 0.5, "when offloading")],
+        frequently_confused_with=[{"error_id": "d/c", "distinction": "host RAM, not GPU"}],
+    )
+    translated = Record.model_validate(
+        {
+            **translated.to_native(),
+            "transition_graph_zh": {
+                "leads_to": [{"condition": "开启卸载时"}],
+                "frequently_confused_with": [{"distinction": "主机内存，而不是显存"}],
+            },
+        }
+    )
     return build_graph([
         translated,
         rec("d/b", "TimeoutError: generation too slow", preceded_by=[to("d/a", 0.5, "when offloaded")]),
@@ -99,10 +124,15 @@ def test_conditions_and_distinctions_follow_the_locale(zh_linked: KnowledgeGraph
     assert "[if: when offloading; when offloaded]" in render_tree(zh_linked, "d/a")
     nb = neighbourhood(zh_linked, "d/a", locale="zh")
     told = {e.kind: e.conditions for e in nb.edges}
-    assert told == {"leads_to": ("开启卸载时", "when offloaded"), "frequently_confused_with": ("主机内存，而不是显存",)}
+    assert told == {
+        "leads_to": ("开启卸载时", "when offloaded"),
+        "frequently_confused_with": ("主机内存，而不是显存",),
+    }
 
 
-def test_triage_sections_give_conditions_and_distinctions_in_the_locale(zh_linked: KnowledgeGraph) -> None:
+def test_triage_sections_give_conditions_and_distinctions_in_the_locale(
+    zh_linked: KnowledgeGraph,
+) -> None:
     zh = triage_sections(zh_linked, ["d/a"], locale="zh")
     assert zh["next"][0]["items"][0]["conditions"] == ("开启卸载时", "when offloaded")
     assert zh["confused_with"][0]["items"][0]["distinctions"] == ("主机内存，而不是显存",)

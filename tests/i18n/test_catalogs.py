@@ -29,7 +29,10 @@ def _raw(topic: str | None, locale: str) -> dict[str, str | dict[str, str]]:
 
 def _file(topic: str | None, locale: str) -> dict[str, str]:
     """Every text of one catalog file; a plural message's forms joined (for word checks)."""
-    return {k: v if isinstance(v, str) else "\n".join(v.values()) for k, v in _raw(topic, locale).items()}
+    return {
+        k: v if isinstance(v, str) else "\n".join(v.values())
+        for k, v in _raw(topic, locale).items()
+    }
 
 
 @pytest.mark.parametrize("topic", [None, *TOPICS])
@@ -63,7 +66,9 @@ def test_a_plural_message_takes_the_form_of_its_count() -> None:
     assert t("en", "digest.reason.overdue", count=2) == "2 days overdue"
     assert t("en", "digest.reason.overdue", count=0) == "0 days overdue"
     assert t("zh", "digest.reason.overdue", count=1) == "已超期 1 天"
-    assert all("(s)" not in text for locale in available_locales() for text in catalog(locale).values())
+    assert all(
+        "(s)" not in text for locale in available_locales() for text in catalog(locale).values()
+    )
 
 
 def test_a_key_lives_in_one_file_only() -> None:
@@ -108,5 +113,7 @@ def test_every_problem_errkb_raises_has_a_message() -> None:
     raised.add("translation_entry")  # the Discriminator's custom error type
     raised |= set(regexcheck.KINDS)  # a regex errkb cannot run, said by kind
     assert {"record_id_shape", "regex_invalid", "translation_without_source"} <= raised
-    assert sorted(c for c in regexcheck.CONSTRUCTS if f"problem.regex.{c}" not in catalog("en")) == []
+    assert (
+        sorted(c for c in regexcheck.CONSTRUCTS if f"problem.regex.{c}" not in catalog("en")) == []
+    )
     assert sorted(k for k in raised if f"problem.{k}" not in catalog("en")) == []

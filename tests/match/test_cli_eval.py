@@ -17,7 +17,9 @@ def test_search_finds_records_by_chinese_words_of_their_root_cause(
     committed_store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run(capsys, "init")
-    code, out, _ = run(capsys, "search", "显存不足", "--json")  # several records are about GPU memory
+    code, out, _ = run(
+        capsys, "search", "显存不足", "--json"
+    )  # several records are about GPU memory
     assert code == 0 and "llm/torch-cuda-out-of-memory" in [h["id"] for h in json.loads(out)[:3]]
     code, out, _ = run(capsys, "search", "填充", "--json")  # in no signature: its root cause
     assert code == 0 and json.loads(out)[0]["id"] == "llm/tokenizer-missing-pad-token"

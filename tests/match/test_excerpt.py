@@ -89,7 +89,9 @@ def test_a_single_huge_line_is_cut_around_its_error() -> None:
 def test_extract_reports_the_paste_s_line_numbers_through_an_excerpt() -> None:
     paste = log(40_000, 30_584)
     errors = extract(excerpt("\n".join(paste), LIMIT)).errors
-    assert any(e.line_no == 30_585 + len(TRACEBACK) - 1 and "device-side assert" in e.text for e in errors)
+    assert any(
+        e.line_no == 30_585 + len(TRACEBACK) - 1 and "device-side assert" in e.text for e in errors
+    )
     # and a paste handed to extract whole, over its own cap, is numbered the same way
     assert [e.line_no for e in extract("\n".join(paste)).errors] == [e.line_no for e in errors]
 
@@ -113,7 +115,9 @@ def test_five_megabytes_are_read_in_well_under_a_second() -> None:
 LINES = st.lists(
     st.one_of(
         st.text(alphabet="abc 0123456789:", max_size=80),
-        st.sampled_from(["ValueError: bad", "Traceback (most recent call last):", "connection refused", ""]),
+        st.sampled_from(
+            ["ValueError: bad", "Traceback (most recent call last):", "connection refused", ""]
+        ),
     ),
     min_size=1,
     max_size=400,

@@ -15,10 +15,17 @@ from bot.records import Record
 
 from .conftest import DEADENDS, make
 
-ERROR = ExtractedError(0, 3, "RuntimeError: CUDA error: device-side assert triggered", "python", "exception", "t")
+ERROR = ExtractedError(
+    0, 3, "RuntimeError: CUDA error: device-side assert triggered", "python", "exception", "t"
+)
 SIG = "RuntimeError: CUDA error: device-side assert triggered"
-EN = make("cuda/device-side-assert/cuda12", SIG, "device-side assert triggered", "cuda",
-          root_cause="A kernel assertion failed, often an index out of range.")
+EN = make(
+    "cuda/device-side-assert/cuda12",
+    SIG,
+    "device-side assert triggered",
+    "cuda",
+    root_cause="A kernel assertion failed, often an index out of range.",
+)
 ZH = make("llm/cuda-device-side-assert", SIG + "\nCUDA kernel errors might be asynchronously reported",
           "device-side assert triggered", "llm", root_cause="An index out of range in a kernel.",
           root_cause_zh="内核中的索引越界。")  # fmt: skip
@@ -70,7 +77,9 @@ def test_a_close_translated_record_of_another_error_wins_only_within_the_margin_
 
 
 @pytest.mark.shared
-def test_after_importing_the_corpus_a_chinese_reader_is_answered_by_the_translated_starter_record() -> None:
+def test_after_importing_the_corpus_a_chinese_reader_is_answered_by_the_translated_starter_record() -> (
+    None
+):
     if not DEADENDS.exists():
         pytest.skip("../shared corpora not present")
     starter = load_records(sorted((Path(__file__).resolve().parents[2] / "data").glob("*.json")))
@@ -80,7 +89,9 @@ def test_after_importing_the_corpus_a_chinese_reader_is_answered_by_the_translat
              "    loss = criterion(logits, labels)\nRuntimeError: CUDA error: device-side assert triggered\n"
              "训练到一半报错了，怎么办？")  # fmt: skip
     plain = kb.triage(paste)
-    assert plain.answered and plain.matches[0].record_id != "llm/cuda-device-side-assert"  # the import's own
+    assert (
+        plain.answered and plain.matches[0].record_id != "llm/cuda-device-side-assert"
+    )  # the import's own
     chosen = prefer_reader(plain, "zh", kb.record)
     assert chosen.answered and chosen.matches[0].record_id == "llm/cuda-device-side-assert"
     assert prefer_reader(plain, "en", kb.record).matches[0].record_id == plain.matches[0].record_id

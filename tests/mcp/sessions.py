@@ -14,14 +14,19 @@ PROTOCOL = "2025-06-18"
 class RawSession:
     def __init__(self, url: str, *, token: str | None = None, client: str = "raw") -> None:
         self.url, self.id, self.status = url, "", 0
-        self.headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        self.headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
         self.client, self._n = client, 0
 
     def post(self, message: dict[str, Any]) -> tuple[int, dict[str, Any] | None]:
         headers = {**self.headers, **({"mcp-session-id": self.id} if self.id else {})}
-        request = urllib.request.Request(self.url, json.dumps(message).encode(), headers, method="POST")
+        request = urllib.request.Request(
+            self.url, json.dumps(message).encode(), headers, method="POST"
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 self.id = self.id or response.headers.get("mcp-session-id", "")

@@ -28,7 +28,9 @@ def cli_report(capsys: pytest.CaptureFixture[str], path: Path, lang: str) -> dic
         main(["triage", str(path), "--json", "--lang", lang])
     except SystemExit as exc:
         if exc.code:
-            raise AssertionError(f"errkb triage exited {exc.code}: {capsys.readouterr().err}") from None
+            raise AssertionError(
+                f"errkb triage exited {exc.code}: {capsys.readouterr().err}"
+            ) from None
     report: dict[str, Any] = json.loads(capsys.readouterr().out)
     return report
 
@@ -66,12 +68,17 @@ def tie_order(report: dict[str, Any]) -> dict[str, Any]:
     return {**report, "matches": sorted(report["matches"], key=lambda m: (-m["score"], m["id"]))}
 
 
-def compare(cases: list[tuple[str, str, str]], agent: Agent, capsys: pytest.CaptureFixture[str], tmp: Path) -> None:
+def compare(
+    cases: list[tuple[str, str, str]], agent: Agent, capsys: pytest.CaptureFixture[str], tmp: Path
+) -> None:
     differ = []
     for name, text, lang in cases:
         path = tmp / "paste.txt"
         path.write_text(text, encoding="utf-8")
-        cli, served = tie_order(cli_report(capsys, path, lang)), tie_order(mcp_report(agent, text, lang))
+        cli, served = (
+            tie_order(cli_report(capsys, path, lang)),
+            tie_order(mcp_report(agent, text, lang)),
+        )
         assert served["skipped"] is None, name  # none of these pastes is over ERRKB_PASTE_LIMIT
         if verdict(cli) != verdict(served) or cli != served:
             differ.append(f"{name}: cli {verdict(cli)} mcp {verdict(served)}; first difference at "
@@ -81,7 +88,9 @@ def compare(cases: list[tuple[str, str, str]], agent: Agent, capsys: pytest.Capt
 
 def load(store: Store, paths: list[Path]) -> None:
     with store.transaction() as session:
-        repository.import_records(session, records=load_records(paths), on_conflict="upsert", actor="test", now=TODAY)
+        repository.import_records(
+            session, records=load_records(paths), on_conflict="upsert", actor="test", now=TODAY
+        )
 
 
 def test_every_starter_example_gets_the_same_answer_over_mcp_and_the_cli(
@@ -90,8 +99,14 @@ def test_every_starter_example_gets_the_same_answer_over_mcp_and_the_cli(
     load(committed_store, [starter_dir()])
     examples = sorted((starter_dir() / "examples").glob("*.txt"))
     assert len(examples) >= 6
-    cases = [(p.name, p.read_text(encoding="utf-8"), "zh" if p.stem.endswith("-zh") else "en") for p in examples]
-    with (tmp_path / "stderr.log").open("w") as errlog, connect(stdio(mcp_env(committed_store, tmp_path), errlog)) as agent:
+    cases = [
+        (p.name, p.read_text(encoding="utf-8"), "zh" if p.stem.endswith("-zh") else "en")
+        for p in examples
+    ]
+    with (
+        (tmp_path / "stderr.log").open("w") as errlog,
+        connect(stdio(mcp_env(committed_store, tmp_path), errlog)) as agent,
+    ):
         compare(cases, agent, capsys, tmp_path)
 
 
@@ -111,7 +126,10 @@ def once(function: Callable[..., Any]) -> Callable[..., Any]:
 @pytest.mark.shared
 @pytest.mark.slow
 def test_every_dev_case_gets_the_same_answer_over_mcp_and_the_cli(
-    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    committed_store: Store,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     corpus, dev = need_shared(DEADENDS), need_shared(DEV_CASES)
     load(committed_store, [corpus])
@@ -119,5 +137,8 @@ def test_every_dev_case_gets_the_same_answer_over_mcp_and_the_cli(
     monkeypatch.setattr(triage_command, "_index", once(triage_command._index))
     cases = [(case.id, case.text, case.lang) for case in read_cases(dev)]
     assert len(cases) >= 50
-    with (tmp_path / "stderr.log").open("w") as errlog, connect(stdio(mcp_env(committed_store, tmp_path), errlog)) as agent:
+    with (
+        (tmp_path / "stderr.log").open("w") as errlog,
+        connect(stdio(mcp_env(committed_store, tmp_path), errlog)) as agent,
+    ):
         compare(cases, agent, capsys, tmp_path)

@@ -37,25 +37,49 @@ def test_cli_answers_a_chinese_reader_with_the_translated_record(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     (tmp_path / "dup.json").write_text(json.dumps([DUPLICATE]), encoding="utf-8")
     (tmp_path / "paste.txt").write_text(PASTE, encoding="utf-8")
-    args = ("triage", str(tmp_path / "paste.txt"), "--records", str(DATA), "--records", str(tmp_path / "dup.json"))
+    args = (
+        "triage",
+        str(tmp_path / "paste.txt"),
+        "--records",
+        str(DATA),
+        "--records",
+        str(tmp_path / "dup.json"),
+    )
     _, out, _ = run(capsys, *args, "--json", "--lang", "en")
     english = json.loads(out)
     assert english["best"]["id"] == DUPLICATE["id"]  # the duplicate ranks first on the paste alone
     _, out, _ = run(capsys, *args, "--json", "--lang", "zh")
     chinese = json.loads(out)
-    assert chinese["answered"] and chinese["best"]["id"] == TRANSLATED and chinese["best"]["locale"] == "zh"
+    assert (
+        chinese["answered"]
+        and chinese["best"]["id"] == TRANSLATED
+        and chinese["best"]["locale"] == "zh"
+    )
     assert any("\u4e00" <= ch <= "\u9fff" for ch in chinese["best"]["root_cause"])
 
 
-def test_mcp_answers_a_chinese_reader_with_the_translated_record(starter_store: Store, tmp_path: Path) -> None:
+def test_mcp_answers_a_chinese_reader_with_the_translated_record(
+    starter_store: Store, tmp_path: Path
+) -> None:
     try:
         with starter_store.transaction() as session:
             repository.import_records(session, records=[Record.model_validate(DUPLICATE)], on_conflict="fail",
                                       actor="test", now=TODAY)  # fmt: skip
-        with (tmp_path / "stderr.log").open("w") as errlog, connect(stdio(mcp_env(starter_store, tmp_path), errlog)) as agent:
-            chinese = TriageReport.model_validate(agent.call("triage", paste=PASTE, lang="zh").structured_content)
-            english = TriageReport.model_validate(agent.call("triage", paste=PASTE, lang="en").structured_content)
-        assert chinese.best is not None and chinese.best.id == TRANSLATED and chinese.best.locale == "zh"
+        with (
+            (tmp_path / "stderr.log").open("w") as errlog,
+            connect(stdio(mcp_env(starter_store, tmp_path), errlog)) as agent,
+        ):
+            chinese = TriageReport.model_validate(
+                agent.call("triage", paste=PASTE, lang="zh").structured_content
+            )
+            english = TriageReport.model_validate(
+                agent.call("triage", paste=PASTE, lang="en").structured_content
+            )
+        assert (
+            chinese.best is not None
+            and chinese.best.id == TRANSLATED
+            and chinese.best.locale == "zh"
+        )
         assert english.best is not None and english.best.id == DUPLICATE["id"]
     finally:
         load_starter(starter_store)
@@ -65,7 +89,13 @@ def test_when_no_equal_is_translated_the_answer_says_so_in_the_reader_s_language
                                                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     (tmp_path / "dup.json").write_text(json.dumps([DUPLICATE]), encoding="utf-8")
     (tmp_path / "paste.txt").write_text(PASTE, encoding="utf-8")
-    args = ("triage", str(tmp_path / "paste.txt"), "--records", str(tmp_path / "dup.json"), "--json")
+    args = (
+        "triage",
+        str(tmp_path / "paste.txt"),
+        "--records",
+        str(tmp_path / "dup.json"),
+        "--json",
+    )
     _, out, _ = run(capsys, *args, "--lang", "zh")
     best = json.loads(out)["best"]
     assert best["id"] == DUPLICATE["id"] and "尚未翻译" in best["untranslated"]

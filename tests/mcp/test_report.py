@@ -47,7 +47,9 @@ def triaged() -> Triage:
     errors = extract(PASTE).errors
     effect = Match("t/nccl-system-error", 0.9, "high", errors[0].index, errors[0].text, 1, ())
     cause = Match("t/shm-too-small", 0.8, "high", errors[1].index, errors[1].text, 2, ())
-    return Triage(errors, (effect, cause), ((errors[0].index, (effect,)), (errors[1].index, (cause,))))
+    return Triage(
+        errors, (effect, cause), ((errors[0].index, (effect,)), (errors[1].index, (cause,)))
+    )
 
 
 def report(lang: str = "en", counts: dict[tuple[str, int], tuple[int, int]] | None = None):  # type: ignore[no-untyped-def]
@@ -58,16 +60,31 @@ def report(lang: str = "en", counts: dict[tuple[str, int], tuple[int, int]] | No
 
 def test_answers_come_cause_first_with_workarounds_ranked_and_votes_on_the_right_one() -> None:
     found = report(counts={("t/shm-too-small", 0): (7, 2)})
-    assert found.answered and [a.id for a in found.answers] == ["t/shm-too-small", "t/nccl-system-error"]
-    assert found.best == found.answers[0] and found.order is not None and found.order.fix_first == "t/shm-too-small"
+    assert found.answered and [a.id for a in found.answers] == [
+        "t/shm-too-small",
+        "t/nccl-system-error",
+    ]
+    assert (
+        found.best == found.answers[0]
+        and found.order is not None
+        and found.order.fix_first == "t/shm-too-small"
+    )
     ranked = [(w.rank, w.position, w.action, w.fixed, w.failed) for w in found.best.workarounds]
-    assert ranked == [(1, 1, "Run with --ipc=host", 0, 0), (2, 0, "Disable SHM", 7, 2), (3, 2, "Reboot", 0, 0)]
+    assert ranked == [
+        (1, 1, "Run with --ipc=host", 0, 0),
+        (2, 0, "Disable SHM", 7, 2),
+        (3, 2, "Reboot", 0, 0),
+    ]
     assert found.best.dead_ends[0].action == "Raising the memory limit does not resize /dev/shm."
     assert found.best.band in ("high", "medium") and found.best.last_confirmed == date(2025, 6, 1)
     causes = {c.error: [i.id for i in c.items] for c in found.causes}
     assert causes["t/nccl-system-error"] == ["t/shm-too-small"]
     alike = {a.error: a.items for a in found.confused_with}["t/shm-too-small"]
-    assert alike[0].id == "t/bus-error" and alike[0].placeholder and alike[0].distinctions == ["DataLoader, not NCCL"]
+    assert (
+        alike[0].id == "t/bus-error"
+        and alike[0].placeholder
+        and alike[0].distinctions == ["DataLoader, not NCCL"]
+    )
 
 
 def test_chinese_fields_are_used_and_missing_ones_fall_back_to_english() -> None:
@@ -90,7 +107,10 @@ def test_the_text_reads_in_the_locale_asked_for() -> None:
     assert english.startswith("2 errors in this paste, the likely cause first: fix t/shm-too-small")
     assert "  1. Run with --ipc=host (90% success) [workaround 1]" in english
     assert "  2. Disable SHM (60% success; 7 of 9 here) [workaround 0]" in english
-    assert "  - t/bus-error: DataLoader, not NCCL" in english and "Last confirmed 2 months ago" in english
+    assert (
+        "  - t/bus-error: DataLoader, not NCCL" in english
+        and "Last confirmed 2 months ago" in english
+    )
     chinese = text.triage_text(report("zh"), TODAY)
     assert "根本原因：容器的 /dev/shm 太小。" in chinese and "请先修复 t/shm-too-small" in chinese
     assert "Root cause" not in chinese and "What worked" not in chinese
@@ -101,7 +121,11 @@ def test_every_catalog_key_the_mcp_texts_use_exists_in_every_locale() -> None:
     for path in (ROOT / "bot" / "mcp").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "t":
-                used |= {a.value for a in node.args[:2] if isinstance(a, ast.Constant) and isinstance(a.value, str) and "." in a.value}
+                used |= {
+                    a.value
+                    for a in node.args[:2]
+                    if isinstance(a, ast.Constant) and isinstance(a.value, str) and "." in a.value
+                }
     assert len(used) > 20
     for locale in available_locales():
         assert used <= set(catalog(locale)), (locale, used - set(catalog(locale)))

@@ -20,7 +20,7 @@ from tests.ops.conftest import errkb_command
 from tests.slack.conftest import TODAY
 
 REPLY_SECONDS = 60.0
-FLUX = "Traceback (most recent call last):\n  File \"flux.py\", line 3\nFluxCapacitorError: needs 1.21 gigawatts\n"
+FLUX = 'Traceback (most recent call last):\n  File "flux.py", line 3\nFluxCapacitorError: needs 1.21 gigawatts\n'
 
 
 def _request(ident: int, method: str, params: dict[str, Any]) -> str:
@@ -33,7 +33,9 @@ def _read(stream: Any, into: queue.Queue[str | None]) -> None:
     into.put(None)
 
 
-def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(starter_store: Store, tmp_path: Path) -> None:
+def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(
+    starter_store: Store, tmp_path: Path
+) -> None:
     out: queue.Queue[str | None] = queue.Queue()
     err: queue.Queue[str | None] = queue.Queue()
     seen: dict[int, dict[str, Any]] = {}
@@ -47,9 +49,15 @@ def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(starter_store: Store
         try:
             proc.stdin.write(_request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                                         "clientInfo": {"name": "raw", "version": "1"}}))  # fmt: skip
-            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-            proc.stdin.write(_request(2, "tools/call", {"name": "triage", "arguments": {"paste": "x" * 300_000}}))
-            proc.stdin.write(_request(3, "tools/call", {"name": "show", "arguments": {"id": "no/such-record"}}))
+            proc.stdin.write(
+                json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
+            )
+            proc.stdin.write(
+                _request(2, "tools/call", {"name": "triage", "arguments": {"paste": "x" * 300_000}})
+            )
+            proc.stdin.write(
+                _request(3, "tools/call", {"name": "show", "arguments": {"id": "no/such-record"}})
+            )
             proc.stdin.flush()
             deadline = time.monotonic() + REPLY_SECONDS
             while len(seen) < 3 and time.monotonic() < deadline:
@@ -70,29 +78,52 @@ def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(starter_store: Store
     assert out.get_nowait() is None  # nothing more was written to stdout
     assert seen[1]["result"]["serverInfo"]["name"] == "errkb"
     triaged = seen[2]["result"]
-    assert not triaged.get("isError") and TriageReport.model_validate(triaged["structuredContent"]).skipped is not None
-    assert seen[3]["result"]["isError"] and "no record with id" in seen[3]["result"]["content"][0]["text"]
-    logged = [json.loads(line) for line in iter(err.get_nowait, None) if line.strip()]  # stderr: JSON log lines
+    assert (
+        not triaged.get("isError")
+        and TriageReport.model_validate(triaged["structuredContent"]).skipped is not None
+    )
+    assert (
+        seen[3]["result"]["isError"]
+        and "no record with id" in seen[3]["result"]["content"][0]["text"]
+    )
+    logged = [
+        json.loads(line) for line in iter(err.get_nowait, None) if line.strip()
+    ]  # stderr: JSON log lines
     assert any(entry["msg"] == "knowledge base loaded" for entry in logged)
 
 
-def test_a_record_imported_while_serving_is_answered_without_a_restart(starter_store: Store, tmp_path: Path) -> None:
+def test_a_record_imported_while_serving_is_answered_without_a_restart(
+    starter_store: Store, tmp_path: Path
+) -> None:
     record = Record.model_validate({"id": "test/flux-capacitor", "signature": "FluxCapacitorError: needs 1.21 gigawatts",
                                     "regex": r"FluxCapacitorError: needs [\d.]+ gigawatts", "domain": "test",
                                     "root_cause": "The capacitor is underpowered.",
                                     "workarounds": [{"action": "Wait for the lightning strike", "success_rate": 0.5}]})  # fmt: skip
     try:
-        with (tmp_path / "stderr.log").open("w") as errlog, connect(stdio(mcp_env(starter_store, tmp_path), errlog)) as agent:
-            assert not TriageReport.model_validate(agent.call("triage", paste=FLUX).structured_content).answered
+        with (
+            (tmp_path / "stderr.log").open("w") as errlog,
+            connect(stdio(mcp_env(starter_store, tmp_path), errlog)) as agent,
+        ):
+            assert not TriageReport.model_validate(
+                agent.call("triage", paste=FLUX).structured_content
+            ).answered
             with starter_store.transaction() as session:
-                repository.import_records(session, records=[record], on_conflict="fail", actor="test", now=TODAY)
+                repository.import_records(
+                    session, records=[record], on_conflict="fail", actor="test", now=TODAY
+                )
             deadline = time.monotonic() + 30  # ERRKB_KB_REFRESH_SECONDS is 0.2 in these tests
             report = None
             while time.monotonic() < deadline:
-                report = TriageReport.model_validate(agent.call("triage", paste=FLUX).structured_content)
+                report = TriageReport.model_validate(
+                    agent.call("triage", paste=FLUX).structured_content
+                )
                 if report.answered:
                     break
                 time.sleep(0.1)
-            assert report is not None and report.best is not None and report.best.id == "test/flux-capacitor"
+            assert (
+                report is not None
+                and report.best is not None
+                and report.best.id == "test/flux-capacitor"
+            )
     finally:
         load_starter(starter_store)

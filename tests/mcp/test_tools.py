@@ -24,11 +24,13 @@ from tests.mcp.conftest import CLIENT, TOKEN, Agent, HttpServer, connect, http, 
 
 TOOLS = {"triage", "search", "show", "neighbours", "stale", "report_outcome"}
 VLLM = "llm/vllm-no-available-memory-for-cache-blocks"
-UNKNOWN = "Traceback (most recent call last):\n  File \"flux.py\", line 3\nFluxCapacitorError: needs 1.21 gigawatts\n"
+UNKNOWN = 'Traceback (most recent call last):\n  File "flux.py", line 3\nFluxCapacitorError: needs 1.21 gigawatts\n'
 
 
 @pytest.fixture(scope="module", params=["stdio", "http", "http+token"])
-def agent(request: pytest.FixtureRequest, starter_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Agent]:
+def agent(
+    request: pytest.FixtureRequest, starter_store: Store, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Agent]:
     tmp = tmp_path_factory.mktemp("mcp")
     if request.param == "stdio":
         env = mcp_env(starter_store, tmp, ERRKB_MCP_OUTCOMES="true")
@@ -70,7 +72,13 @@ def test_every_tool_is_listed_with_input_and_output_schemas(agent: Agent) -> Non
         assert tool.description and tool.input_schema["type"] == "object", name
         assert tool.output_schema and tool.output_schema["type"] == "object", name
     assert tools["triage"].input_schema["required"] == ["paste"]
-    assert set(tools["triage"].output_schema["properties"]) >= {"answered", "matches", "answers", "causes", "order"}
+    assert set(tools["triage"].output_schema["properties"]) >= {
+        "answered",
+        "matches",
+        "answers",
+        "causes",
+        "order",
+    }
     assert all(tools[n].annotations.read_only_hint for n in TOOLS - {"report_outcome"})
     assert tools["report_outcome"].annotations.read_only_hint is False
 
@@ -87,14 +95,22 @@ def test_triage_answers_with_ranked_workarounds_and_dead_ends(agent: Agent) -> N
     assert sorted(w.position for w in best.workarounds) == list(range(len(best.workarounds)))
     assert best.root_cause and best.dead_ends
     shown = text_of(result)
-    assert VLLM in shown and "Root cause:" in shown and f"[workaround {best.workarounds[0].position}]" in shown
+    assert (
+        VLLM in shown
+        and "Root cause:" in shown
+        and f"[workaround {best.workarounds[0].position}]" in shown
+    )
 
 
 def test_triage_in_chinese_uses_the_translations_and_the_catalogs(agent: Agent) -> None:
     result = agent.call("triage", paste=paste("pad-token-question-zh.txt"), lang="zh")
     report = structured(result, TriageReport)
     assert report.best is not None and report.best.id == "llm/tokenizer-missing-pad-token"
-    assert report.best.locale == "zh" and has_cjk(report.best.root_cause) and has_cjk(report.best.signature)
+    assert (
+        report.best.locale == "zh"
+        and has_cjk(report.best.root_cause)
+        and has_cjk(report.best.signature)
+    )
     assert has_cjk(report.best.workarounds[0].action)
     shown = text_of(result)
     assert "根本原因" in shown and "有效的解决办法" in shown and "Root cause" not in shown
@@ -103,7 +119,10 @@ def test_triage_in_chinese_uses_the_translations_and_the_catalogs(agent: Agent) 
 def test_several_errors_come_cause_first_with_the_graph_sections(agent: Agent) -> None:
     result = agent.call("triage", paste=paste("nccl-shm-docker.txt"))
     report = structured(result, TriageReport)
-    assert [a.id for a in report.answers] == ["llm/nccl-shm-extend-failed", "llm/nccl-unhandled-system-error"]
+    assert [a.id for a in report.answers] == [
+        "llm/nccl-shm-extend-failed",
+        "llm/nccl-unhandled-system-error",
+    ]
     assert report.order is not None and report.order.fix_first == "llm/nccl-shm-extend-failed"
     causes = {c.error: [i.id for i in c.items] for c in report.causes}
     assert "llm/nccl-shm-extend-failed" in causes["llm/nccl-unhandled-system-error"]
@@ -123,26 +142,38 @@ def test_an_unknown_error_is_not_answered(agent: Agent) -> None:
     report = structured(result, TriageReport)
     assert not report.answered and report.best is None and report.errors
     assert not report.answers and report.order is None
-    assert "Nothing in the knowledge base matches" in text_of(result) or "Not sure" in text_of(result)
+    assert "Nothing in the knowledge base matches" in text_of(result) or "Not sure" in text_of(
+        result
+    )
 
 
 NOISE = "INFO step 12 ok, loss 0.31, throughput 5012 tok/s\n"
 
 
 @pytest.mark.parametrize("where", ["start", "middle", "end"])
-def test_a_long_paste_is_read_where_its_error_is_with_the_paste_s_line_numbers(agent: Agent, where: str) -> None:
+def test_a_long_paste_is_read_where_its_error_is_with_the_paste_s_line_numbers(
+    agent: Agent, where: str
+) -> None:
     error = paste("vllm-oom.txt").strip("\n")
     noise = NOISE * (240_000 // len(NOISE))  # 240 KB: well over ERRKB_PASTE_LIMIT
     before = {"start": "", "middle": noise[: len(noise) // 2], "end": noise}[where]
     big = before + error + "\n" + noise[len(before) :]
     first = before.count("\n") + 1
-    expected = first + next(i for i, line in enumerate(error.split("\n")) if line.startswith("ValueError: No available memory"))
+    expected = first + next(
+        i
+        for i, line in enumerate(error.split("\n"))
+        if line.startswith("ValueError: No available memory")
+    )
     report = structured(result := agent.call("triage", paste=big), TriageReport)
     assert report.answered and report.best is not None and report.best.id == VLLM
     assert report.skipped is not None and report.skipped.lines == big.count("\n") + 1
     assert report.skipped.read < report.skipped.lines
-    assert expected in [e.line_no for e in report.errors], [(e.line_no, e.text) for e in report.errors]
-    assert f"{report.skipped.lines:,} lines" in text_of(result) and "skipped the rest" in text_of(result)
+    assert expected in [e.line_no for e in report.errors], [
+        (e.line_no, e.text) for e in report.errors
+    ]
+    assert f"{report.skipped.lines:,} lines" in text_of(result) and "skipped the rest" in text_of(
+        result
+    )
 
 
 def test_a_one_megabyte_paste_is_read_as_in_slack_and_answered(agent: Agent) -> None:
@@ -163,9 +194,13 @@ def test_search_show_neighbours_and_stale(agent: Agent) -> None:
     assert 0 < len(found.hits) <= 5 and VLLM in [h.id for h in found.hits]
     shown = structured(agent.call("show", id=VLLM, lang="zh"), AnswerRecord)
     assert shown.id == VLLM and shown.band is None and has_cjk(shown.root_cause)
-    around = structured(agent.call("neighbours", id="llm/nccl-unhandled-system-error", hops=2), Neighbours)
+    around = structured(
+        agent.call("neighbours", id="llm/nccl-unhandled-system-error", hops=2), Neighbours
+    )
     layers = {n.id: n.layer for n in around.nodes}
-    assert layers["llm/nccl-unhandled-system-error"] == 0 and layers["llm/nccl-shm-extend-failed"] < 0
+    assert (
+        layers["llm/nccl-unhandled-system-error"] == 0 and layers["llm/nccl-shm-extend-failed"] < 0
+    )
     assert any(e.kind == "leads_to" for e in around.edges)
     stale = structured(agent.call("stale", domain="llm", limit=3, lang="zh"), StaleList)
     assert stale.total >= len(stale.records) > 0 and all(r.domain == "llm" for r in stale.records)
@@ -180,7 +215,9 @@ STARTER_DOMAINS = ", ".join(
 
 @pytest.mark.parametrize("lang,said", [("en", f"There is no domain “nope” in the knowledge base. Its domains: {STARTER_DOMAINS}."),
                                        ("zh", f"知识库里没有“nope”这个领域。现有的领域：{STARTER_DOMAINS}。")])  # fmt: skip
-def test_stale_names_an_unknown_domain_and_the_known_ones(agent: Agent, lang: str, said: str) -> None:
+def test_stale_names_an_unknown_domain_and_the_known_ones(
+    agent: Agent, lang: str, said: str
+) -> None:
     result = agent.call("stale", domain="nope", lang=lang)
     assert result.is_error and text_of(result) == said
 
@@ -192,9 +229,17 @@ def test_unknown_ids_and_bad_arguments_are_one_line_tool_errors(agent: Agent) ->
         assert result.is_error and "no record with id 'no/such-record'" in text_of(result), tool
         assert "\n" not in text_of(result) and "Traceback" not in text_of(result)
     bad = agent.call("neighbours", id=VLLM, hops=9)
-    assert bad.is_error and text_of(bad) == "invalid arguments for neighbours: hops: Input should be less than or equal to 5"
+    assert (
+        bad.is_error
+        and text_of(bad)
+        == "invalid arguments for neighbours: hops: Input should be less than or equal to 5"
+    )
     missing = agent.call("triage")
-    assert missing.is_error and "paste: Field required" in text_of(missing) and "\n" not in text_of(missing)
+    assert (
+        missing.is_error
+        and "paste: Field required" in text_of(missing)
+        and "\n" not in text_of(missing)
+    )
     no_slot = agent.call("report_outcome", record_id=VLLM, workaround=99, worked=True)
     assert no_slot.is_error and "has no workaround 99" in text_of(no_slot)
     with pytest.raises(MCPError, match="no record"):
@@ -203,11 +248,15 @@ def test_unknown_ids_and_bad_arguments_are_one_line_tool_errors(agent: Agent) ->
 
 def _counts(store: Store, record_id: str, position: int) -> tuple[int, int]:
     with store.transaction() as session:
-        return slack_repo.workaround_counts(session, record_ids=[record_id]).get((record_id, position), (0, 0))
+        return slack_repo.workaround_counts(session, record_ids=[record_id]).get(
+            (record_id, position), (0, 0)
+        )
 
 
 def test_report_outcome_counts_like_a_slack_vote(agent: Agent, starter_store: Store) -> None:
-    with starter_store.transaction() as session:  # one voter per server kind: start afresh each time
+    with (
+        starter_store.transaction() as session
+    ):  # one voter per server kind: start afresh each time
         session.execute(delete(VoteRow).where(VoteRow.record_id == VLLM))
     report = structured(agent.call("triage", paste=paste("vllm-oom.txt")), TriageReport)
     assert report.best is not None
@@ -217,18 +266,38 @@ def test_report_outcome_counts_like_a_slack_vote(agent: Agent, starter_store: St
     said = structured(agent.call("report_outcome", record_id=VLLM, workaround=first.position, worked=True,
                                  note="raised gpu_memory_utilization"), Outcome)  # fmt: skip
     assert said.changed and said.previous is None and said.client == CLIENT
-    assert (said.fixed, said.failed) == (before[0] + 1, before[1]) == _counts(starter_store, VLLM, first.position)
-    again = structured(agent.call("report_outcome", record_id=VLLM, workaround=first.position, worked=True), Outcome)
+    assert (
+        (said.fixed, said.failed)
+        == (before[0] + 1, before[1])
+        == _counts(starter_store, VLLM, first.position)
+    )
+    again = structured(
+        agent.call("report_outcome", record_id=VLLM, workaround=first.position, worked=True),
+        Outcome,
+    )
     assert not again.changed and (again.fixed, again.failed) == (said.fixed, said.failed)
-    changed = structured(agent.call("report_outcome", record_id=VLLM, workaround=first.position, worked=False), Outcome)
-    assert changed.previous == "fixed" and (changed.fixed, changed.failed) == (before[0], before[1] + 1)
+    changed = structured(
+        agent.call("report_outcome", record_id=VLLM, workaround=first.position, worked=False),
+        Outcome,
+    )
+    assert changed.previous == "fixed" and (changed.fixed, changed.failed) == (
+        before[0],
+        before[1] + 1,
+    )
     seen = structured(agent.call("show", id=VLLM), AnswerRecord)
-    assert {w.position: (w.fixed, w.failed) for w in seen.workarounds}[first.position] == (before[0], before[1] + 1)
+    assert {w.position: (w.fixed, w.failed) for w in seen.workarounds}[first.position] == (
+        before[0],
+        before[1] + 1,
+    )
     with starter_store.transaction() as session:
         voters = set(session.scalars(select(VoteRow.user_id).where(VoteRow.record_id == VLLM)))
-        notes = [a.after for a in session.scalars(select(AuditRow).where(AuditRow.action == "outcome"))]
+        notes = [
+            a.after for a in session.scalars(select(AuditRow).where(AuditRow.action == "outcome"))
+        ]
     token_holder = "mcp:token:" + hashlib.sha256(TOKEN.encode()).hexdigest()[:16]
-    assert len(voters) == 1 and voters <= {token_holder, f"mcp:{local_voter()}"}, "the holder, not the client's name"
+    assert len(voters) == 1 and voters <= {token_holder, f"mcp:{local_voter()}"}, (
+        "the holder, not the client's name"
+    )
     assert {"workaround": first.position, "verdict": "fixed", "note": "raised gpu_memory_utilization",
             "client": CLIENT} in notes  # fmt: skip
 
@@ -241,16 +310,29 @@ def test_the_record_resource_and_the_prompt(agent: Agent) -> None:
     assert native["id"] == VLLM and native["regex"] and "workarounds" in native
     told = agent.prompt("use_errkb", error="RuntimeError: CUDA out of memory")
     words = told.messages[0].content.text
-    assert "triage" in words and "report_outcome" in words and "RuntimeError: CUDA out of memory" in words
+    assert (
+        "triage" in words
+        and "report_outcome" in words
+        and "RuntimeError: CUDA out of memory" in words
+    )
     assert has_cjk(agent.prompt("use_errkb", lang="zh").messages[0].content.text)
 
 
 def test_stderr_of_a_stdio_server_holds_its_json_logs(tmp_path: Path, starter_store: Store) -> None:
     log = tmp_path / "stderr.log"
-    with log.open("w") as errlog, connect(stdio(mcp_env(starter_store, tmp_path), errlog)) as connected:
-        assert "report_outcome" not in connected.tools()  # read-only unless ERRKB_MCP_OUTCOMES is set
-        assert not connected.call("search", words="CUDA out of memory").is_error  # waits for the first load
+    with (
+        log.open("w") as errlog,
+        connect(stdio(mcp_env(starter_store, tmp_path), errlog)) as connected,
+    ):
+        assert (
+            "report_outcome" not in connected.tools()
+        )  # read-only unless ERRKB_MCP_OUTCOMES is set
+        assert not connected.call(
+            "search", words="CUDA out of memory"
+        ).is_error  # waits for the first load
         refused = connected.call("report_outcome", record_id=VLLM, workaround=0, worked=True)
         assert refused.is_error and "report_outcome" in text_of(refused)
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [
+        json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     assert any(line["msg"] == "knowledge base loaded" for line in lines)

@@ -38,12 +38,20 @@ def _report(url: str, *, token: str | None, client: str) -> dict[str, Any]:
     return structured
 
 
-def test_100_sessions_of_one_token_under_100_names_count_as_one_vote(http_server: Any, starter_store: Store) -> None:
+def test_100_sessions_of_one_token_under_100_names_count_as_one_vote(
+    http_server: Any, starter_store: Store
+) -> None:
     before = _fresh(starter_store)
     server: HttpServer = http_server(ERRKB_MCP_TOKEN=TOKEN, ERRKB_MCP_OUTCOMES="true").ready()
     said = [_report(server.url, token=TOKEN, client=f"agent-{n}") for n in range(100)]
-    assert sum(s["changed"] for s in said) == 1, "the first counts; the 99 repeats are accepted and ignored"
-    assert (said[-1]["fixed"], said[-1]["failed"]) == (before[0] + 1, before[1]) == _counts(starter_store)
+    assert sum(s["changed"] for s in said) == 1, (
+        "the first counts; the 99 repeats are accepted and ignored"
+    )
+    assert (
+        (said[-1]["fixed"], said[-1]["failed"])
+        == (before[0] + 1, before[1])
+        == _counts(starter_store)
+    )
     with starter_store.transaction() as session:
         voters = list(session.scalars(select(VoteRow.user_id).where(VoteRow.record_id == VLLM)))
     assert len(voters) == 1 and voters[0].startswith("mcp:token:") and TOKEN not in voters[0]

@@ -27,7 +27,9 @@ class BesideImport:
     import_seconds: float
     import_output: str  # standard output
     import_errors: str  # standard error
-    acks: list[tuple[int, float]] = field(default_factory=list)  # (status, seconds) of paste n at n - 1
+    acks: list[tuple[int, float]] = field(
+        default_factory=list
+    )  # (status, seconds) of paste n at n - 1
 
     @property
     def slowest(self) -> float:

@@ -34,7 +34,10 @@ def test_a_multi_workspace_install_gets_its_public_oauth_urls_too(serve: Any) ->
     bot.wait_for_line("install page")
     urls = settings_lines(bot)
     assert urls["Event Subscriptions → Request URL"] == "https://errkb.example.com/slack/events"
-    assert urls["OAuth & Permissions → Redirect URLs"] == "https://errkb.example.com/slack/oauth_redirect"
+    assert (
+        urls["OAuth & Permissions → Redirect URLs"]
+        == "https://errkb.example.com/slack/oauth_redirect"
+    )
     assert urls["install page for each workspace"] == "https://errkb.example.com/slack/install"
     bot.terminate()
     assert bot.wait() == 0

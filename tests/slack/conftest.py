@@ -57,8 +57,16 @@ TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
 CHANNEL = "C0ERRORS"
 EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
 OWNER = "UOWNER"  # owns the "python" domain of the test records
-SLACK_TABLES = (JobRow, CorrectionRow, SlackReplyRow, SlackUserRow, UnknownSightingRow, UnknownErrorRow, VoteRow,
-                ChannelSettingsRow)
+SLACK_TABLES = (
+    JobRow,
+    CorrectionRow,
+    SlackReplyRow,
+    SlackUserRow,
+    UnknownSightingRow,
+    UnknownErrorRow,
+    VoteRow,
+    ChannelSettingsRow,
+)
 
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker.py", line 88, in run
@@ -105,7 +113,9 @@ class SlackSender:
     fake: FakeSlack
     secret: str = SECRET
     counter: Any = field(default_factory=lambda: iter(range(1, 10**9)))
-    prefix: str = field(default_factory=lambda: uuid.uuid4().hex[:8])  # trigger ids are unique, as Slack's
+    prefix: str = field(
+        default_factory=lambda: uuid.uuid4().hex[:8]
+    )  # trigger ids are unique, as Slack's
 
     def post(self, body: bytes, content_type: str, *, timestamp: int | None = None, secret: str | None = None,
              retry: int | None = None) -> Response:  # fmt: skip
@@ -115,7 +125,9 @@ class SlackSender:
         if retry is not None:
             headers["X-Slack-Retry-Num"] = str(retry)
             headers["X-Slack-Retry-Reason"] = "http_timeout"
-        request = urllib.request.Request(self.url + "/slack/events", data=body, headers=headers, method="POST")
+        request = urllib.request.Request(
+            self.url + "/slack/events", data=body, headers=headers, method="POST"
+        )
         started = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
@@ -126,7 +138,9 @@ class SlackSender:
     def next_id(self) -> int:
         return next(self.counter)
 
-    def event(self, event: dict[str, Any], *, event_id: str | None = None, **kwargs: Any) -> Response:
+    def event(
+        self, event: dict[str, Any], *, event_id: str | None = None, **kwargs: Any
+    ) -> Response:
         body = {"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
                 "event_id": event_id or f"Ev{self.next_id():08d}", "event_time": int(time.time()),
                 "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}], "event": event}  # fmt: skip
@@ -153,7 +167,9 @@ class SlackSender:
         body = urlencode({"payload": json.dumps(payload)}).encode()
         return self.post(body, "application/x-www-form-urlencoded", **kwargs)
 
-    def click(self, action_id: str, value: str, *, user: str = EN_USER, message_ts: str | None = None) -> Response:
+    def click(
+        self, action_id: str, value: str, *, user: str = EN_USER, message_ts: str | None = None
+    ) -> Response:
         n = self.next_id()
         return self.interactive({
             "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
@@ -168,8 +184,12 @@ class SlackSender:
 @pytest.fixture(scope="package")
 def fake_slack() -> Iterator[FakeSlack]:
     fake = FakeSlack(
-        users={EN_USER: {"locale": "en-US"}, ZH_USER: {"locale": "zh-CN"}, MAINTAINER: {"locale": "en-GB"},
-               OWNER: {"locale": "en-US"}},
+        users={
+            EN_USER: {"locale": "en-US"},
+            ZH_USER: {"locale": "zh-CN"},
+            MAINTAINER: {"locale": "en-GB"},
+            OWNER: {"locale": "en-US"},
+        },
         groups={"SMAINT": [MAINTAINER]},
         token=TOKEN,
     ).start()
@@ -207,11 +227,18 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
     records = kb_records()
     wipe(store)
     with store.transaction() as session:
-        repository.import_records(session, records=records, on_conflict="fail", actor="test", now=TODAY)
+        repository.import_records(
+            session, records=records, on_conflict="fail", actor="test", now=TODAY
+        )
     settings = Settings(
         database_url=store.engine.url.render_as_string(hide_password=False),
-        slack_bot_token=TOKEN, slack_signing_secret=SECRET, slack_api_url=fake_slack.api_url,
-        maintainer_group="SMAINT", domain_owners={"python": [OWNER]}, paste_limit=100_000, workers=8,
+        slack_bot_token=TOKEN,
+        slack_signing_secret=SECRET,
+        slack_api_url=fake_slack.api_url,
+        maintainer_group="SMAINT",
+        domain_owners={"python": [OWNER]},
+        paste_limit=100_000,
+        workers=8,
         queue_limit=200,
     )  # type: ignore[call-arg]
     metrics = Metrics()
@@ -221,10 +248,28 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
                                 graph=Fixed(build_graph(records)), clock=clock, metrics=metrics,
                                 gate=gate)  # fmt: skip
     slack_bot.start()
-    server = Server(slack_bot.app, store, metrics, slack_bot.runner, lambda: len(records), host="127.0.0.1", port=0)
+    server = Server(
+        slack_bot.app,
+        store,
+        metrics,
+        slack_bot.runner,
+        lambda: len(records),
+        host="127.0.0.1",
+        port=0,
+    )
     server.start()
     url = f"http://127.0.0.1:{server.port}"
-    yield Bot(url, store, fake_slack, clock, metrics, records, SlackSender(url, fake_slack), settings, gate)
+    yield Bot(
+        url,
+        store,
+        fake_slack,
+        clock,
+        metrics,
+        records,
+        SlackSender(url, fake_slack),
+        settings,
+        gate,
+    )
     server.stop()
     wipe(store)
 
@@ -264,7 +309,11 @@ def wait_done(bot: Bot, key: str, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with bot.store.read() as session:
-            if session.scalar(select(JobRow.status).where(JobRow.key == key)) in ("done", "failed", "expired"):
+            if session.scalar(select(JobRow.status).where(JobRow.key == key)) in (
+                "done",
+                "failed",
+                "expired",
+            ):
                 return
         time.sleep(0.02)
     raise AssertionError(f"job {key} did not finish")

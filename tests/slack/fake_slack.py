@@ -52,7 +52,9 @@ BOT_USER = "UBOT"
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 #: Errors about the token itself: answered by every method, ``auth.test`` included.
-TOKEN_ERRORS = frozenset({"invalid_auth", "token_revoked", "token_expired", "account_inactive", "not_authed"})
+TOKEN_ERRORS = frozenset(
+    {"invalid_auth", "token_revoked", "token_expired", "account_inactive", "not_authed"}
+)
 #: Conversation kinds by the first letter of a conversation id (``kinds`` overrides one).
 KIND_BY_PREFIX = {"C": "public", "G": "private", "D": "im"}
 
@@ -78,6 +80,8 @@ def needed_scopes(method: str, kind: str | None) -> tuple[str, ...]:
         by_kind = row["conversation"]
         return (by_kind[kind],) if kind in by_kind else tuple(by_kind.values())
     return tuple(row.get("scopes") or ())
+
+
 #: Custom-step and assistant-thread methods, with the arguments Slack requires of each.
 SURFACE_METHODS: dict[str, tuple[str, ...]] = {
     "functions.completeSuccess": ("function_execution_id", "outputs"),
@@ -176,15 +180,27 @@ class FakeSlack:
     creators: dict[str, str] = field(default_factory=dict)  # channel → who created it
     grants: dict[str, Grant] = field(default_factory=dict)  # OAuth code → what installing gives
     holds: dict[str, threading.Event] = field(default_factory=dict)
-    slow: dict[str, list[float]] = field(default_factory=dict)  # method → delays of its next answers
-    messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (channel, ts) → message
-    reactions: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (channel, ts) → errkb's reactions
+    slow: dict[str, list[float]] = field(
+        default_factory=dict
+    )  # method → delays of its next answers
+    messages: dict[tuple[str, str], dict[str, Any]] = field(
+        default_factory=dict
+    )  # (channel, ts) → message
+    reactions: dict[tuple[str, str], list[str]] = field(
+        default_factory=dict
+    )  # (channel, ts) → errkb's reactions
     down: int | None = None  # every Web API call answers this HTTP status (an outage)
-    limited: dict[str, tuple[float, int]] = field(default_factory=dict)  # channel → (until, Retry-After)
+    limited: dict[str, tuple[float, int]] = field(
+        default_factory=dict
+    )  # channel → (until, Retry-After)
     broken: dict[str, int] = field(default_factory=dict)  # method → HTTP status it always answers
-    token: str | None = None  # the installed workspace's (T1) bot token; None: any unknown token is T1's
+    token: str | None = (
+        None  # the installed workspace's (T1) bot token; None: any unknown token is T1's
+    )
     scopes: tuple[str, ...] = field(default_factory=manifest_scopes)  # what T1's token was granted
-    kinds: dict[str, str] = field(default_factory=dict)  # conversation → public | private | im | mpim
+    kinds: dict[str, str] = field(
+        default_factory=dict
+    )  # conversation → public | private | im | mpim
     refusals: list[Refusal] = field(default_factory=list)
     rotated: dict[str, str] = field(default_factory=dict)  # refresh token → OAuth code of its grant
     retired: set[str] = field(default_factory=set)  # tokens replaced by a rotation
@@ -344,7 +360,9 @@ class FakeSlack:
         status, body, headers = self._answer(method, params, channel, granted)
         return status, body, {"X-OAuth-Scopes": ",".join(provided), **headers}
 
-    def _refused(self, method: str, token: str | None, channel: str, granted: Grant | None) -> dict[str, Any] | None:
+    def _refused(
+        self, method: str, token: str | None, channel: str, granted: Grant | None
+    ) -> dict[str, Any] | None:
         """Slack's error for this call's token or conversation, if it has one."""
         if not token:
             return {"ok": False, "error": "not_authed"}
@@ -353,7 +371,13 @@ class FakeSlack:
             return {"ok": False, "error": "not_allowed_token_type"}
         # a custom step completes with the token its function_executed event carried (xwfp-)
         step = method.startswith("functions.") and token.startswith("xwfp-")
-        if granted is None and self.token is not None and token != self.token and not app_level and not step:
+        if (
+            granted is None
+            and self.token is not None
+            and token != self.token
+            and not app_level
+            and not step
+        ):
             return {"ok": False, "error": "invalid_auth"}
         with self.lock:
             if token in self.retired:
@@ -363,7 +387,10 @@ class FakeSlack:
                 refusal.times -= 1
         if refusal is not None:
             return {"ok": False, "error": refusal.error}
-        if method in ("chat.postMessage", "chat.update", "chat.postEphemeral") and channel in self.not_in:
+        if (
+            method in ("chat.postMessage", "chat.update", "chat.postEphemeral")
+            and channel in self.not_in
+        ):
             return {"ok": False, "error": "not_in_channel"}
         return None
 
@@ -400,12 +427,17 @@ class FakeSlack:
             "enterprise": None, "is_enterprise_install": False,
         }  # fmt: skip
         if grant.refresh_token:  # a refreshed token lives Slack's 12 hours
-            body.update(refresh_token=grant.refresh_token, expires_in=refreshing and 43200 or grant.expires_in or 43200)
+            body.update(
+                refresh_token=grant.refresh_token,
+                expires_in=refreshing and 43200 or grant.expires_in or 43200,
+            )
         return 200, body, {}
 
     def _answer(self, method: str, params: dict[str, Any], channel: str, granted: Grant | None
                 ) -> tuple[int, dict[str, Any], dict[str, str]]:  # fmt: skip
-        if method == "apps.connections.open":  # the stand-in serves no WebSocket: nothing answers there
+        if (
+            method == "apps.connections.open"
+        ):  # the stand-in serves no WebSocket: nothing answers there
             return 200, {"ok": True, "url": "ws://127.0.0.1:9/link"}, {}
         if method == "auth.test" and granted is not None:
             return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT2", "team_id": granted.team_id,
@@ -422,7 +454,11 @@ class FakeSlack:
                     "bot_id": "BBOT", "thread_ts": params.get("thread_ts") or known.get("thread_ts"),
                     "metadata": params.get("metadata") or known.get("metadata"),
                 }  # fmt: skip
-            return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}}, {}
+            return (
+                200,
+                {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}},
+                {},
+            )
         if method == "chat.postEphemeral":
             return 200, {"ok": True, "message_ts": self._new_ts()}, {}
         if method == "reactions.add":
@@ -433,7 +469,14 @@ class FakeSlack:
                 return 200, {"ok": False, "error": "user_not_found"}, {}
             return 200, {"ok": True, "user": {"id": params.get("user"), **user}}, {}
         if method == "chat.getPermalink":
-            return 200, {"ok": True, "permalink": f"https://test.slack.com/archives/{channel}/p{params.get('message_ts')}"}, {}
+            return (
+                200,
+                {
+                    "ok": True,
+                    "permalink": f"https://test.slack.com/archives/{channel}/p{params.get('message_ts')}",
+                },
+                {},
+            )
         if method == "usergroups.users.list":
             group = self.groups.get(str(params.get("usergroup")))
             if group is None:
@@ -448,23 +491,42 @@ class FakeSlack:
         if method == "conversations.replies":
             return self._replies(channel, params)
         if method == "conversations.open":
-            return 200, {"ok": True, "channel": {"id": "D" + str(params.get("users", "")).lstrip("U")}}, {}
+            return (
+                200,
+                {"ok": True, "channel": {"id": "D" + str(params.get("users", "")).lstrip("U")}},
+                {},
+            )
         if method == "conversations.info":
-            info = {"id": channel, "name": "errors", "is_member": True, "creator": self.creators.get(channel, "UFOUNDER")}
+            info = {
+                "id": channel,
+                "name": "errors",
+                "is_member": True,
+                "creator": self.creators.get(channel, "UFOUNDER"),
+            }
             return 200, {"ok": True, "channel": info}, {}
         if method == "files.getUploadURLExternal":
             file_id = f"F{next(self._ts)}"
-            return 200, {"ok": True, "upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id}, {}
+            return (
+                200,
+                {"ok": True, "upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id},
+                {},
+            )
         if method == "files.completeUploadExternal":
             files = params.get("files")
             files = json.loads(files) if isinstance(files, str) else files or []
-            return 200, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}, {}
+            return (
+                200,
+                {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]},
+                {},
+            )
         if method in SURFACE_METHODS:
             problem = self._surface_problem(method, params)
             return 200, ({"ok": False, "error": problem} if problem else {"ok": True}), {}
         return 200, {"ok": True}, {}
 
-    def _react(self, channel: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+    def _react(
+        self, channel: str, params: dict[str, Any]
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
         """``reactions.add`` as Slack answers it: a name without colons, on a message that exists, once."""
         name, ts = str(params.get("name") or ""), str(params.get("timestamp") or "")
         if not channel or not ts:
@@ -484,7 +546,11 @@ class FakeSlack:
     def _surface_problem(method: str, params: dict[str, Any]) -> str | None:
         """Slack's error for a custom-step or assistant-thread call missing what it requires."""
         # an empty status is allowed: it clears the thread's status
-        missing = [p for p in SURFACE_METHODS[method] if params.get(p) is None or (params[p] == "" and p != "status")]
+        missing = [
+            p
+            for p in SURFACE_METHODS[method]
+            if params.get(p) is None or (params[p] == "" and p != "status")
+        ]
         if missing:
             return "invalid_arguments"
         if method == "functions.completeSuccess":
@@ -523,7 +589,9 @@ class FakeSlack:
             self._last_ts = issued
         return f"{issued // 1_000_000}.{issued % 1_000_000:06d}"
 
-    def _replies(self, channel: str, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+    def _replies(
+        self, channel: str, params: dict[str, Any]
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
         """``conversations.replies`` paged as Slack pages it: the root, then its replies oldest
         first, those after ``oldest`` and before ``latest`` (either end kept with
         ``inclusive``), at most ``limit`` a page and never more than :data:`REPLIES_PAGE`
@@ -543,7 +611,11 @@ class FakeSlack:
         # a root the test never added (a paste sent as an event only) is left out
         root = [m for m in messages if m["ts"] == thread_ts]
         inclusive = _flag(params.get("inclusive"))
-        replies = [m for m in messages if m["ts"] != thread_ts and _within(float(m["ts"]), oldest, latest, inclusive)]
+        replies = [
+            m
+            for m in messages
+            if m["ts"] != thread_ts and _within(float(m["ts"]), oldest, latest, inclusive)
+        ]
         cursor = params.get("cursor")
         if cursor:
             start = _cursor_ts(str(cursor))
@@ -556,7 +628,11 @@ class FakeSlack:
         if not _flag(params.get("include_all_metadata")):
             page = [{k: v for k, v in m.items() if k != "metadata"} for m in page]
         more = {"next_cursor": _make_cursor(rest[0]["ts"]) if rest else ""}
-        return 200, {"ok": True, "messages": page, "has_more": bool(rest), "response_metadata": more}, {}
+        return (
+            200,
+            {"ok": True, "messages": page, "has_more": bool(rest), "response_metadata": more},
+            {},
+        )
 
     def start(self, port: int = 0) -> FakeSlack:
         """Serve on ``port`` (0: a free one); a stopped stand-in starts again on its old port
@@ -569,7 +645,13 @@ class FakeSlack:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self,
+                status: int,
+                body: bytes,
+                content_type: str,
+                headers: dict[str, str] | None = None,
+            ) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
@@ -601,11 +683,15 @@ class FakeSlack:
                 path = urlparse(self.path).path
                 headers = dict(self.headers)
                 if path.startswith("/upload/"):
-                    fake._record("upload", {"file_id": path[8:], "bytes": len(raw), "head": raw[:8]}, headers)
+                    fake._record(
+                        "upload", {"file_id": path[8:], "bytes": len(raw), "head": raw[:8]}, headers
+                    )
                     self._send(200, b"OK - uploaded", "text/plain")
                     return
                 if path.startswith("/response/"):
-                    fake._record("response_url", {"name": path[10:], **json.loads(raw or b"{}")}, headers)
+                    fake._record(
+                        "response_url", {"name": path[10:], **json.loads(raw or b"{}")}, headers
+                    )
                     self._send(200, b"ok", "text/plain")
                     return
                 method = path.removeprefix("/api/")
@@ -621,11 +707,15 @@ class FakeSlack:
                     delays = fake.slow.get(method)
                     delay = delays.pop(0) if delays else 0.0
                 time.sleep(delay)
-                self._send(status, json.dumps(body).encode(), "application/json; charset=utf-8", extra)
+                self._send(
+                    status, json.dumps(body).encode(), "application/json; charset=utf-8", extra
+                )
 
         self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:

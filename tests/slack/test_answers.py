@@ -22,12 +22,22 @@ def test_a_paste_is_answered_in_its_thread_with_the_fix_on_the_first_screen(bot:
     blocks = post["blocks"]
     text = read_text(blocks)
     assert len(blocks) <= 5 and len(text) <= 700, "the first screen is the answer, nothing more"
-    assert "temperature 512 exceeded limit 300" in read_text(blocks[:1]), "the header quotes the paste"
+    assert "temperature 512 exceeded limit 300" in read_text(blocks[:1]), (
+        "the header quotes the paste"
+    )
     assert "451" not in text, "not the record's own example numbers"
     assert "*Fix:* Prime the coolant loop before starting" in text and "1 year ago" in text
-    assert any(b["type"] == "rich_text" and "frobctl coolant prime --wait" in str(b) for b in blocks)
+    assert any(
+        b["type"] == "rich_text" and "frobctl coolant prime --wait" in str(b) for b in blocks
+    )
     controls = buttons(blocks)
-    assert {"errkb.vote.fixed", "errkb.vote.failed", "errkb.not_this", "errkb.more", "errkb.remove"} <= set(controls)
+    assert {
+        "errkb.vote.fixed",
+        "errkb.vote.failed",
+        "errkb.not_this",
+        "errkb.more",
+        "errkb.remove",
+    } <= set(controls)
     assert all(b.get("accessibility_label") for b in controls.values())
     assert posts[0].headers["Authorization"] == "Bearer xoxb-1111-2222-secretbottoken"
     assert_valid_message(post)
@@ -56,7 +66,9 @@ def test_retries_and_duplicate_event_ids_answer_exactly_once(bot: Bot) -> None:
     statuses += [bot.send.event(event, event_id="EvDUP1", retry=n).status for n in (1, 2, 3)]
     statuses.append(bot.send.event(event, event_id="EvDUP2").status)  # same message, new event id
     assert statuses == [200] * 5
-    bot.fake.wait_for("chat.postMessage", 2, timeout=1.5)  # give a second answer every chance to appear
+    bot.fake.wait_for(
+        "chat.postMessage", 2, timeout=1.5
+    )  # give a second answer every chance to appear
     assert len(bot.fake.of("chat.postMessage")) == 1
 
 
@@ -96,9 +108,13 @@ def test_bots_edits_deletions_and_chit_chat_are_ignored(bot: Bot) -> None:
     bot.send.event({"type": "message", "subtype": "message_deleted", "channel": CHANNEL, "ts": "1.2",
                     "deleted_ts": "1.0"})  # fmt: skip
     bot.send.message("anyone up for lunch at noon?")
-    bot.send.message("RuntimeError: the flux capacitor is misaligned by 3 degrees")  # unknown: silent
+    bot.send.message(
+        "RuntimeError: the flux capacitor is misaligned by 3 degrees"
+    )  # unknown: silent
     assert bot.fake.wait_for("chat.postMessage", timeout=1.0) == []
-    assert bot.metrics.value("errkb_declines_total", reason="ignored") >= 1  # (Bolt drops its own first)
+    assert (
+        bot.metrics.value("errkb_declines_total", reason="ignored") >= 1
+    )  # (Bolt drops its own first)
     assert bot.metrics.value("errkb_declines_total", reason="alerts_off") == alerts_off + 1
 
 
@@ -107,7 +123,9 @@ def test_unknown_paste_in_channel_is_kept_silently_for_maintainers(bot: Bot) -> 
         bot.send.message("RuntimeError: the flux capacitor is misaligned by 3 degrees")
     rows = []
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not (rows and rows[0].count == 2 and len(rows[0].permalinks) == 2):
+    while time.monotonic() < deadline and not (
+        rows and rows[0].count == 2 and len(rows[0].permalinks) == 2
+    ):
         with bot.store.transaction() as session:
             rows = slack_repo.unknown_errors(session)
         time.sleep(0.01)
@@ -171,4 +189,7 @@ def test_slack_rate_limits_are_retried(bot: Bot) -> None:
     bot.send.message(PASTE)
     posts = bot.fake.wait_for("chat.postMessage", 2, timeout=10)
     assert len(posts) == 2  # the 429, then the retry after Retry-After
-    assert bot.metrics.value("errkb_job_retries_total", kind="paste", reason="ratelimited") - before == 1
+    assert (
+        bot.metrics.value("errkb_job_retries_total", kind="paste", reason="ratelimited") - before
+        == 1
+    )

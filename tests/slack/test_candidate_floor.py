@@ -30,7 +30,9 @@ def test_a_chat_line_with_a_mention_gets_no_records_and_nothing_public(bot: Bot,
 
 @pytest.mark.parametrize(("user", "line"), [("UENGLISH", "Nothing in the knowledge base matches this error yet."),
                                             (ZH_USER, "知识库中还没有与这个错误匹配的记录。")])  # fmt: skip
-def test_an_unknown_error_in_a_thread_is_one_short_line_with_add(bot: Bot, user: str, line: str) -> None:
+def test_an_unknown_error_in_a_thread_is_one_short_line_with_add(
+    bot: Bot, user: str, line: str
+) -> None:
     mention(bot, UNKNOWN, "1722500004.000001", user=user)
     [post] = bot.fake.wait_for("chat.postMessage")
     blocks = post.params["blocks"]

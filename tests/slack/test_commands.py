@@ -49,7 +49,9 @@ def test_show_unknown_id_is_a_translated_error(bot: Bot) -> None:
 def test_graph_sends_the_neighbourhood_png_privately(bot: Bot) -> None:
     bot.send.command("graph errkbtest/frobnicator-overheat")
     complete = bot.fake.wait_for("files.completeUploadExternal", timeout=20)
-    assert len(complete) == 1 and complete[0].params["channel_id"] == "DENGLISH", "to the person, not the channel"
+    assert len(complete) == 1 and complete[0].params["channel_id"] == "DENGLISH", (
+        "to the person, not the channel"
+    )
     upload = bot.fake.of("upload")[0]
     assert upload.params["head"].startswith(b"\x89PNG") and upload.params["bytes"] > 1000
     [told] = bot.fake.wait_for("response_url")

@@ -39,25 +39,39 @@ class Clock:
 @pytest.fixture
 def sender(bot: Bot) -> Iterator[tuple[DigestSender, Clock]]:
     settings = Settings(
-        database_url="sqlite://", slack_bot_token=TOKEN, slack_api_url=bot.fake.api_url,
-        digest_channel=DIGEST, digest_cron="0 9 * * mon", timezone="UTC",
-        domain_owners={"python": [OWNER]}, digest_size=5,
+        database_url="sqlite://",
+        slack_bot_token=TOKEN,
+        slack_api_url=bot.fake.api_url,
+        digest_channel=DIGEST,
+        digest_cron="0 9 * * mon",
+        timezone="UTC",
+        domain_owners={"python": [OWNER]},
+        digest_size=5,
     )  # type: ignore[call-arg]
     gateway = SlackGateway(token=TOKEN, base_url=bot.fake.api_url, metrics=Metrics())
     clock = Clock(datetime(2025, 8, 4, 9, 0, 5, tzinfo=UTC))  # a Monday, just after 09:00
     graph = build_graph(bot.records)
-    yield DigestSender(settings=settings, store=bot.store, gateway=gateway, graph=lambda: graph, clock=clock), clock
+    yield (
+        DigestSender(
+            settings=settings, store=bot.store, gateway=gateway, graph=lambda: graph, clock=clock
+        ),
+        clock,
+    )
     with bot.store.transaction() as session:  # put the package's records back as they were
         session.query(DigestRunRow).delete()
         session.query(RecordStateRow).delete()
-        repository.import_records(session, records=bot.records, on_conflict="upsert", actor="test", now=TODAY)
+        repository.import_records(
+            session, records=bot.records, on_conflict="upsert", actor="test", now=TODAY
+        )
 
 
 def _posts(bot: Bot, channel: str) -> list[Any]:
     return [c for c in bot.fake.of("chat.postMessage") if c.params["channel"] == channel]
 
 
-def test_the_scheduled_digest_is_posted_once_per_period(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_the_scheduled_digest_is_posted_once_per_period(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     digest, clock = sender
     assert digest.run_due() == [f"channel:{DIGEST}", f"owner:{OWNER}"]
     [post] = _posts(bot, DIGEST)
@@ -73,20 +87,29 @@ def test_the_scheduled_digest_is_posted_once_per_period(bot: Bot, sender: tuple[
     assert len(_posts(bot, DIGEST)) == 2
 
 
-def test_a_digest_missed_while_down_is_sent_once_when_back(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_a_digest_missed_while_down_is_sent_once_when_back(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     digest, clock = sender
     assert f"channel:{DIGEST}" in digest.run_due()  # Monday 4 August, as scheduled
-    clock.value = datetime(2025, 8, 14, 15, 0, tzinfo=UTC)  # down over Monday 11th: back on Thursday
+    clock.value = datetime(
+        2025, 8, 14, 15, 0, tzinfo=UTC
+    )  # down over Monday 11th: back on Thursday
     restarted = DigestSender(settings=digest.settings, store=digest.store, gateway=digest.gateway,
                              graph=digest.graph, clock=clock)  # fmt: skip
     assert f"channel:{DIGEST}" in restarted.run_due()
     assert digest.run_due() == [] and restarted.run_due() == []
     with bot.store.transaction() as session:
         runs = [r for r in digest_repo.runs(session) if r.audience == f"channel:{DIGEST}"]
-    assert [(r.period, r.status) for r in runs] == [("2025-08-04T09:00:00Z", "done"), ("2025-08-11T09:00:00Z", "done")]
+    assert [(r.period, r.status) for r in runs] == [
+        ("2025-08-04T09:00:00Z", "done"),
+        ("2025-08-11T09:00:00Z", "done"),
+    ]
 
 
-def test_a_first_start_sends_no_digest_for_a_period_long_past(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_a_first_start_sends_no_digest_for_a_period_long_past(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     digest, clock = sender
     clock.value = datetime(2025, 8, 7, 15, 0, tzinfo=UTC)  # first start on a Thursday
     fresh = DigestSender(settings=digest.settings, store=digest.store, gateway=digest.gateway,
@@ -96,7 +119,9 @@ def test_a_first_start_sends_no_digest_for_a_period_long_past(bot: Bot, sender: 
     assert f"channel:{DIGEST}" in fresh.run_due()
 
 
-def test_the_digest_shows_what_people_corrected_with_undo(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_the_digest_shows_what_people_corrected_with_undo(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     from bot.store import corrections_repo
 
     digest, clock = sender
@@ -112,7 +137,9 @@ def test_the_digest_shows_what_people_corrected_with_undo(bot: Bot, sender: tupl
     assert_valid_message(post.params)
 
 
-def test_a_failed_post_is_retried_and_only_then_marked_done(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_a_failed_post_is_retried_and_only_then_marked_done(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     digest, _ = sender
     bot.fake.fail_next("chat.postMessage", 500, times=10)
     assert f"channel:{DIGEST}" not in digest.run_due()
@@ -124,7 +151,9 @@ def test_a_failed_post_is_retried_and_only_then_marked_done(bot: Bot, sender: tu
     assert len(_posts(bot, DIGEST)) == 1
 
 
-def test_owners_get_a_dm_with_their_domains_only(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_owners_get_a_dm_with_their_domains_only(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     digest, _ = sender
     digest.run_due()
     [dm] = _posts(bot, OWNER)
@@ -132,7 +161,9 @@ def test_owners_get_a_dm_with_their_domains_only(bot: Bot, sender: tuple[DigestS
     assert all("llm/" not in json.dumps(block) for block in dm.params["blocks"])
 
 
-def _digest_message(bot: Bot, sender: tuple[DigestSender, Clock]) -> tuple[str, list[dict[str, Any]]]:
+def _digest_message(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> tuple[str, list[dict[str, Any]]]:
     sender[0].run_due()
     [post] = _posts(bot, DIGEST)
     [message_ts] = [ts for channel, ts in bot.fake.messages if channel == DIGEST]
@@ -159,7 +190,9 @@ def _last_confirmed(bot: Bot, record_id: str) -> date | None:
     return record.last_confirmed
 
 
-def test_still_valid_from_a_non_maintainer_is_refused_politely(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_still_valid_from_a_non_maintainer_is_refused_politely(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     ts, blocks = _digest_message(bot, sender)
     before = _last_confirmed(bot, STALE)
     _click(bot, ActionId.DIGEST_CONFIRM, EN_USER, ts, blocks)
@@ -170,7 +203,9 @@ def test_still_valid_from_a_non_maintainer_is_refused_politely(bot: Bot, sender:
     assert not bot.fake.of("chat.update")
 
 
-def test_still_valid_confirms_audits_and_updates_the_digest(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_still_valid_confirms_audits_and_updates_the_digest(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     ts, blocks = _digest_message(bot, sender)
     _click(bot, ActionId.DIGEST_CONFIRM, MAINTAINER, ts, blocks)
     [update] = bot.fake.wait_for("chat.update")
@@ -181,8 +216,14 @@ def test_still_valid_confirms_audits_and_updates_the_digest(bot: Bot, sender: tu
     assert item["type"] == "context" and "Confirmed still valid by <@UMAINTAIN>" in json.dumps(item)
     assert _last_confirmed(bot, STALE) == TODAY.date()
     with bot.store.transaction() as session:
-        audit = session.scalars(select(AuditRow).where(AuditRow.record_id == STALE).order_by(AuditRow.id.desc())).first()
-    assert audit is not None and audit.actor == f"slack:{MAINTAINER}" and audit.after == {"last_confirmed": "2025-08-01"}
+        audit = session.scalars(
+            select(AuditRow).where(AuditRow.record_id == STALE).order_by(AuditRow.id.desc())
+        ).first()
+    assert (
+        audit is not None
+        and audit.actor == f"slack:{MAINTAINER}"
+        and audit.after == {"last_confirmed": "2025-08-01"}
+    )
 
 
 def test_a_domain_owner_may_snooze(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
@@ -194,7 +235,9 @@ def test_a_domain_owner_may_snooze(bot: Bot, sender: tuple[DigestSender, Clock])
         assert state is not None and state.snoozed_until == TODAY.date() + timedelta(days=30)
         actions = [a.action for a in repository.audit_log(session, record_id=STALE)]
     assert actions[0] == "snooze"
-    assert "Snoozed until 2025-08-31 by <@UOWNER>" in json.dumps(bot.fake.of("chat.update")[0].params["blocks"])
+    assert "Snoozed until 2025-08-31 by <@UOWNER>" in json.dumps(
+        bot.fake.of("chat.update")[0].params["blocks"]
+    )
     sender[1].value += timedelta(days=7)
     sender[0].run_due()
     latest = _posts(bot, DIGEST)[-1]
@@ -214,7 +257,9 @@ def test_an_owner_acts_only_on_records_of_their_domain_whatever_the_button_says(
     assert not bot.fake.of("chat.update")
 
 
-def test_deprecate_asks_why_then_deprecates_and_updates(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_deprecate_asks_why_then_deprecates_and_updates(
+    bot: Bot, sender: tuple[DigestSender, Clock]
+) -> None:
     ts, blocks = _digest_message(bot, sender)
     _click(bot, ActionId.DIGEST_DEPRECATE, MAINTAINER, ts, blocks)
     [opened] = bot.fake.wait_for("views.open")

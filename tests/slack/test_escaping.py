@@ -148,7 +148,9 @@ def renders(words: list[str], locale: str) -> dict[str, Any]:
                                           owner_domains=[words[0], words[-1]], wrong=[(words[1], 2)],
                                           taught=[taught])  # fmt: skip
     note = digest.item_note(locale, "digest.done.deprecated", user=ACTOR, reason=words[3])
-    unknown = Unknown(1, words[4], 3, datetime(2025, 7, 1, tzinfo=UTC), (PERMALINK,), source=words[5 % len(words)])
+    unknown = Unknown(
+        1, words[4], 3, datetime(2025, 7, 1, tzinfo=UTC), (PERMALINK,), source=words[5 % len(words)]
+    )
     values = {block: words[i % len(words)] for i, (block, *_rest) in enumerate(modal.FIELDS)}
     return {
         "render_answer": answer.render_answer([record], reply, Shown(lines={record.id: words[0]}), graph,
@@ -205,7 +207,18 @@ NOT_SLACK = {"render_stale_lines"}
 
 def test_the_property_covers_every_renderer() -> None:
     covered = set(renders(["a", "b", "c", "d", "e"], "en"))
-    for module in (answer, blocks, correct, panels, digest, modal, channel, home, followup, pointer):
+    for module in (
+        answer,
+        blocks,
+        correct,
+        panels,
+        digest,
+        modal,
+        channel,
+        home,
+        followup,
+        pointer,
+    ):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__ and name.startswith("render_"):
                 assert name in covered | NOT_SLACK, (

@@ -27,7 +27,13 @@ RECORD = "errkbtest/frobnicator-overheat"
 
 
 def _buttons(blocks: list[dict[str, Any]], action_id: str) -> list[dict[str, Any]]:
-    return [e for b in blocks if b["type"] == "actions" for e in b["elements"] if e["action_id"] == action_id]
+    return [
+        e
+        for b in blocks
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e["action_id"] == action_id
+    ]
 
 
 def _counts(bot: Bot, position: int) -> tuple[int, int]:
@@ -73,7 +79,9 @@ def test_votes_change_counts_evidence_and_update_the_answer_in_place(bot: Bot) -
         audit = session.scalars(select(AuditRow).where(AuditRow.record_id == RECORD, AuditRow.action == "confirm",
                                                        AuditRow.id > last_audit)).all()  # fmt: skip
     assert before is not None and after is not None
-    assert after.evidence_count == before.evidence_count + 1 and after.last_confirmed == TODAY.date()
+    assert (
+        after.evidence_count == before.evidence_count + 1 and after.last_confirmed == TODAY.date()
+    )
     assert len(audit) == 1 and audit[0].actor == f"slack:{EN_USER}"
 
 
@@ -88,8 +96,10 @@ def test_share_posts_an_ephemeral_answer_in_the_channel(bot: Bot) -> None:
     assert len(posts) == 1 and posts[0].params["channel"] == CHANNEL
     assert not _buttons(posts[0].params["blocks"], ActionId.SHARE)
     assert_valid_message(posts[0].params)
-    assert bot.fake.wait_for("response_url")[0].params == {"name": bot.fake.of("response_url")[0].params["name"],
-                                                           "delete_original": True}
+    assert bot.fake.wait_for("response_url")[0].params == {
+        "name": bot.fake.of("response_url")[0].params["name"],
+        "delete_original": True,
+    }
 
 
 def test_share_where_errkb_is_not_a_member_explains_politely(bot: Bot) -> None:
@@ -124,8 +134,14 @@ def test_a_maintainer_adds_a_record_from_an_unknown_error(bot: Bot) -> None:
     bot.send.message("RuntimeError: the flux capacitor is misaligned by 3 degrees")
     wait_for_unknown(bot, "flux capacitor")
     bot.send.command("unknown", user=MAINTAINER)
-    add = _buttons([{"type": "actions", "elements": [b["accessory"]]} for b in
-                    bot.fake.wait_for("response_url")[0].params["blocks"] if "accessory" in b], ActionId.ADD_RECORD)[0]
+    add = _buttons(
+        [
+            {"type": "actions", "elements": [b["accessory"]]}
+            for b in bot.fake.wait_for("response_url")[0].params["blocks"]
+            if "accessory" in b
+        ],
+        ActionId.ADD_RECORD,
+    )[0]
     bot.send.click(ActionId.ADD_RECORD, add["value"], user=MAINTAINER)
     view = bot.fake.wait_for("views.open")[0].params["view"]
     assert_valid_view(view)
@@ -133,24 +149,38 @@ def test_a_maintainer_adds_a_record_from_an_unknown_error(bot: Bot) -> None:
     assert "flux capacitor" in prefilled[BlockId.SIGNATURE]
     assert prefilled[BlockId.DOMAIN]  # a domain from the closest records, as the shortcut suggests
     # invalid: a regex that does not compile, no domain → errors shown in the modal
-    bad = _submit(bot, view, {**prefilled, BlockId.REGEX: "flux(capacitor", BlockId.DOMAIN: "", BlockId.ROOT_CAUSE: "x"})
+    bad = _submit(
+        bot,
+        view,
+        {**prefilled, BlockId.REGEX: "flux(capacitor", BlockId.DOMAIN: "", BlockId.ROOT_CAUSE: "x"},
+    )
     assert bad.status == 200 and bad.json()["response_action"] == "errors"
     assert set(bad.json()["errors"]) >= {BlockId.REGEX, BlockId.DOMAIN}
-    good = {**prefilled, BlockId.DOMAIN: "physics", BlockId.ROOT_CAUSE: "Misaligned flux.",
-            BlockId.RECORD_ID: "physics/flux-capacitor-misaligned", BlockId.WORKAROUND: "Realign it"}
+    good = {
+        **prefilled,
+        BlockId.DOMAIN: "physics",
+        BlockId.ROOT_CAUSE: "Misaligned flux.",
+        BlockId.RECORD_ID: "physics/flux-capacitor-misaligned",
+        BlockId.WORKAROUND: "Realign it",
+    }
     ok = _submit(bot, view, good)
     assert ok.status == 200 and ok.body in (b"", b"{}")
     with bot.store.transaction() as session:
         record = repository.get_record(session, record_id="physics/flux-capacitor-misaligned")
         assert record is not None and record.workarounds[0].action == "Realign it"
         repository.delete_record(session, record_id=record.id, actor="test", now=TODAY)
-    thanks = bot.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("channel") == MAINTAINER)
+    thanks = bot.fake.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("channel") == MAINTAINER
+    )
     assert thanks and "physics/flux-capacitor-misaligned" in thanks[0].params["text"]
     again = _submit(bot, view, {**good, BlockId.RECORD_ID: RECORD})
     assert again.json()["errors"][BlockId.RECORD_ID] == "A record with this id already exists."
 
 
 def test_a_non_maintainer_cannot_submit_the_modal_either(bot: Bot) -> None:
-    view = {"blocks": [{"block_id": b} for b in (BlockId.RECORD_ID,)], "private_metadata": AddState().dump()}
+    view = {
+        "blocks": [{"block_id": b} for b in (BlockId.RECORD_ID,)],
+        "private_metadata": AddState().dump(),
+    }
     response = _submit(bot, view, {BlockId.RECORD_ID: "x/y"}, user=EN_USER)
     assert response.json()["response_action"] == "errors"

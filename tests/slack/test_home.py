@@ -27,7 +27,13 @@ from tests.slack.conftest import (
 
 
 def _open(bot: Bot, user: str, tab: str = "home") -> None:
-    event = {"type": "app_home_opened", "user": user, "channel": "D0ERRKB", "tab": tab, "event_ts": "1.0"}
+    event = {
+        "type": "app_home_opened",
+        "user": user,
+        "channel": "D0ERRKB",
+        "tab": tab,
+        "event_ts": "1.0",
+    }
     assert bot.send.event(event).status == 200
 
 
@@ -50,11 +56,19 @@ def _home(bot: Bot, user: str) -> dict[str, Any]:
 
 def _click(bot: Bot, action_id: str, user: str, *, value: str | None = None, selected: str | None = None,
            kind: str = "button") -> None:  # fmt: skip
-    action: dict[str, Any] = {"type": kind, "action_id": action_id, "block_id": "b", "action_ts": str(time.time())}
+    action: dict[str, Any] = {
+        "type": kind,
+        "action_id": action_id,
+        "block_id": "b",
+        "action_ts": str(time.time()),
+    }
     if value is not None:
         action["value"] = value
     if selected is not None:
-        action["selected_option"] = {"text": {"type": "plain_text", "text": selected}, "value": selected}
+        action["selected_option"] = {
+            "text": {"type": "plain_text", "text": selected},
+            "value": selected,
+        }
     n = bot.send.next_id()
     response = bot.send.interactive({
         "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"}, "api_app_id": "A1",
@@ -107,17 +121,24 @@ def test_recent_answers_are_the_users_own_newest_first(bot: Bot) -> None:
 
 
 def test_searching_in_the_home_tab_shows_the_results_there(bot: Bot) -> None:
-    _click(bot, ActionId.HOME_SEARCH, EN_USER, value="frobnicator temperature", kind="plain_text_input")
+    _click(
+        bot, ActionId.HOME_SEARCH, EN_USER, value="frobnicator temperature", kind="plain_text_input"
+    )
     view = _published(bot)
     shown = _text(view)
-    assert "Records matching “frobnicator temperature”" in shown and "errkbtest/frobnicator-overheat" in shown
+    assert (
+        "Records matching “frobnicator temperature”" in shown
+        and "errkbtest/frobnicator-overheat" in shown
+    )
     search = next(b for b in view["blocks"] if b.get("block_id") == BlockId.HOME_SEARCH)
     assert search["element"]["initial_value"] == "frobnicator temperature"
     show = _buttons(view, ActionId.SHOW_RECORD)[0]
     bot.fake.reset()
     _click(bot, ActionId.SHOW_RECORD, EN_USER, value=show["value"])
     [dm] = bot.fake.wait_for("chat.postMessage")  # from the Home tab: in errkb's Messages tab
-    assert dm.params["channel"] == EN_USER and "errkbtest/frobnicator" in json.dumps(dm.params["blocks"])
+    assert dm.params["channel"] == EN_USER and "errkbtest/frobnicator" in json.dumps(
+        dm.params["blocks"]
+    )
     assert _published(bot)  # and the tab is published again
 
 
@@ -141,7 +162,11 @@ def test_maintainers_see_the_unknown_queue_stale_records_and_figures(bot: Bot) -
     wait_for_unknown(bot, "flux capacitor")
     view = _home(bot, MAINTAINER)
     shown = _text(view)
-    assert "For maintainers" in shown and "flux capacitor" in shown and _buttons(view, ActionId.ADD_RECORD)
+    assert (
+        "For maintainers" in shown
+        and "flux capacitor" in shown
+        and _buttons(view, ActionId.ADD_RECORD)
+    )
     assert "errkbtest/widget-meltdown" in shown and _buttons(view, ActionId.DIGEST_CONFIRM)
     assert "unknown errors: *1*" in shown
 
@@ -157,12 +182,16 @@ def restored(bot: Bot) -> Iterator[None]:
     yield
     with bot.store.transaction() as session:  # put the package's records back as they were
         session.query(RecordStateRow).delete()
-        repository.import_records(session, records=bot.records, on_conflict="upsert", actor="test", now=TODAY)
+        repository.import_records(
+            session, records=bot.records, on_conflict="upsert", actor="test", now=TODAY
+        )
 
 
 def test_still_valid_in_the_home_tab_confirms_and_updates_the_tab(bot: Bot, restored: None) -> None:
     view = _home(bot, MAINTAINER)
-    confirm = next(b for b in _buttons(view, ActionId.DIGEST_CONFIRM) if "widget-meltdown" in b["value"])
+    confirm = next(
+        b for b in _buttons(view, ActionId.DIGEST_CONFIRM) if "widget-meltdown" in b["value"]
+    )
     bot.fake.reset()
     _click(bot, ActionId.DIGEST_CONFIRM, MAINTAINER, value=confirm["value"])
     after = _published(bot)

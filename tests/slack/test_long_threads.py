@@ -121,7 +121,9 @@ def test_a_mention_reads_a_long_thread_to_its_newest_error(bot: Bot) -> None:
     event = {"type": "app_mention", "channel": CHANNEL, "user": "UENGLISH", "ts": mention,
              "thread_ts": root, "text": f"<@{BOT_USER}> what is this?", "client_msg_id": f"cm-{mention}"}  # fmt: skip
     assert bot.send.event(event).status == 200
-    [post] = bot.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == root)
+    [post] = bot.fake.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("thread_ts") == root
+    )
     assert "FrobnicatorOverheatError" in str(post.params.get("blocks"))
     pages = [c for c in bot.fake.of("conversations.replies") if c.params.get("ts") == root]
     assert any(c.params.get("cursor") for c in pages), "the thread is read past its first page"

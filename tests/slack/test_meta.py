@@ -40,11 +40,21 @@ def test_every_catalog_has_the_same_keys_and_placeholders() -> None:
 def test_every_key_the_code_uses_is_in_the_catalogs() -> None:
     keys = set(catalog("en"))
     used: set[str] = set()
-    for path in list((ROOT / "bot" / "render").glob("*.py")) + list((ROOT / "bot" / "slack").rglob("*.py")):
+    for path in list((ROOT / "bot" / "render").glob("*.py")) + list(
+        (ROOT / "bot" / "slack").rglob("*.py")
+    ):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("t", "render_text", "render_error"):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+                "t",
+                "render_text",
+                "render_error",
+            ):
                 for arg in node.args[:2]:
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "." in arg.value:
+                    if (
+                        isinstance(arg, ast.Constant)
+                        and isinstance(arg.value, str)
+                        and "." in arg.value
+                    ):
                         used.add(arg.value)
     assert used and used <= keys, used - keys
 
@@ -77,7 +87,9 @@ def _payload(kind: str, ident: str) -> dict[str, object]:
             "view": {"type": "modal", "callback_id": ident, "private_metadata": metadata, "state": {"values": {}}}}  # fmt: skip
 
 
-@pytest.mark.parametrize("kind,ident", [("action", a) for a in ActionId] + [("callback", c) for c in CallbackId])
+@pytest.mark.parametrize(
+    "kind,ident", [("action", a) for a in ActionId] + [("callback", c) for c in CallbackId]
+)
 def test_every_action_and_callback_id_has_a_listener(bot: Bot, kind: str, ident: str) -> None:
     """Bolt answers 404 to an interaction no listener matches."""
     response = bot.send.interactive(_payload(kind, ident))
@@ -100,7 +112,9 @@ class _Registrar:
         return self.event("function_executed")
 
     def __getattr__(self, name: str) -> Callable[..., Callable[[object], object]]:
-        return lambda *args, **kwargs: lambda listener: listener  # commands, actions, shortcuts, views
+        return lambda *args, **kwargs: (
+            lambda listener: listener
+        )  # commands, actions, shortcuts, views
 
 
 def test_the_manifest_subscribes_only_to_events_errkb_listens_to_and_enables_app_home() -> None:
@@ -117,9 +131,18 @@ def test_the_manifest_subscribes_only_to_events_errkb_listens_to_and_enables_app
     assert set(manifest["functions"]) == set(registrar.functions)  # each step declared is served
     assert {"app_home_opened", "member_joined_channel", "message.im"} <= set(subscribed)
     home = manifest["features"]["app_home"]
-    assert home["home_tab_enabled"] and home["messages_tab_enabled"] and not home["messages_tab_read_only_enabled"]
+    assert (
+        home["home_tab_enabled"]
+        and home["messages_tab_enabled"]
+        and not home["messages_tab_read_only_enabled"]
+    )
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
-    assert {"channels:read", "groups:read", "im:history", "chat:write"} <= scopes  # joins; DMs; /errkb channel
+    assert {
+        "channels:read",
+        "groups:read",
+        "im:history",
+        "chat:write",
+    } <= scopes  # joins; DMs; /errkb channel
 
 
 def test_manifest_names_the_shortcut_and_the_command() -> None:

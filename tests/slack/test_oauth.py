@@ -53,7 +53,9 @@ class OAuthBot:
 
 
 @contextmanager
-def serving(bot: Bot, fake_slack: FakeSlack, url: str, key: str, previous: str | None = None) -> Iterator[OAuthBot]:
+def serving(
+    bot: Bot, fake_slack: FakeSlack, url: str, key: str, previous: str | None = None
+) -> Iterator[OAuthBot]:
     """A second app, installed per workspace instead of by token, on a database of its own
     (servers sharing a database share their work: they must be configured alike)."""
     store = open_store(url, migrate=True)
@@ -89,7 +91,9 @@ def serving(bot: Bot, fake_slack: FakeSlack, url: str, key: str, previous: str |
 def oauth_bot(bot: Bot, fake_slack: FakeSlack, blank_database_url: str) -> Iterator[OAuthBot]:
     store = open_store(blank_database_url, migrate=True)
     with store.transaction() as session:
-        repository.import_records(session, records=bot.records, on_conflict="fail", actor="test", now=TODAY)
+        repository.import_records(
+            session, records=bot.records, on_conflict="fail", actor="test", now=TODAY
+        )
     store.dispose()
     with serving(bot, fake_slack, blank_database_url, KEY) as served:
         yield served
@@ -176,11 +180,15 @@ def test_after_a_key_rotation_the_installation_is_still_answered_with_its_token(
     with serving(bot, fake_slack, url, Fernet.generate_key().decode(), previous=KEY) as rotated:
         ts = "1722500300.000001"
         assert rotated.send.post(_event(ts), "application/json").status == 200
-        answers = fake_slack.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts)
+        answers = fake_slack.wait_for(
+            "chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts
+        )
         assert len(answers) == 1 and answers[0].headers["Authorization"] == f"Bearer {TEAM_TOKEN}"
     with serving(bot, fake_slack, url, Fernet.generate_key().decode()) as forgotten:
         # a key that never wrote them: the workspace is not installed as far as errkb can tell
         refused = forgotten.send.post(_event("1722500300.000002"), "application/json")
-        assert b"no longer available" in refused.body  # Bolt's words for an installation it cannot find
+        assert (
+            b"no longer available" in refused.body
+        )  # Bolt's words for an installation it cannot find
         assert not fake_slack.wait_for("chat.postMessage", timeout=1.0,
                                        where=lambda c: c.params.get("thread_ts") == "1722500300.000002")  # fmt: skip

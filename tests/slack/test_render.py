@@ -35,9 +35,18 @@ def _huge() -> Record:
     })  # fmt: skip
 
 
-def _answer(records: list[Record], reply: blocks.Reply, *, expanded: bool = False, page: int = 0,
-            counts: blocks.Counts | None = None, graph: GraphSections | None = None) -> dict[str, Any]:
-    return render_answer(records, reply, Shown(page=page, expanded=expanded), graph or GraphSections(), counts or {})
+def _answer(
+    records: list[Record],
+    reply: blocks.Reply,
+    *,
+    expanded: bool = False,
+    page: int = 0,
+    counts: blocks.Counts | None = None,
+    graph: GraphSections | None = None,
+) -> dict[str, Any]:
+    return render_answer(
+        records, reply, Shown(page=page, expanded=expanded), graph or GraphSections(), counts or {}
+    )
 
 
 @pytest.mark.parametrize("locale", ["en", "zh"])
@@ -51,12 +60,18 @@ def test_every_answer_in_the_knowledge_base_renders_valid_block_kit(locale: str)
             folded = _answer([record], reply, counts={(record.id, 0): (7, 2)}, graph=graph)
             assert_valid_message(folded)
             assert len(folded["blocks"]) <= 5
-            assert_valid_message(_answer([record], reply, expanded=True, counts={(record.id, 0): (7, 2)}, graph=graph))
+            assert_valid_message(
+                _answer(
+                    [record], reply, expanded=True, counts={(record.id, 0): (7, 2)}, graph=graph
+                )
+            )
 
 
 def test_an_oversized_record_is_cut_to_slacks_limits() -> None:
     record = _huge()
-    reply = blocks.Reply(locale="en", today=TODAY, reply_id=1, ephemeral=True, cut_at=100_000, note="n" * 9_000)
+    reply = blocks.Reply(
+        locale="en", today=TODAY, reply_id=1, ephemeral=True, cut_at=100_000, note="n" * 9_000
+    )
     two = [record, _huge().model_copy(update={"id": "big/b"})]
     message = _answer(two, reply, expanded=True)
     assert_valid_message(message)
@@ -69,11 +84,19 @@ def test_an_oversized_record_is_cut_to_slacks_limits() -> None:
 def test_more_shows_every_workaround_with_its_votes_dead_ends_and_observed_counts() -> None:
     record = next(r for r in kb_records() if r.id == "errkbtest/frobnicator-overheat")
     reply = blocks.Reply(locale="en", today=TODAY, reply_id=3)
-    text = read_text(_answer([record], reply, expanded=True, counts={(record.id, 1): (7, 2)})["blocks"])
+    text = read_text(
+        _answer([record], reply, expanded=True, counts={(record.id, 1): (7, 2)})["blocks"]
+    )
     assert "7 of 9 here" in text and "Last confirmed 1 year ago" in text
-    assert text.index("Prime the coolant loop") < text.index("Lower the batch size") < text.index("cooler rack")
+    assert (
+        text.index("Prime the coolant loop")
+        < text.index("Lower the batch size")
+        < text.index("cooler rack")
+    )
     assert "Raise the temperature limit" in text and "Restarting the worker" in text
-    zh = read_text(_answer([record], blocks.Reply(locale="zh", today=TODAY), expanded=True)["blocks"])
+    zh = read_text(
+        _answer([record], blocks.Reply(locale="zh", today=TODAY), expanded=True)["blocks"]
+    )
     assert "启动前先充注冷却回路" in zh and "1年前" in zh
     fallback = next(r for r in kb_records() if r.id == "errkbtest/widget-meltdown")
     zh = read_text(_answer([fallback], blocks.Reply(locale="zh", today=TODAY))["blocks"])
@@ -85,7 +108,9 @@ def test_more_shows_every_workaround_with_its_votes_dead_ends_and_observed_count
     ("en", 70, "2 months ago"), ("en", 425, "1 year ago"), ("en", 1600, "4 years ago"),
     ("zh", 0, "今天"), ("zh", 1, "1天前"), ("zh", 70, "2个月前"), ("zh", 1600, "4年前"),
 ])  # fmt: skip
-def test_freshness_by_the_locales_plural_and_relative_time_rules(locale: str, days: int, expected: str) -> None:
+def test_freshness_by_the_locales_plural_and_relative_time_rules(
+    locale: str, days: int, expected: str
+) -> None:
     from datetime import timedelta
 
     said = blocks.freshness(locale, TODAY - timedelta(days=days), TODAY)
@@ -110,7 +135,9 @@ def test_panels_are_valid() -> None:
         assert_valid_message(panels.render_refusal(locale))
         assert_valid_message(blocks.render_nothing(blocks.Reply(locale=locale, today=TODAY,
                                                                 add=AddState(unknown=1)), ["E: x" * 500]))  # fmt: skip
-        values = prefill("RuntimeError: the flux capacitor is misaligned by 3 degrees", "RuntimeError: <q>")
+        values = prefill(
+            "RuntimeError: the flux capacitor is misaligned by 3 degrees", "RuntimeError: <q>"
+        )
         assert_valid_view(render_add_modal(locale, AddState(unknown=1, locale=locale), values))
 
 
@@ -124,7 +151,12 @@ def test_modal_errors_land_on_their_inputs() -> None:
 def test_state_round_trips_and_rejects_tampering() -> None:
     state = VoteState(reply=5, record="a/b", pos=2)
     assert load_state(VoteState, state.dump()) == state
-    for bad in ("", "{}", '{"reply": 0, "record": "a", "pos": 1}', '{"reply": 1, "record": "a", "pos": 1, "x": 2}'):
+    for bad in (
+        "",
+        "{}",
+        '{"reply": 0, "record": "a", "pos": 1}',
+        '{"reply": 1, "record": "a", "pos": 1, "x": 2}',
+    ):
         with pytest.raises(BadState):
             load_state(VoteState, bad)
 
@@ -140,7 +172,11 @@ def test_the_quoted_error_line_is_code_that_copies_as_written(locale: str, label
     assert first["type"] == "rich_text"
     [section] = first["elements"]
     quoted, _, cause_label, _ = section["elements"]
-    assert quoted == {"type": "text", "text": line, "style": {"code": True}}  # every character as written
+    assert quoted == {
+        "type": "text",
+        "text": line,
+        "style": {"code": True},
+    }  # every character as written
     assert cause_label == {"type": "text", "text": label, "style": {"bold": True}}
     assert "ˋ" not in str(message["blocks"])
 
@@ -149,7 +185,9 @@ def test_the_digests_unknown_errors_are_code_that_copies_as_written() -> None:
     items = select_stale([Candidate("a/1", "py", "ai", "E", None)], importance={}, policy=StalePolicy(),
                          today=TODAY)  # fmt: skip
     template = "TypeError: `<n>` is not iterable & *never* was"
-    message = render_digest("en", items, shown=5, unknown=[(1, template), (7, "KeyError: '<n>'")], today=TODAY)
+    message = render_digest(
+        "en", items, shown=5, unknown=[(1, template), (7, "KeyError: '<n>'")], today=TODAY
+    )
     assert_valid_message(message)
     [listing] = [b for b in message["blocks"] if b["type"] == "rich_text"]
     first, second = listing["elements"][0]["elements"]

@@ -39,7 +39,9 @@ def _stored(bot: Bot, ts: str, kb: Knowledge) -> dict[str, Any]:
     error, and the votes and evidence earlier tests may have left on the records."""
     with bot.store.transaction() as session:
         reply = session.scalars(select(SlackReplyRow).where(SlackReplyRow.thread_ts == ts)).one()
-        unknown = session.scalars(select(UnknownErrorRow.id).order_by(UnknownErrorRow.id.desc())).first()
+        unknown = session.scalars(
+            select(UnknownErrorRow.id).order_by(UnknownErrorRow.id.desc())
+        ).first()
         ids = reply.args.get("records", [])
         shown = [r for r in map(kb.index.record, ids) if r is not None]
         return {"reply_id": reply.id, "unknown": unknown or 1,

@@ -129,13 +129,18 @@ def test_an_org_wide_install_serves_the_step(oauth_bot: OAuthBot, bot: Bot) -> N
     """Slack requires custom steps to be org-ready: an Enterprise Grid org installs errkb once for
     every workspace, and the step is served with that installation."""
     install_org(oauth_bot, bot.fake)
-    status, execution = executed(oauth_bot.send, {"error_text": PASTE}, team="T9SOMEWS", org="E1ORG")
+    status, execution = executed(
+        oauth_bot.send, {"error_text": PASTE}, team="T9SOMEWS", org="E1ORG"
+    )
     assert status == 200
     outputs = outputs_of(completion(bot, "functions.completeSuccess", execution))
     assert outputs["record_id"] == FROB
 
 
-def test_an_org_wide_install_answers_a_paste_with_the_orgs_token(oauth_bot: OAuthBot, bot: Bot) -> None:  # noqa: F811
+def test_an_org_wide_install_answers_a_paste_with_the_orgs_token(
+    oauth_bot: OAuthBot,  # noqa: F811
+    bot: Bot,
+) -> None:
     """A paste's answer is work done after Slack is acknowledged: the job finds the org's installation
     by its enterprise (the workspace has none of its own)."""
     install_org(oauth_bot, bot.fake)
@@ -148,5 +153,9 @@ def test_an_org_wide_install_answers_a_paste_with_the_orgs_token(oauth_bot: OAut
             "authorizations": [{"enterprise_id": "E1ORG", "team_id": None, "user_id": "UBOT", "is_bot": True,
                                 "is_enterprise_install": True}]}  # fmt: skip
     assert oauth_bot.send.post(json.dumps(body).encode(), "application/json").status == 200
-    [post] = bot.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("channel") == "C0ORGWIDE")
-    assert post.headers.get("Authorization") == f"Bearer {ORG_TOKEN}" and FROB in json.dumps(post.params["blocks"])
+    [post] = bot.fake.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("channel") == "C0ORGWIDE"
+    )
+    assert post.headers.get("Authorization") == f"Bearer {ORG_TOKEN}" and FROB in json.dumps(
+        post.params["blocks"]
+    )

@@ -34,8 +34,12 @@ def other(n: int) -> Record:
                                   "transition_graph": {"leads_to": [f"staged/r{n + 1}"]}})  # fmt: skip
 
 
-def stage(store: Store, *records: Record, on_conflict: repo.OnConflict = "upsert") -> repo.ImportSummary:
-    return staged.import_staged(store, records=list(records), on_conflict=on_conflict, actor="test", now=NOW)
+def stage(
+    store: Store, *records: Record, on_conflict: repo.OnConflict = "upsert"
+) -> repo.ImportSummary:
+    return staged.import_staged(
+        store, records=list(records), on_conflict=on_conflict, actor="test", now=NOW
+    )
 
 
 def stored(store: Store) -> dict[str, dict[str, Any]]:
@@ -61,12 +65,23 @@ def test_a_staged_import_writes_what_it_read(committed_store: Store) -> None:
 def test_votes_survive_a_staged_update_and_it_is_audited(committed_store: Store) -> None:
     stage(committed_store, seed())
     with committed_store.transaction() as session:
-        slack_repo.cast_vote(session, user_id="U1", record_id=seed().id, position=0, thread="t", verdict="fixed", at=NOW)
+        slack_repo.cast_vote(
+            session,
+            user_id="U1",
+            record_id=seed().id,
+            position=0,
+            thread="t",
+            verdict="fixed",
+            at=NOW,
+        )
     changed = seed(root_cause="A different cause, for the test.")
     summary = stage(committed_store, changed)
     assert summary.updated == [changed.id]
     with committed_store.read() as session:
-        assert slack_repo.workaround_counts(session, record_ids=[changed.id])[(changed.id, 0)] == (1, 0)
+        assert slack_repo.workaround_counts(session, record_ids=[changed.id])[(changed.id, 0)] == (
+            1,
+            0,
+        )
         audit = session.scalars(select(AuditRow).where(AuditRow.action == "update")).one()
     assert audit.after == {"root_cause": "A different cause, for the test."}
     assert stored(committed_store)[changed.id] == changed.to_native()
@@ -108,5 +123,7 @@ def test_a_record_changed_between_plan_and_apply_is_planned_again(
     assert len(calls) == 2 and summary.updated == [seed().id] and summary.added == ["staged/r2"]
     assert stored(committed_store)[seed().id]["root_cause"] == "Ours."
     with committed_store.read() as session:
-        updates = session.scalar(select(func.count()).select_from(AuditRow).where(AuditRow.action == "update"))
+        updates = session.scalar(
+            select(func.count()).select_from(AuditRow).where(AuditRow.action == "update")
+        )
     assert updates == 2, "the other writer's update and ours, each once"

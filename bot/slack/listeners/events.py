@@ -28,7 +28,9 @@ from bot.slack.payloads import (
 from bot.slack.uninstall import revocations_of
 
 
-def submit_paste(context: BoltContext, envelope: EventEnvelope, *, mentioned: bool) -> BoltResponse | None:
+def submit_paste(
+    context: BoltContext, envelope: EventEnvelope, *, mentioned: bool
+) -> BoltResponse | None:
     event = envelope.event
     direct = event.channel_type == "im"  # a paste in errkb's Messages tab asks errkb
     job = PasteJob(text=event.text, files=event.files, user=event.user or "", channel=event.channel,
@@ -53,7 +55,12 @@ def ack_event_message(body: dict[str, Any], context: BoltContext) -> BoltRespons
     if event.channel_type == "im" and event.thread_ts:  # a thread in errkb's DM: the assistant view
         return assistant.submit_assistant_message(context, envelope)
     if not event.files and event.channel_type != "im" and not extract(event.text).errors:
-        if event.thread_ts and event.thread_ts != event.ts and event.user and says_it_worked(event.text):
+        if (
+            event.thread_ts
+            and event.thread_ts != event.ts
+            and event.user
+            and says_it_worked(event.text)
+        ):
             return submit_said_fixed(context, envelope)  # perhaps the asker, on a fix in the thread
         return None  # chit-chat: nothing to answer, nothing to keep
     return submit_paste(context, envelope, mentioned=False)
@@ -61,7 +68,13 @@ def ack_event_message(body: dict[str, Any], context: BoltContext) -> BoltRespons
 
 def submit_said_fixed(context: BoltContext, envelope: EventEnvelope) -> BoltResponse | None:
     event = envelope.event
-    job = FixJob(channel=event.channel, thread_ts=event.thread_ts, ts=event.ts, by=event.user or "", said=True)
+    job = FixJob(
+        channel=event.channel,
+        thread_ts=event.thread_ts,
+        ts=event.ts,
+        by=event.user or "",
+        said=True,
+    )
     return intake_of(context).submit(JobKind.FIX, job, key=f"fix:said:{event.channel}:{event.ts}",
                                      team_id=envelope.team_id, channel=event.channel)  # fmt: skip
 
@@ -82,7 +95,9 @@ def ack_event_app_home_opened(body: dict[str, Any], context: BoltContext) -> Bol
                                      key=f"event:{envelope.event_id}", team_id=envelope.team_id, channel=None)  # fmt: skip
 
 
-def ack_event_member_joined_channel(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_event_member_joined_channel(
+    body: dict[str, Any], context: BoltContext
+) -> BoltResponse | None:
     envelope = MemberJoinedEnvelope.model_validate(body)
     event = envelope.event
     if not context.bot_user_id or event.user != context.bot_user_id:
@@ -94,7 +109,9 @@ def ack_event_member_joined_channel(body: dict[str, Any], context: BoltContext) 
 
 def ack_event_app_uninstalled(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
     envelope = RevokingEnvelope.model_validate(body)
-    revocations_of(context).uninstalled(team_id=envelope.team_id, enterprise_id=envelope.enterprise_id)
+    revocations_of(context).uninstalled(
+        team_id=envelope.team_id, enterprise_id=envelope.enterprise_id
+    )
     ack()
 
 

@@ -14,11 +14,15 @@ from bot.slack.jobs import JobKind, PasteJob, ShortcutJob
 from bot.slack.payloads import MessageShortcut
 
 
-def ack_shortcut_lookup(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_shortcut_lookup(
+    ack: Ack, body: dict[str, Any], context: BoltContext
+) -> BoltResponse | None:
     shortcut = MessageShortcut.model_validate(body)
     message = shortcut.message
     raw = body.get("message") or {}
-    text = alert_text(raw) if is_from_app(raw) else message.text  # an alert: its blocks and attachments too
+    text = (
+        alert_text(raw) if is_from_app(raw) else message.text
+    )  # an alert: its blocks and attachments too
     paste = PasteJob(text=text, files=message.files, user=shortcut.user.id, author=message.user,
                      channel=shortcut.channel.id,
                      thread_ts=message.thread_ts or message.ts, message_ts=message.ts, asked=True,

@@ -42,7 +42,9 @@ def submissions_of(context: BoltContext) -> Submissions:
     return found
 
 
-def _done(context: BoltContext, submission: ViewSubmission, callback: str, result: str) -> BoltResponse | None:
+def _done(
+    context: BoltContext, submission: ViewSubmission, callback: str, result: str
+) -> BoltResponse | None:
     job = ViewDoneJob(callback_id=callback, user=submission.user.id, metadata=submission.view.private_metadata,
                       result=result)  # fmt: skip
     return intake_of(context).submit(JobKind.VIEW_DONE, job, key=f"view:{submission.view.id}:{callback}",
@@ -60,9 +62,13 @@ def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) ->
     if isinstance(added, dict):
         ack(response_action="errors", errors=added)
         return
-    _done(context, submission, CallbackId.ADD_RECORD_VIEW, added)  # the record is in; thanks may wait
+    _done(
+        context, submission, CallbackId.ADD_RECORD_VIEW, added
+    )  # the record is in; thanks may wait
     if state.unknown is not None:  # and the people who pasted that error are told
-        follow_up = FollowUpJob(unknown=state.unknown, record=added, by=submission.user.id, fix_by=state.fix_by)
+        follow_up = FollowUpJob(
+            unknown=state.unknown, record=added, by=submission.user.id, fix_by=state.fix_by
+        )
         intake_of(context).submit(JobKind.FOLLOW_UP, follow_up, key=f"follow_up:{state.unknown}:{added}",
                                   team_id=submission.team_id, channel=None)  # fmt: skip
     ack()
@@ -89,12 +95,17 @@ def ack_view_correct(ack: Ack, body: dict[str, Any], context: BoltContext) -> No
     try:
         done = submissions_of(context).correct(state, submission.user.id, submission.values)
     except StorageUnavailable:
-        ack(response_action="errors", errors={BlockId.CORRECT_CHOICE: t(state.locale, "error.storage")})
+        ack(
+            response_action="errors",
+            errors={BlockId.CORRECT_CHOICE: t(state.locale, "error.storage")},
+        )
         return
     if isinstance(done, dict):
         ack(response_action="errors", errors=done)
         return
-    _done(context, submission, CallbackId.CORRECT_VIEW, done)  # the choice is stored; the answer follows
+    _done(
+        context, submission, CallbackId.CORRECT_VIEW, done
+    )  # the choice is stored; the answer follows
     ack()
 
 

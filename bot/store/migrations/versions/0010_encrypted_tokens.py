@@ -65,7 +65,10 @@ def upgrade() -> None:
     for table, row_id, values in plain:
         sets = ", ".join(f"{c} = :{c}" for c in values)
         encrypted = {c: cipher.encrypt(v) for c, v in values.items()}
-        bind.execute(sa.text(f"UPDATE {table} SET {sets} WHERE id = :row_id"), {**encrypted, "row_id": row_id})
+        bind.execute(
+            sa.text(f"UPDATE {table} SET {sets} WHERE id = :row_id"),
+            {**encrypted, "row_id": row_id},
+        )
 
 
 def downgrade() -> None:
