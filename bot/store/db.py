@@ -312,16 +312,21 @@ class Store:
     def transaction(self, *, wait: float | None = None) -> Iterator[Session]:
         """A unit of work that writes: committed on success, rolled back on error.
 
-        On SQLite it waits at most ``wait`` seconds (default 30) for the write lock
-        before :class:`StorageUnavailable`: a caller Slack is waiting on waits less,
-        and before this process's other writers.
+        On SQLite it waits at most ``wait`` seconds (default 30) for the write lock, its
+        turn among this process's writers and SQLite's lock together, before
+        :class:`StorageUnavailable`: a caller Slack is waiting on waits less, and before
+        this process's other writers.
         """
         seconds = BUSY_TIMEOUT_MS / 1000 if wait is None else wait
+        deadline = time.monotonic() + seconds
         with self._write_turn(seconds, urgent=wait is not None), self.sessions() as session:
             try:
                 with session.begin():
                     if wait is not None and self.writer is not None:  # before the first statement
-                        session.connection(execution_options={WAIT_MS: int(wait * 1000)})
+                        # one budget for both waits: the time spent queued for this process's
+                        # turn is not waited again on SQLite's lock
+                        left = max(deadline - time.monotonic(), 0.001)
+                        session.connection(execution_options={WAIT_MS: int(left * 1000)})
                     yield session
             except DBAPIError as exc:
                 self.writes.noted(exc)  # a read-only PostgreSQL's refusal is no OperationalError

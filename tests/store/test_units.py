@@ -128,6 +128,29 @@ def test_sqlite_waits_long_for_the_write_lock(store: Store) -> None:
 
 
 
+def test_a_writer_someone_waits_on_waits_once_for_its_turn_and_the_lock_together(store: Store) -> None:
+    """An acknowledgement's wait is one budget: the time queued behind this process's other
+    writers is not waited again on SQLite's lock (Slack gives up on it after 3 s)."""
+    if store.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's one writer")
+    assert store.writer is not None
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_turn() -> None:
+        with store.transaction():
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_turn)
+    holder.start()
+    assert held.wait(10)
+    threading.Timer(0.6, release.set).start()
+    with store.transaction(wait=1.5) as session:
+        left_ms = session.connection().exec_driver_sql("PRAGMA busy_timeout").scalar()
+    holder.join(10)
+    assert 0 < left_ms <= 900, "SQLite's lock gets what the turn left of the 1.5 s, not 1.5 s more"
+
+
 def _queue_writers(turn: WriteTurn, writers: list[tuple[str, bool, float]], order: list[str]) -> list[threading.Thread]:
     """Start ``writers`` (name, urgent, timeout) one after another, each waiting before the next comes."""
 
