@@ -44,12 +44,24 @@ from bot.render.ids import ActionId
 from scripts.blockkit_html import visible_chars
 from scripts.starter_answers import DAY, Posted, starter_replies
 
-MAX_BLOCKS, MAX_CHARS = 5, 700
+MAX_BLOCKS = 5
+MAX_CHARS = 700
 #: Words in the name of the ActionId member of the control that opens the rest of an answer.
 MORE_NAMES = ("MORE", "EXPAND")
 BEFORE = ROOT / "docs" / "first-screen-before.txt"
-COLUMNS = ("example", "lang", "outcome", "records", "blocks", "chars", "mrkdwn", "notif",
-           "all_blocks", "all_chars", "result")  # fmt: skip
+COLUMNS = (
+    "example",
+    "lang",
+    "outcome",
+    "records",
+    "blocks",
+    "chars",
+    "mrkdwn",
+    "notif",
+    "all_blocks",
+    "all_chars",
+    "result",
+)
 
 
 @dataclass(frozen=True)
@@ -110,7 +122,11 @@ _TEXTS = ("mrkdwn", "plain_text", "text", "link")
 
 def _mrkdwn_chars(node: Any) -> int:
     if isinstance(node, Mapping):
-        own = len(node["text"]) if node.get("type") in _TEXTS and isinstance(node.get("text"), str) else 0
+        own = (
+            len(node["text"])
+            if node.get("type") in _TEXTS and isinstance(node.get("text"), str)
+            else 0
+        )
         return own + sum(_mrkdwn_chars(v) for k, v in node.items() if k != "text" or not own)
     if isinstance(node, list):
         return sum(_mrkdwn_chars(v) for v in node)
@@ -121,16 +137,24 @@ def measure(posted: Posted, more: frozenset[str]) -> Figures:
     blocks = posted.payload.get("blocks", [])
     shown, found = first_screen(blocks, more)
     return Figures(
-        example=posted.example, lang=posted.locale, outcome=posted.outcome, records=len(posted.records),
-        blocks=len(shown), chars=visible_chars(shown), mrkdwn=_mrkdwn_chars(shown),
-        notif=len(posted.payload.get("text", "")), all_blocks=len(blocks), all_chars=visible_chars(blocks),
+        example=posted.example,
+        lang=posted.locale,
+        outcome=posted.outcome,
+        records=len(posted.records),
+        blocks=len(shown),
+        chars=visible_chars(shown),
+        mrkdwn=_mrkdwn_chars(shown),
+        notif=len(posted.payload.get("text", "")),
+        all_blocks=len(blocks),
+        all_chars=visible_chars(blocks),
         more=found,
-    )  # fmt: skip
+    )
 
 
 def _git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
-                          check=True).stdout.strip()  # fmt: skip
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def revision() -> str:
@@ -169,10 +193,13 @@ def _w(column: str) -> int:
 
 def summary(rows: Sequence[Figures]) -> str:
     passed = sum(r.passed for r in rows)
-    blocks, chars = [r.blocks for r in rows], [r.chars for r in rows]
-    return (f"{len(rows)} replies: {passed} pass, {len(rows) - passed} fail; first screen blocks median "
-            f"{statistics.median(blocks):g}, max {max(blocks)}; chars median {statistics.median(chars):g}, "
-            f"max {max(chars)}")  # fmt: skip
+    blocks = [r.blocks for r in rows]
+    chars = [r.chars for r in rows]
+    return (
+        f"{len(rows)} replies: {passed} pass, {len(rows) - passed} fail; first screen blocks median "
+        f"{statistics.median(blocks):g}, max {max(blocks)}; chars median {statistics.median(chars):g}, "
+        f"max {max(chars)}"
+    )
 
 
 def report(rows: Sequence[Figures], more: frozenset[str]) -> list[str]:
@@ -205,8 +232,11 @@ def read_before(path: Path) -> dict[tuple[str, str], dict[str, str]]:
 def compare(
     rows: Sequence[Figures], before: Mapping[tuple[str, str], Mapping[str, str]], path: Path
 ) -> list[str]:
-    lines = ["", f"Before ({path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}) -> now",
-             f"{'example':<{max(len(r.example) for r in rows)}} lang      blocks        chars        notif  result"]  # fmt: skip
+    lines = [
+        "",
+        f"Before ({path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}) -> now",
+        f"{'example':<{max(len(r.example) for r in rows)}} lang      blocks        chars        notif  result",
+    ]
     width = max(len(r.example) for r in rows)
     for r in rows:
         old = before.get((r.example, r.lang))

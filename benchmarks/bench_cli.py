@@ -59,8 +59,15 @@ def errkb(*args: str) -> list[str]:
 def cpu_seconds(command: list[str], env: dict[str, str]) -> float:
     """User + system seconds the command's process used, start to exit."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=120)  # fmt: skip
+    subprocess.run(
+        command,
+        env=env,
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=120,
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -68,8 +75,13 @@ def cpu_seconds(command: list[str], env: dict[str, str]) -> float:
 def heaviest_imports(env: dict[str, str], top: int = 12) -> list[tuple[str, float]]:
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "bot", "triage", str(PASTE)],
-        env=env, cwd=ROOT, check=True, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=env,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     spent: Counter[str] = Counter()
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
@@ -87,22 +99,31 @@ def report(what: str, runs: list[float], target: float | None) -> None:
         if target is None
         else f"; target <= {target:.2f}  " + ("ok" if median <= target else "FAIL")
     )
-    print(f"{what}: {median:.3f} CPU-s median of {len(runs)} "
-          f"(min {runs[0]:.3f}, max {runs[-1]:.3f}){verdict}")  # fmt: skip
+    print(
+        f"{what}: {median:.3f} CPU-s median of {len(runs)} "
+        f"(min {runs[0]:.3f}, max {runs[-1]:.3f}){verdict}"
+    )
 
 
 def corpus(folder: str, count: int) -> None:
     """Triage against the imported corpus: from its snapshot, and after a change."""
-    env = {**os.environ, "ERRKB_DATABASE_URL": f"sqlite:///{folder}/corpus.db",
-           "ERRKB_CACHE_DIR": f"{folder}/cache", "ERRKB_LOG_FORMAT": "text"}  # fmt: skip
+    env = {
+        **os.environ,
+        "ERRKB_DATABASE_URL": f"sqlite:///{folder}/corpus.db",
+        "ERRKB_CACHE_DIR": f"{folder}/cache",
+        "ERRKB_LOG_FORMAT": "text",
+    }
     subprocess.run(
         errkb("init", "--no-starter"), env=env, cwd=ROOT, check=True, capture_output=True
     )
     subprocess.run(errkb("import", str(CORPUS)), env=env, cwd=ROOT, check=True, capture_output=True)
     triage = errkb("triage", str(PASTE))
     cpu_seconds(triage, env)  # builds once and leaves the snapshot
-    report("errkb triage, 2,522 records, from the snapshot", [cpu_seconds(triage, env) for _ in range(count)],
-           CORPUS_TARGET)  # fmt: skip
+    report(
+        "errkb triage, 2,522 records, from the snapshot",
+        [cpu_seconds(triage, env) for _ in range(count)],
+        CORPUS_TARGET,
+    )
     changed = []
     for n in range(count):
         one = Path(folder) / f"change-{n}.json"
@@ -115,16 +136,25 @@ def corpus(folder: str, count: int) -> None:
         "errkb triage, 2,522 records, after a change (builds, writes the snapshot)", changed, None
     )
     lookup = [sys.executable, "-c", LOOKUP, str(CORPUS), str(PASTE)]
-    report("deadends.dev lookup of the same paste, 2,522 records", [cpu_seconds(lookup, env) for _ in range(count)],
-           None)  # fmt: skip
+    report(
+        "deadends.dev lookup of the same paste, 2,522 records",
+        [cpu_seconds(lookup, env) for _ in range(count)],
+        None,
+    )
 
 
 def changed_record(n: int) -> dict[str, object]:
     """A small record of its own, so each import moves the knowledge version."""
-    return {"id": f"bench/changed-{n}", "signature": f"BenchChangedError: change number {n}",
-            "regex": f"BenchChangedError: change number {n}\\b", "domain": "bench",
-            "category": "bench", "root_cause": "A record the benchmark imports to change the database.",
-            "workarounds": [], "dead_ends": []}  # fmt: skip
+    return {
+        "id": f"bench/changed-{n}",
+        "signature": f"BenchChangedError: change number {n}",
+        "regex": f"BenchChangedError: change number {n}\\b",
+        "domain": "bench",
+        "category": "bench",
+        "root_cause": "A record the benchmark imports to change the database.",
+        "workarounds": [],
+        "dead_ends": [],
+    }
 
 
 def main() -> None:
@@ -134,8 +164,11 @@ def main() -> None:
     parser.add_argument("--no-corpus", action="store_true", help="skip the 2,522-record database")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="errkb-bench-cli-") as folder:
-        env = {**os.environ, "ERRKB_DATABASE_URL": f"sqlite:///{folder}/errkb.db",
-               "ERRKB_LOG_FORMAT": "text"}  # fmt: skip
+        env = {
+            **os.environ,
+            "ERRKB_DATABASE_URL": f"sqlite:///{folder}/errkb.db",
+            "ERRKB_LOG_FORMAT": "text",
+        }
         subprocess.run(errkb("init"), env=env, cwd=ROOT, check=True, capture_output=True)
         for argv, target in CASES:
             cpu_seconds(errkb(*argv), env)  # warm the file cache and .pyc files
@@ -143,8 +176,10 @@ def main() -> None:
             median = statistics.median(runs)
             verdict = "ok" if median <= target else "FAIL"
             shown = " ".join(a if not a.startswith("/") else os.path.relpath(a, ROOT) for a in argv)
-            print(f"errkb {shown}: {median:.3f} CPU-s median of {args.runs} "
-                  f"(min {runs[0]:.3f}, max {runs[-1]:.3f}); target <= {target:.2f}  {verdict}")  # fmt: skip
+            print(
+                f"errkb {shown}: {median:.3f} CPU-s median of {args.runs} "
+                f"(min {runs[0]:.3f}, max {runs[-1]:.3f}); target <= {target:.2f}  {verdict}"
+            )
         if CORPUS.exists() and not args.no_corpus:
             corpus(folder, args.runs)
         if args.imports:

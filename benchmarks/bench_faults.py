@@ -60,13 +60,20 @@ from tests.ops.delivery import lost_and_doubled, wait_for_answers
 from tests.slack.conftest import sign
 from tests.slack.fake_slack import FakeSlack
 
-SECRET, TOKEN, USER, CHANNEL = "bench-secret", "xoxb-bench-token", "UBENCH", "CBENCH"
+SECRET = "bench-secret"
+TOKEN = "xoxb-bench-token"
+USER = "UBENCH"
+CHANNEL = "CBENCH"
 PASTE = """Traceback (most recent call last):
   File "/srv/app/worker{n}.py", line 88, in run
     frob.start()
 frobnicate.errors.FrobnicatorOverheatError: frobnicator core temperature {n} exceeded limit 300"""
-HOSTILE_RECORD = {"id": "bench/lookahead-bomb", "signature": "BombError: aaaa", "domain": "bench",
-                  "regex": r"BombError: (?=a)(a+)+$"}  # fmt: skip
+HOSTILE_RECORD = {
+    "id": "bench/lookahead-bomb",
+    "signature": "BombError: aaaa",
+    "domain": "bench",
+    "regex": r"BombError: (?=a)(a+)+$",
+}
 HOSTILE_PASTES = {
     "lookahead + (a+)+$, 40 chars": "BombError: " + "a" * 40 + "!",
     "lookahead + (a+)+$, 10k chars": "BombError: " + "a" * 10_000 + "!",
@@ -115,7 +122,11 @@ class Bench:
     """The running server and what scenarios need to talk to it."""
 
     def __init__(self, base: str, pid: int, fake: FakeSlack, log: Path, database: str = "") -> None:
-        self.base, self.pid, self.fake, self.log, self.database = base, pid, fake, log, database
+        self.base = base
+        self.pid = pid
+        self.fake = fake
+        self.log = log
+        self.database = database
         self.port = int(base.rsplit(":", 1)[1])
         self._n = iter(range(1, 10**9))
         self._lock = threading.Lock()
@@ -140,17 +151,30 @@ class Bench:
         except urllib.error.HTTPError as exc:
             return exc.code, time.monotonic() - started
 
-    def paste(self, text: str | None = None, timeout: float = 5.0, *, channel: str = CHANNEL,
-              retries: tuple[float, ...] = ()) -> tuple[int, float, str]:  # fmt: skip
+    def paste(
+        self,
+        text: str | None = None,
+        timeout: float = 5.0,
+        *,
+        channel: str = CHANNEL,
+        retries: tuple[float, ...] = (),
+    ) -> tuple[int, float, str]:
         """A signed paste: (status, seconds to the ack, its ts). ``retries``: when it is not
         acknowledged, deliver it again after each of these waits, as Slack does."""
         with self._lock:
             n = next(self._n)
         ts = f"1800000000.{n:06d}"
-        event = {"type": "message", "channel": channel, "user": USER, "ts": ts, "client_msg_id": f"f{n}",
-                 "text": text if text is not None else PASTE.format(n=n)}  # fmt: skip
-        body = json.dumps({"type": "event_callback", "event_id": f"EvF{n:08d}", "team_id": "T1",
-                           "event": event}).encode()  # fmt: skip
+        event = {
+            "type": "message",
+            "channel": channel,
+            "user": USER,
+            "ts": ts,
+            "client_msg_id": f"f{n}",
+            "text": text if text is not None else PASTE.format(n=n),
+        }
+        body = json.dumps(
+            {"type": "event_callback", "event_id": f"EvF{n:08d}", "team_id": "T1", "event": event}
+        ).encode()
         status, seconds = self.signed(body, "application/json", timeout)
         for retry, wait in enumerate(retries, start=1):
             if 200 <= status < 300:
@@ -164,8 +188,11 @@ class Bench:
     ) -> tuple[int, float]:
         """POST ``body`` signed as Slack signs it: (status or 0 when unanswered, seconds)."""
         now = int(time.time())
-        headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(now),
-                   "X-Slack-Signature": sign(body, now, SECRET)}  # fmt: skip
+        headers = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": str(now),
+            "X-Slack-Signature": sign(body, now, SECRET),
+        }
         if retry:
             headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
         try:
@@ -178,14 +205,22 @@ class Bench:
         with self._lock:
             n = next(self._n)
         name = f"cmd{n}"
-        form = {"team_id": "T1", "channel_id": CHANNEL, "user_id": USER, "command": "/errkb", "text": text,
-                "response_url": self.fake.response_url(name), "trigger_id": f"t{n}"}  # fmt: skip
+        form = {
+            "team_id": "T1",
+            "channel_id": CHANNEL,
+            "user_id": USER,
+            "command": "/errkb",
+            "text": text,
+            "response_url": self.fake.response_url(name),
+            "trigger_id": f"t{n}",
+        }
         body = urllib.parse.urlencode(form).encode()
         return (*self.signed(body, "application/x-www-form-urlencoded", timeout), name)
 
     def responded_at(self, name: str, timeout: float) -> float | None:
-        calls = self.fake.wait_for("response_url", timeout=timeout,
-                                   where=lambda c: c.params.get("name") == name)  # fmt: skip
+        calls = self.fake.wait_for(
+            "response_url", timeout=timeout, where=lambda c: c.params.get("name") == name
+        )
         return calls[0].at if calls else None
 
     def healthz(self, timeout: float = 5.0) -> float | None:
@@ -204,8 +239,11 @@ class Bench:
                 text = response.read().decode()
         except OSError:  # a server that does not answer has no figure to give
             return 0.0, -1
-        found = {k: float(v) for k, _, v in (line.rpartition(" ") for line in text.splitlines())
-                 if k in ("errkb_match_seconds_sum", "errkb_match_seconds_count")}  # fmt: skip
+        found = {
+            k: float(v)
+            for k, _, v in (line.rpartition(" ") for line in text.splitlines())
+            if k in ("errkb_match_seconds_sum", "errkb_match_seconds_count")
+        }
         return found.get("errkb_match_seconds_sum", 0.0), int(
             found.get("errkb_match_seconds_count", 0)
         )
@@ -214,7 +252,8 @@ class Bench:
     def watching(self, *, pastes: bool = True) -> Iterator[Watch]:
         """Signed pastes every 0.2 s (unless not ``pastes``), /healthz every 0.1 s, memory every
         20 ms, while the block runs."""
-        watch, stop = Watch(), threading.Event()
+        watch = Watch()
+        stop = threading.Event()
 
         def send_pastes() -> None:
             while not stop.wait(0.2):
@@ -249,14 +288,31 @@ class Bench:
         health = [s * 1000 for s in watch.health]
         return [
             Figure(scenario, "memory growth (peak)", round(growth, 1), "MB", "< 50", growth < 50),
-            Figure(scenario, f"signed paste ack p50/p99/max ({len(acks)} sent)",
-                   f"{percentile(acks, .5):.1f} / {percentile(acks, .99):.1f} / {max(acks, default=float('nan')):.1f}",
-                   "ms", "p99 < 100", bool(acks) and percentile(acks, .99) < 100),
-            Figure(scenario, "signed pastes not acked 200", watch.ack_failures, "", "0", watch.ack_failures == 0),
-            Figure(scenario, f"/healthz p99/max ({len(health)} asked)",
-                   f"{percentile(health, .99):.1f} / {max(health, default=float('nan')):.1f}", "ms",
-                   "answers throughout", watch.health_failures == 0 and bool(health)),
-        ]  # fmt: skip
+            Figure(
+                scenario,
+                f"signed paste ack p50/p99/max ({len(acks)} sent)",
+                f"{percentile(acks, 0.5):.1f} / {percentile(acks, 0.99):.1f} / {max(acks, default=float('nan')):.1f}",
+                "ms",
+                "p99 < 100",
+                bool(acks) and percentile(acks, 0.99) < 100,
+            ),
+            Figure(
+                scenario,
+                "signed pastes not acked 200",
+                watch.ack_failures,
+                "",
+                "0",
+                watch.ack_failures == 0,
+            ),
+            Figure(
+                scenario,
+                f"/healthz p99/max ({len(health)} asked)",
+                f"{percentile(health, 0.99):.1f} / {max(health, default=float('nan')):.1f}",
+                "ms",
+                "answers throughout",
+                watch.health_failures == 0 and bool(health),
+            ),
+        ]
 
 
 # -- scenarios -------------------------------------------------------------------------------
@@ -267,8 +323,10 @@ def _big_body(port: int, size: int, deadline: float) -> tuple[int | None, int]:
     it got or None, bytes it managed to send)."""
     sent = 0
     with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
-        conn.sendall(f"POST /slack/events HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
-                     f"Content-Length: {size}\r\n\r\n".encode())  # fmt: skip
+        conn.sendall(
+            f"POST /slack/events HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {size}\r\n\r\n".encode()
+        )
         chunk = b"x" * (256 << 10)
         conn.settimeout(0.5)
         try:
@@ -287,8 +345,10 @@ def _big_body(port: int, size: int, deadline: float) -> tuple[int | None, int]:
 def _slow_connection(port: int) -> socket.socket | None:
     try:
         conn = socket.create_connection(("127.0.0.1", port), timeout=5)
-        conn.sendall(b"POST /slack/events HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: 2000\r\n\r\n{")  # fmt: skip
+        conn.sendall(
+            b"POST /slack/events HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 2000\r\n\r\n{"
+        )
         return conn
     except OSError:
         return None
@@ -322,14 +382,32 @@ def big_bodies_and_slow_connections(bench: Bench) -> list[Figure]:
     statuses = sorted({str(status) for status, _ in results})
     read_mb = max(sent for _, sent in results) / MB
     return [
-        Figure(name, "50 MB bodies: status", ", ".join(statuses), "", "413 (or 401)",
-               all(s in (413, 401) for s, _ in results)),
-        Figure(name, "50 MB bodies: most accepted before the cut", round(read_mb, 1), "MB", "< 50",
-               read_mb < 50),
-        Figure(name, f"slow connections closed by the server ({len(slow)} opened)", closed, "",
-               "all, within 25 s", closed == len(slow)),
+        Figure(
+            name,
+            "50 MB bodies: status",
+            ", ".join(statuses),
+            "",
+            "413 (or 401)",
+            all(s in (413, 401) for s, _ in results),
+        ),
+        Figure(
+            name,
+            "50 MB bodies: most accepted before the cut",
+            round(read_mb, 1),
+            "MB",
+            "< 50",
+            read_mb < 50,
+        ),
+        Figure(
+            name,
+            f"slow connections closed by the server ({len(slow)} opened)",
+            closed,
+            "",
+            "all, within 25 s",
+            closed == len(slow),
+        ),
         *bench.watch_figures(name, watch, baseline),
-    ]  # fmt: skip
+    ]
 
 
 def malformed_requests(bench: Bench) -> list[Figure]:
@@ -337,8 +415,16 @@ def malformed_requests(bench: Bench) -> list[Figure]:
     name = "400 malformed/unsigned"
     log_before = bench.log.read_text(errors="replace").count("\n")
     bodies = [(b"\x00garbage{{{", {"Content-Type": "application/json"})] * 200
-    bodies += [(b"{}", {"Content-Type": "application/json", "X-Slack-Request-Timestamp": "soon",
-                        "X-Slack-Signature": "v0=00"})] * 200  # fmt: skip
+    bodies += [
+        (
+            b"{}",
+            {
+                "Content-Type": "application/json",
+                "X-Slack-Request-Timestamp": "soon",
+                "X-Slack-Signature": "v0=00",
+            },
+        )
+    ] * 200
     with ThreadPoolExecutor(8) as pool:
         statuses = list(pool.map(lambda b: bench.post(*b)[0], bodies))
     time.sleep(0.5)
@@ -353,9 +439,7 @@ def malformed_requests(bench: Bench) -> list[Figure]:
         by_logger[logger] = by_logger.get(logger, 0) + 1
     counts = {s: statuses.count(s) for s in sorted(set(statuses))}
     return [
-        Figure(
-            name, "statuses", json.dumps(counts), "", "only 400/401", set(counts) <= {400, 401}
-        ),  # fmt: skip
+        Figure(name, "statuses", json.dumps(counts), "", "only 400/401", set(counts) <= {400, 401}),
         Figure(
             name,
             "log lines for them",
@@ -363,7 +447,7 @@ def malformed_requests(bench: Bench) -> list[Figure]:
             "",
             "≤ 1 per 10 s",
             len(lines) <= 2,
-        ),  # fmt: skip
+        ),
         Figure(name, "tracebacks", tracebacks, "", "0", tracebacks == 0),
     ]
 
@@ -376,8 +460,16 @@ def hostile_regex(bench: Bench) -> list[Figure]:
     with bench.watching(pastes=False) as watch:  # alone, so the match time is this paste's
         for label, text in HOSTILE_PASTES.items():
             status, seconds, _ = bench.paste(text)  # in a channel: acked, then answered or declined
-            rows.append(Figure(name, f"{label}: channel paste ack", round(seconds * 1000, 1), "ms", "< 100",
-                               status == 200 and seconds < 0.1))  # fmt: skip
+            rows.append(
+                Figure(
+                    name,
+                    f"{label}: channel paste ack",
+                    round(seconds * 1000, 1),
+                    "ms",
+                    "< 100",
+                    status == 200 and seconds < 0.1,
+                )
+            )
             time.sleep(0.3)  # let that paste's work finish before the next is measured
             before = bench.match_seconds()
             status, seconds, reply = bench.command(text)  # /errkb: always answered, privately
@@ -387,13 +479,31 @@ def hostile_regex(bench: Bench) -> list[Figure]:
             after = bench.match_seconds()
             matched = round((after[0] - before[0]) * 1000, 1) if after[1] == before[1] + 1 else "?"
             rows += [
-                Figure(name, f"{label}: /errkb ack", round(seconds * 1000, 1), "ms", "< 100",
-                       status == 200 and seconds < 0.1),
-                Figure(name, f"{label}: matched or declined in", matched, "ms", "≤ 100",
-                       matched != "?" and float(matched) <= 100),
-                Figure(name, f"{label}: /errkb paste to answer", took, "ms", "< 500",
-                       answered is not None and float(took) < 500),
-            ]  # fmt: skip
+                Figure(
+                    name,
+                    f"{label}: /errkb ack",
+                    round(seconds * 1000, 1),
+                    "ms",
+                    "< 100",
+                    status == 200 and seconds < 0.1,
+                ),
+                Figure(
+                    name,
+                    f"{label}: matched or declined in",
+                    matched,
+                    "ms",
+                    "≤ 100",
+                    matched != "?" and float(matched) <= 100,
+                ),
+                Figure(
+                    name,
+                    f"{label}: /errkb paste to answer",
+                    took,
+                    "ms",
+                    "< 500",
+                    answered is not None and float(took) < 500,
+                ),
+            ]
     return rows + [f for f in bench.watch_figures(name, watch, baseline) if "healthz" in f.name]
 
 
@@ -408,15 +518,18 @@ def _answers(bench: Bench, threads: list[str], timeout: float) -> tuple[int, int
 
 
 def _lost_doubled(name: str, what: str, lost: int, doubled: int, total: int) -> list[Figure]:
-    return [Figure(name, f"{what}: lost of {total}", lost, "", "0", lost == 0),
-            Figure(name, f"{what}: answered twice", doubled, "", "0", doubled == 0)]  # fmt: skip
+    return [
+        Figure(name, f"{what}: lost of {total}", lost, "", "0", lost == 0),
+        Figure(name, f"{what}: answered twice", doubled, "", "0", doubled == 0),
+    ]
 
 
 def slack_down(bench: Bench) -> list[Figure]:
     """The Slack Web API answering 503 for :data:`OUTAGE` seconds while people paste."""
     name = "slack down"
     bench.fake.outage(503)
-    threads, started = [], time.monotonic()
+    threads = []
+    started = time.monotonic()
     while time.monotonic() - started < OUTAGE:
         status, _, ts = bench.paste(channel=OTHER)
         threads.append(ts) if status == 200 else None
@@ -425,9 +538,17 @@ def slack_down(bench: Bench) -> list[Figure]:
     back = time.monotonic()
     lost, doubled, last = _answers(bench, threads, timeout=60)
     after = "none" if last is None else round(last - back, 1)
-    return [*_lost_doubled(name, f"{OUTAGE:.0f} s outage", lost, doubled, len(threads)),
-            Figure(name, "last answer after Slack was back", after, "s", "< 35 (backoff ≤ 30 s)",
-                   last is not None and last - back < 35)]  # fmt: skip
+    return [
+        *_lost_doubled(name, f"{OUTAGE:.0f} s outage", lost, doubled, len(threads)),
+        Figure(
+            name,
+            "last answer after Slack was back",
+            after,
+            "s",
+            "< 35 (backoff ≤ 30 s)",
+            last is not None and last - back < 35,
+        ),
+    ]
 
 
 def rate_limited_channel(bench: Bench) -> list[Figure]:
@@ -444,9 +565,17 @@ def rate_limited_channel(bench: Bench) -> list[Figure]:
         time.sleep(0.1)
     lost, doubled, _ = _answers(bench, held, timeout=40)
     p99 = percentile(latencies, 0.99)
-    return [*_lost_doubled(name, "the limited channel's pastes", lost, doubled, len(held)),
-            Figure(name, f"other channel paste to answer p99 ({len(latencies)} of 20)", round(p99, 1), "ms",
-                   "< 1000", len(latencies) == 20 and p99 < 1000)]  # fmt: skip
+    return [
+        *_lost_doubled(name, "the limited channel's pastes", lost, doubled, len(held)),
+        Figure(
+            name,
+            f"other channel paste to answer p99 ({len(latencies)} of 20)",
+            round(p99, 1),
+            "ms",
+            "< 1000",
+            len(latencies) == 20 and p99 < 1000,
+        ),
+    ]
 
 
 def sqlite_locked(bench: Bench) -> list[Figure]:
@@ -479,8 +608,12 @@ def sqlite_locked(bench: Bench) -> list[Figure]:
             future.result(timeout=60)
     holder.close()
     lost, doubled, _ = _answers(bench, threads, timeout=60)
-    return [*_lost_doubled(name, f"{LOCKED:.0f} s lock at 20 pastes/s", lost, doubled, len(threads)),
-            Figure(name, "pastes never acknowledged after Slack's retries", refused, "", "0", refused == 0)]  # fmt: skip
+    return [
+        *_lost_doubled(name, f"{LOCKED:.0f} s lock at 20 pastes/s", lost, doubled, len(threads)),
+        Figure(
+            name, "pastes never acknowledged after Slack's retries", refused, "", "0", refused == 0
+        ),
+    ]
 
 
 # -- one answer per message in long threads, tokens kept and sent only to Slack, readiness --
@@ -494,17 +627,27 @@ def _long_thread_paste(bench: Bench, n: int, base: str | None = None) -> tuple[s
     """A thread of 250 replies, a paste among them (sent signed to ``base``), 250 more
     after it: (root ts, paste ts)."""
     second = 1725000000 + 10 * n  # in the past: Slack gives the answer a later ts than the paste
-    root, paste = f"{second}.000000", f"{second + 1}.000000"
+    root = f"{second}.000000"
+    paste = f"{second + 1}.000000"
     bench.fake.add_message(CHANNEL, root, "incident thread")
     for i in range(THREAD_REPLIES):
         bench.fake.add_message(CHANNEL, f"{second}.{i + 1:06d}", f"looking ({i})", thread_ts=root)
         bench.fake.add_message(CHANNEL, f"{second + 2}.{i:06d}", f"same here ({i})", thread_ts=root)
     bench.fake.add_message(CHANNEL, paste, PASTE.format(n=n), thread_ts=root)
-    event = {"type": "message", "channel": CHANNEL, "user": USER, "ts": paste, "thread_ts": root,
-             "client_msg_id": f"lt{paste}", "text": PASTE.format(n=n)}  # fmt: skip
-    body = json.dumps({"type": "event_callback", "event_id": f"EvLT{second}", "team_id": "T1",
-                       "event": event}).encode()  # fmt: skip
-    target, bench.base = bench.base, base or bench.base
+    event = {
+        "type": "message",
+        "channel": CHANNEL,
+        "user": USER,
+        "ts": paste,
+        "thread_ts": root,
+        "client_msg_id": f"lt{paste}",
+        "text": PASTE.format(n=n),
+    }
+    body = json.dumps(
+        {"type": "event_callback", "event_id": f"EvLT{second}", "team_id": "T1", "event": event}
+    ).encode()
+    target = bench.base
+    bench.base = base or bench.base
     try:
         bench.signed(body, "application/json", 5.0)
     finally:
@@ -514,12 +657,14 @@ def _long_thread_paste(bench: Bench, n: int, base: str | None = None) -> tuple[s
 
 def _settled_answers(bench: Bench, roots: list[str], seconds: float) -> tuple[int, int]:
     """(lost, doubled) once no new answer has come for ``seconds``."""
-    quiet_since, seen = time.monotonic(), -1
+    quiet_since = time.monotonic()
+    seen = -1
     deadline = time.monotonic() + 120
     while time.monotonic() - quiet_since < seconds and time.monotonic() < deadline:
         now = len(bench.fake.of("chat.postMessage"))
         if now != seen:
-            seen, quiet_since = now, time.monotonic()
+            seen = now
+            quiet_since = time.monotonic()
         time.sleep(0.2)
     lost, doubled = lost_and_doubled(wait_for_answers(bench.fake, roots, timeout=1), roots)
     return len(lost), len(doubled)
@@ -534,20 +679,49 @@ def long_threads_slow_posts(bench: Bench) -> list[Figure]:
     lost, doubled = _settled_answers(bench, [r for r, _ in threads], seconds=15)
     pastes = {paste for _, paste in threads}
     pages = [c for c in bench.fake.of("conversations.replies") if c.params.get("oldest") in pastes]
-    return [*_lost_doubled(name, f"{LONG_THREAD_PASTES} pastes, posts slower than 10 s", lost, doubled,
-                           LONG_THREAD_PASTES),
-            Figure(name, "conversations.replies pages read for them", len(pages), "", "")]  # fmt: skip
+    return [
+        *_lost_doubled(
+            name,
+            f"{LONG_THREAD_PASTES} pastes, posts slower than 10 s",
+            lost,
+            doubled,
+            LONG_THREAD_PASTES,
+        ),
+        Figure(name, "conversations.replies pages read for them", len(pages), "", ""),
+    ]
 
 
 def _spawn(bench: Bench, folder: Path, **env: str) -> tuple[subprocess.Popen[bytes], str]:
     """Another ``errkb serve`` on the bench's database: (process, base URL once healthy)."""
     port = free_port()
-    settings = {**os.environ, "ERRKB_DATABASE_URL": bench.database, "SLACK_API_URL": bench.fake.api_url,
-                "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "ERRKB_LOG_LEVEL": "WARNING",
-                "ERRKB_LOG_FORMAT": "json", "ERRKB_CACHE_DIR": str(folder / "cache"), **env}  # fmt: skip
+    settings = {
+        **os.environ,
+        "ERRKB_DATABASE_URL": bench.database,
+        "SLACK_API_URL": bench.fake.api_url,
+        "SLACK_BOT_TOKEN": TOKEN,
+        "SLACK_SIGNING_SECRET": SECRET,
+        "ERRKB_LOG_LEVEL": "WARNING",
+        "ERRKB_LOG_FORMAT": "json",
+        "ERRKB_CACHE_DIR": str(folder / "cache"),
+        **env,
+    }
     log = (folder / f"serve-{port}.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1",
-                             "--port", str(port)], env=settings, cwd=ROOT, stderr=log)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "serve",
+            "--http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=settings,
+        cwd=ROOT,
+        stderr=log,
+    )
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -608,7 +782,8 @@ def tokens_at_rest(bench: Bench) -> list[Figure]:
     from bot.store.secrets import EncryptedInstallationStore, TokenCipher
 
     name = "tokens at rest"
-    key, other = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    key = Fernet.generate_key().decode()
+    other = Fernet.generate_key().decode()
     tokens = {
         f"T{n}": (f"xoxb-{n}-bench-bot-token-{n:04d}", f"xoxe-1-bench-refresh-{n:04d}")
         for n in range(20)
@@ -619,36 +794,70 @@ def tokens_at_rest(bench: Bench) -> list[Figure]:
         try:
 
             def installations(k: str) -> EncryptedInstallationStore:
-                inner = SQLAlchemyInstallationStore(client_id="1.2", engine=store.engine, bots_table_name=BOTS,
-                                                    installations_table_name=INSTALLATIONS)  # fmt: skip
+                inner = SQLAlchemyInstallationStore(
+                    client_id="1.2",
+                    engine=store.engine,
+                    bots_table_name=BOTS,
+                    installations_table_name=INSTALLATIONS,
+                )
                 return EncryptedInstallationStore(inner, TokenCipher(k))
 
             for team, (bot, refresh) in tokens.items():
-                installations(key).save(Installation(app_id="A1", team_id=team, user_id="U1", bot_token=bot,
-                                                     bot_refresh_token=refresh, bot_id="B1", bot_user_id="UB"))  # fmt: skip
+                installations(key).save(
+                    Installation(
+                        app_id="A1",
+                        team_id=team,
+                        user_id="U1",
+                        bot_token=bot,
+                        bot_refresh_token=refresh,
+                        bot_id="B1",
+                        bot_user_id="UB",
+                    )
+                )
             with store.engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
             raw = b"".join(
                 p.read_bytes() for p in Path(tmp).iterdir() if p.name.startswith("tokens.sqlite3")
             )
             plain = sum(raw.count(t.encode()) for pair in tokens.values() for t in pair)
-            read = sum((b := installations(key).find_bot(enterprise_id=None, team_id=team)) is not None
-                       and b.bot_token == pair[0] for team, pair in tokens.items())  # fmt: skip
+            read = sum(
+                (b := installations(key).find_bot(enterprise_id=None, team_id=team)) is not None
+                and b.bot_token == pair[0]
+                for team, pair in tokens.items()
+            )
             quiet = logging.getLogger("bot.store.secrets")
             quiet.disabled = (
                 True  # its one line per unreadable installation is the expected outcome here
             )
             try:
-                wrong = sum(installations(other).find_bot(enterprise_id=None, team_id=team) is not None
-                            for team in tokens)  # fmt: skip
+                wrong = sum(
+                    installations(other).find_bot(enterprise_id=None, team_id=team) is not None
+                    for team in tokens
+                )
             finally:
                 quiet.disabled = False
         finally:
             store.dispose()
     total = 2 * len(tokens)
-    return [Figure(name, f"tokens readable in the database file ({total} stored)", plain, "", "0", plain == 0),
-            Figure(name, "read back with ERRKB_SECRET_KEY", f"{read} of {len(tokens)}", "", "all", read == len(tokens)),
-            Figure(name, "read with another key", wrong, "", "0", wrong == 0)]  # fmt: skip
+    return [
+        Figure(
+            name,
+            f"tokens readable in the database file ({total} stored)",
+            plain,
+            "",
+            "0",
+            plain == 0,
+        ),
+        Figure(
+            name,
+            "read back with ERRKB_SECRET_KEY",
+            f"{read} of {len(tokens)}",
+            "",
+            "all",
+            read == len(tokens),
+        ),
+        Figure(name, "read with another key", wrong, "", "0", wrong == 0),
+    ]
 
 
 def snippet_credentials(bench: Bench) -> list[Figure]:
@@ -684,12 +893,32 @@ def snippet_credentials(bench: Bench) -> list[Figure]:
     slack_before = len(bench.fake.of("files.download"))
     try:
         for n, url in enumerate(urls.values()):
-            file = {"id": f"FB{n}", "name": "crash.log", "mimetype": "text/plain", "filetype": "text", "size": 100,
-                    "url_private_download": url}  # fmt: skip
-            event = {"type": "message", "subtype": "file_share", "channel": CHANNEL, "user": USER, "text": "",
-                     "ts": f"1820000000.{n + 1:06d}", "client_msg_id": f"fs{n}", "files": [file]}  # fmt: skip
-            body = json.dumps({"type": "event_callback", "event_id": f"EvFS{n:06d}", "team_id": "T1",
-                               "event": event}).encode()  # fmt: skip
+            file = {
+                "id": f"FB{n}",
+                "name": "crash.log",
+                "mimetype": "text/plain",
+                "filetype": "text",
+                "size": 100,
+                "url_private_download": url,
+            }
+            event = {
+                "type": "message",
+                "subtype": "file_share",
+                "channel": CHANNEL,
+                "user": USER,
+                "text": "",
+                "ts": f"1820000000.{n + 1:06d}",
+                "client_msg_id": f"fs{n}",
+                "files": [file],
+            }
+            body = json.dumps(
+                {
+                    "type": "event_callback",
+                    "event_id": f"EvFS{n:06d}",
+                    "team_id": "T1",
+                    "event": event,
+                }
+            ).encode()
             bench.signed(body, "application/json", 5.0)
         bench.fake.wait_for("files.download", slack_before + 1, timeout=10)
         time.sleep(1.0)
@@ -700,9 +929,18 @@ def snippet_credentials(bench: Bench) -> list[Figure]:
     slack = [
         c for c in bench.fake.of("files.download")[slack_before:] if "Authorization" in c.headers
     ]
-    return [Figure(name, "Authorization sent to another host or across a redirect", leaked, "", "0", leaked == 0),
-            Figure(name, "requests the other host got", len(seen), "", ""),
-            Figure(name, "Slack-origin download sent the token", len(slack), "", "1", len(slack) == 1)]  # fmt: skip
+    return [
+        Figure(
+            name,
+            "Authorization sent to another host or across a redirect",
+            leaked,
+            "",
+            "0",
+            leaked == 0,
+        ),
+        Figure(name, "requests the other host got", len(seen), "", ""),
+        Figure(name, "Slack-origin download sent the token", len(slack), "", "1", len(slack) == 1),
+    ]
 
 
 def readiness_after_restart(bench: Bench) -> list[Figure]:
@@ -719,14 +957,21 @@ def readiness_after_restart(bench: Bench) -> list[Figure]:
         store = open_store(bench.database)
         try:
             with store.transaction() as session:
-                repository.import_records(session, records=synthetic_records(2_500, seed=29),
-                                          on_conflict="upsert", actor="bench", now=datetime.now(UTC))  # fmt: skip
+                repository.import_records(
+                    session,
+                    records=synthetic_records(2_500, seed=29),
+                    on_conflict="upsert",
+                    actor="bench",
+                    now=datetime.now(UTC),
+                )
             with store.read() as session:
                 total = len(repository.record_ids(session))
         finally:
             store.dispose()
         again, base = _spawn(bench, Path(tmp))
-        started, early, starting = time.monotonic(), 0, 0.0
+        started = time.monotonic()
+        early = 0
+        starting = 0.0
         try:
             while time.monotonic() - started < 120:
                 status, body = _status(base)
@@ -741,8 +986,10 @@ def readiness_after_restart(bench: Bench) -> list[Figure]:
         finally:
             again.terminate()
             again.wait(timeout=30)
-    return [Figure(name, f"200 ok before all {total:,} records were in", early, "", "0", early == 0),
-            Figure(name, "503 starting meanwhile, for", round(starting, 1), "s", "")]  # fmt: skip
+    return [
+        Figure(name, f"200 ok before all {total:,} records were in", early, "", "0", early == 0),
+        Figure(name, "503 starting meanwhile, for", round(starting, 1), "s", ""),
+    ]
 
 
 # -- imports, text and agent votes -------------------------------------------------------------
@@ -754,8 +1001,13 @@ BIG_IMPORT = 50_000
 
 
 def _errkb_env(bench: Bench, **settings: str) -> dict[str, str]:
-    return {**os.environ, "ERRKB_DATABASE_URL": bench.database, "ERRKB_LOG_LEVEL": "WARNING",
-            "PYTHONPATH": str(ROOT), **settings}  # fmt: skip
+    return {
+        **os.environ,
+        "ERRKB_DATABASE_URL": bench.database,
+        "ERRKB_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+        **settings,
+    }
 
 
 def import_bombs(bench: Bench) -> list[Figure]:
@@ -771,13 +1023,31 @@ def import_bombs(bench: Bench) -> list[Figure]:
             refused = done.code == 1 and len(lines) == 1 and "Traceback" not in done.stderr
             label = f"{name} ({path.stat().st_size >> 10} KiB)"
             rows += [
-                Figure("import bombs", f"{label}: refused in one line, exit 1", "yes" if refused else "no",
-                       "", "yes", refused),
-                Figure("import bombs", f"{label}: time", round(done.seconds, 1), "s", "< 60",
-                       done.seconds < 60 and not done.timed_out),
-                Figure("import bombs", f"{label}: peak memory", round(done.peak_bytes / MB), "MB", "< 1024",
-                       done.peak_bytes < GIB),
-            ]  # fmt: skip
+                Figure(
+                    "import bombs",
+                    f"{label}: refused in one line, exit 1",
+                    "yes" if refused else "no",
+                    "",
+                    "yes",
+                    refused,
+                ),
+                Figure(
+                    "import bombs",
+                    f"{label}: time",
+                    round(done.seconds, 1),
+                    "s",
+                    "< 60",
+                    done.seconds < 60 and not done.timed_out,
+                ),
+                Figure(
+                    "import bombs",
+                    f"{label}: peak memory",
+                    round(done.peak_bytes / MB),
+                    "MB",
+                    "< 1024",
+                    done.peak_bytes < GIB,
+                ),
+            ]
     return rows
 
 
@@ -790,14 +1060,27 @@ def unfit_text(bench: Bench) -> list[Figure]:
         counts = wait_for_answers(bench.fake, [ts], timeout=30)
         answered = status == 200 and counts[ts] == 1
         kind = bench.database.split(":", 1)[0].split("+", 1)[0]
-        rows.append(Figure(f"unfit text ({kind})", f"paste with a {name}: acknowledged 200 and answered",
-                           "yes" if answered else f"no (status {status})", "", "yes", answered))  # fmt: skip
+        rows.append(
+            Figure(
+                f"unfit text ({kind})",
+                f"paste with a {name}: acknowledged 200 and answered",
+                "yes" if answered else f"no (status {status})",
+                "",
+                "yes",
+                answered,
+            )
+        )
     return rows
 
 
 def _mcp_server(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "bot", "mcp", "--http", "--port", "0"], env=env,
-                            cwd=ROOT, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "mcp", "--http", "--port", "0"],
+        env=env,
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     for line in proc.stderr:
         found = MCP_SERVING.search(line)
@@ -830,12 +1113,30 @@ def stuffed_votes(bench: Bench) -> list[Figure]:
         proc.wait(timeout=20)
     refused = sum(status == 503 for status in opened)
     return [
-        Figure("agent votes", "100 sessions of one token report one workaround: votes counted", counted, "",
-               "1", counted == 1),
-        Figure("agent votes", "1,500 idle sessions: opened / refused (503)", f"{len(opened) - refused} / {refused}",
-               "", "capped"),
-        Figure("agent votes", "1,500 idle sessions: server memory growth", round(grown, 1), "MB", "< 30", grown < 30),
-    ]  # fmt: skip
+        Figure(
+            "agent votes",
+            "100 sessions of one token report one workaround: votes counted",
+            counted,
+            "",
+            "1",
+            counted == 1,
+        ),
+        Figure(
+            "agent votes",
+            "1,500 idle sessions: opened / refused (503)",
+            f"{len(opened) - refused} / {refused}",
+            "",
+            "capped",
+        ),
+        Figure(
+            "agent votes",
+            "1,500 idle sessions: server memory growth",
+            round(grown, 1),
+            "MB",
+            "< 30",
+            grown < 30,
+        ),
+    ]
 
 
 def big_import(bench: Bench) -> list[Figure]:
@@ -848,13 +1149,24 @@ def big_import(bench: Bench) -> list[Figure]:
         done = import_beside_pastes(bench.base, _errkb_env(bench), path, rate=20.0, secret=SECRET)
     acks = [seconds * 1000 for _, seconds in done.acks]
     return [
-        Figure(name, "import", f"exit {done.import_code}, {done.import_seconds:.0f} s", "", "exit 0",
-               done.import_code == 0),
-        Figure(name, f"paste ack p50/p99/max ({len(acks)} sent)",
-               f"{percentile(acks, .5):.0f} / {percentile(acks, .99):.0f} / {max(acks, default=float('nan')):.0f}",
-               "ms", "max < 3000", bool(acks) and max(acks) < 3000),
+        Figure(
+            name,
+            "import",
+            f"exit {done.import_code}, {done.import_seconds:.0f} s",
+            "",
+            "exit 0",
+            done.import_code == 0,
+        ),
+        Figure(
+            name,
+            f"paste ack p50/p99/max ({len(acks)} sent)",
+            f"{percentile(acks, 0.5):.0f} / {percentile(acks, 0.99):.0f} / {max(acks, default=float('nan')):.0f}",
+            "ms",
+            "max < 3000",
+            bool(acks) and max(acks) < 3000,
+        ),
         Figure(name, "pastes not acknowledged 200", done.refused, "", "0", done.refused == 0),
-    ]  # fmt: skip
+    ]
 
 
 #: Every scenario, run in this order: (name, function).
@@ -890,8 +1202,9 @@ def prepare(folder: Path) -> str:
     )  # as an older errkb stored it
     store = open_store(url, migrate=True)
     with store.transaction() as session:
-        repository.import_records(session, records=records, on_conflict="upsert", actor="bench",
-                                  now=datetime.now(UTC))  # fmt: skip
+        repository.import_records(
+            session, records=records, on_conflict="upsert", actor="bench", now=datetime.now(UTC)
+        )
     store.dispose()
     return url
 
@@ -904,13 +1217,36 @@ def free_port() -> int:
 
 @contextmanager
 def serving(server_root: Path, folder: Path, fake: FakeSlack) -> Iterator[Bench]:
-    port, log, database = free_port(), folder / "serve.log", prepare(folder)
-    env = {**os.environ, "ERRKB_DATABASE_URL": database, "SLACK_API_URL": fake.api_url,
-           "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "ERRKB_LOG_LEVEL": "WARNING",
-           "ERRKB_LOG_FORMAT": "json", "PYTHONPATH": str(server_root)}  # fmt: skip
+    port = free_port()
+    log = folder / "serve.log"
+    database = prepare(folder)
+    env = {
+        **os.environ,
+        "ERRKB_DATABASE_URL": database,
+        "SLACK_API_URL": fake.api_url,
+        "SLACK_BOT_TOKEN": TOKEN,
+        "SLACK_SIGNING_SECRET": SECRET,
+        "ERRKB_LOG_LEVEL": "WARNING",
+        "ERRKB_LOG_FORMAT": "json",
+        "PYTHONPATH": str(server_root),
+    }
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1",
-                                 "--port", str(port)], env=env, cwd=server_root, stderr=err)  # fmt: skip
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bot",
+                "serve",
+                "--http",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
+            env=env,
+            cwd=server_root,
+            stderr=err,
+        )
         bench = Bench(f"http://127.0.0.1:{port}", proc.pid, fake, log, database)
         try:
             deadline = time.monotonic() + 60
@@ -939,15 +1275,21 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--only", action="append", help="run only the scenarios with these names")
-    parser.add_argument("--server-root", type=Path, default=ROOT,
-                        help="checkout whose errkb serve is measured (default: this one)")  # fmt: skip
+    parser.add_argument(
+        "--server-root",
+        type=Path,
+        default=ROOT,
+        help="checkout whose errkb serve is measured (default: this one)",
+    )
     args = parser.parse_args()
     chosen = [(n, f) for n, f in SCENARIOS if not args.only or n in args.only]
     fake = FakeSlack(users={USER: {"locale": "en-US"}}).start()
     rows: list[Figure] = []
     try:
-        with tempfile.TemporaryDirectory(prefix="errkb-faults-") as tmp, \
-                serving(args.server_root.resolve(), Path(tmp), fake) as bench:  # fmt: skip
+        with (
+            tempfile.TemporaryDirectory(prefix="errkb-faults-") as tmp,
+            serving(args.server_root.resolve(), Path(tmp), fake) as bench,
+        ):
             for name, scenario in chosen:
                 print(f"running: {name}", file=sys.stderr)
                 rows += scenario(bench)

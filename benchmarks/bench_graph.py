@@ -65,11 +65,17 @@ def synthetic(nodes: int, edges: int, seed: int = 7) -> list[Record]:
             for _ in range(per)
         ]
         confused = [ids[rng.randrange(nodes)]] if i % 10 == 0 else []
-        records.append(Record.model_validate({
-            "id": rid, "signature": f"SynthError: failure number {i} in module m{i % 97}",
-            "regex": f"SynthError: failure number {i}\\b", "domain": f"d{i % 50}",
-            "transition_graph": {"leads_to": leads, "frequently_confused_with": confused},
-        }))  # fmt: skip
+        records.append(
+            Record.model_validate(
+                {
+                    "id": rid,
+                    "signature": f"SynthError: failure number {i} in module m{i % 97}",
+                    "regex": f"SynthError: failure number {i}\\b",
+                    "domain": f"d{i % 50}",
+                    "transition_graph": {"leads_to": leads, "frequently_confused_with": confused},
+                }
+            )
+        )
     return records
 
 

@@ -96,9 +96,12 @@ def records_of(size: int) -> list[Record]:
 
 def edited(record: Record, n: int) -> Record:
     """``record`` as a maintainer might change it: a new regex branch and root cause."""
-    return record.model_copy(update={
-        "regex": f"{record.regex}|BenchEdit{n}Error", "root_cause": f"{record.root_cause} (edit {n})",
-    })  # fmt: skip
+    return record.model_copy(
+        update={
+            "regex": f"{record.regex}|BenchEdit{n}Error",
+            "root_cause": f"{record.root_cause} (edit {n})",
+        }
+    )
 
 
 # -- in process ------------------------------------------------------------------------
@@ -135,11 +138,22 @@ def paste_texts(records: list[Record], rng: random.Random) -> list[str]:
     known errors of this base (a signature, with a changed number) or in unknown ones."""
     texts: list[str] = []
     for path in [*sorted((ROOT / "eval").glob("*.jsonl"))]:
-        texts += [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        texts += [
+            json.loads(line)["text"]
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
     for n, record in enumerate(rng.sample(records, 150)):
-        frames = "".join(f'  File "/srv/app/mod{n}_{i}.py", line {10 + i}, in run\n    step({i})\n' for i in range(6))
-        texts.append(f"Traceback (most recent call last):\n{frames}{record.signature.replace('0', '7')}")
-        texts.append(f"2026-01-0{n % 9 + 1} 10:00:0{n % 10} ERROR worker {n}: UnheardOf{n}Error: nothing known")
+        frames = "".join(
+            f'  File "/srv/app/mod{n}_{i}.py", line {10 + i}, in run\n    step({i})\n'
+            for i in range(6)
+        )
+        texts.append(
+            f"Traceback (most recent call last):\n{frames}{record.signature.replace('0', '7')}"
+        )
+        texts.append(
+            f"2026-01-0{n % 9 + 1} 10:00:0{n % 10} ERROR worker {n}: UnheardOf{n}Error: nothing known"
+        )
     return list(dict.fromkeys(texts))[:400]
 
 
@@ -195,14 +209,16 @@ def in_process(size: int) -> dict[str, Any]:
         return took
 
     triage_all()  # first use of every branch compiled lazily is not what is measured
-    usual, usual_paced = triage_all(), triage_all(PASTE_RATE)
+    usual = triage_all()
+    usual_paced = triage_all(PASTE_RATE)
     updates: list[float] = []
     walls: list[tuple[float, float]] = []  # (wall seconds, of which waiting)
     stop = threading.Event()
 
     def update(n: int) -> None:
         changed = edited(rng.choice(records), n)
-        begun, wall = time.thread_time(), time.perf_counter()
+        begun = time.thread_time()
+        wall = time.perf_counter()
         with collector_off():  # as LiveKnowledge updates
             with gate.giving_way() as pause:
                 new_index = current["index"].update([changed])
@@ -238,14 +254,22 @@ def in_process(size: int) -> dict[str, Any]:
         stop.set()
         updater.join()
     return {
-        "size": len(records), "build": build, "update": statistics.median(updates), "updates": len(updates),
-        "usual_p99": p99(usual), "during_p99": p99(during),
-        "paced_usual_p99": p99(usual_paced), "paced_during_p99": p99(during_paced),
-        "slowed": sum(d > 2 * u for d, u in zip(during, usual, strict=True)), "pastes": len(texts),
-        "update_wall": max(w for w, _ in walls), "update_waited": max(waited for _, waited in walls),
-        "memory_pct": 100.0 * (max(samples) - base_rss) / base_rss, "base_rss": base_rss,
+        "size": len(records),
+        "build": build,
+        "update": statistics.median(updates),
+        "updates": len(updates),
+        "usual_p99": p99(usual),
+        "during_p99": p99(during),
+        "paced_usual_p99": p99(usual_paced),
+        "paced_during_p99": p99(during_paced),
+        "slowed": sum(d > 2 * u for d, u in zip(during, usual, strict=True)),
+        "pastes": len(texts),
+        "update_wall": max(w for w, _ in walls),
+        "update_waited": max(waited for _, waited in walls),
+        "memory_pct": 100.0 * (max(samples) - base_rss) / base_rss,
+        "base_rss": base_rss,
         "first_updates_pct": 100.0 * (base_rss - first_rss) / first_rss,
-    }  # fmt: skip
+    }
 
 
 # -- over a served bot -------------------------------------------------------------------
@@ -258,9 +282,23 @@ class Served:
         self._log = log.open("ab")
         self._path, self._from = log, log.stat().st_size if log.exists() else 0
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1",
-                                      "--port", str(self.port)], env=env, cwd=ROOT,
-                                     stdout=self._log, stderr=self._log)  # fmt: skip
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bot",
+                "serve",
+                "--http",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=self._log,
+            stderr=self._log,
+        )
         self.peak = 0
 
     def health(self) -> int:
@@ -331,10 +369,20 @@ def _served(size: int, folder: Path, slack_api_url: str) -> dict[str, Any]:
     from bot.store.db import open_store
 
     url = f"sqlite:///{folder}/errkb.sqlite3"
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT),
-           "ERRKB_DATABASE_URL": url, "ERRKB_CACHE_DIR": str(folder / "cache"), "ERRKB_KB_REFRESH_SECONDS": POLL,
-           "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": "bench-secret",
-           "SLACK_API_URL": slack_api_url, "ERRKB_LOG_LEVEL": "INFO", "ERRKB_LOG_FORMAT": "json"}  # fmt: skip
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(folder),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(ROOT),
+        "ERRKB_DATABASE_URL": url,
+        "ERRKB_CACHE_DIR": str(folder / "cache"),
+        "ERRKB_KB_REFRESH_SECONDS": POLL,
+        "SLACK_BOT_TOKEN": "xoxb-bench",
+        "SLACK_SIGNING_SECRET": "bench-secret",
+        "SLACK_API_URL": slack_api_url,
+        "ERRKB_LOG_LEVEL": "INFO",
+        "ERRKB_LOG_FORMAT": "json",
+    }
     source = CORPUS
     if size != REAL:
         source = folder / "synthetic.jsonl.gz"
@@ -367,11 +415,21 @@ def _served(size: int, folder: Path, slack_api_url: str) -> dict[str, Any]:
     now = datetime.now(UTC)
     before = (again.rebuilds("full"), again.rebuilds("incremental"))
     with store.transaction() as session:
-        slack_repo.cast_vote(session, user_id="UBENCH", record_id=rng.choice(ids), position=0, thread="C1:1",
-                             verdict="fixed", at=now)  # fmt: skip
-        digest_repo.confirm_record(session, record_id=rng.choice(ids), actor="UBENCH", today=now.date(), now=now)
-        digest_repo.snooze_record(session, record_id=rng.choice(ids), days=7, actor="UBENCH", today=now.date(),
-                                  now=now)  # fmt: skip
+        slack_repo.cast_vote(
+            session,
+            user_id="UBENCH",
+            record_id=rng.choice(ids),
+            position=0,
+            thread="C1:1",
+            verdict="fixed",
+            at=now,
+        )
+        digest_repo.confirm_record(
+            session, record_id=rng.choice(ids), actor="UBENCH", today=now.date(), now=now
+        )
+        digest_repo.snooze_record(
+            session, record_id=rng.choice(ids), days=7, actor="UBENCH", today=now.date(), now=now
+        )
     time.sleep(10 * float(POLL))
     after = (again.rebuilds("full"), again.rebuilds("incremental"))
     out["evidence_rebuilds"] = sum(after) - sum(before)
@@ -382,8 +440,13 @@ def _served(size: int, folder: Path, slack_api_url: str) -> dict[str, Any]:
             (record,) = repository.load_records(session, ids=[rng.choice(ids)])
         count = again.rebuilds("incremental")
         with store.transaction() as session:
-            repository.import_records(session, records=[edited(record, n)], on_conflict="upsert", actor="bench",
-                                      now=datetime.now(UTC))  # fmt: skip
+            repository.import_records(
+                session,
+                records=[edited(record, n)],
+                on_conflict="upsert",
+                actor="bench",
+                now=datetime.now(UTC),
+            )
         committed = time.monotonic()
         while again.rebuilds("incremental") == count:
             peak[0] = max(peak[0], rss_bytes(again.proc.pid))
@@ -412,70 +475,156 @@ def report(size: int, inproc: dict[str, Any], serve: dict[str, Any] | None) -> N
     name = "deadends corpus" if size == REAL else "synthetic, distinct records"
     print(f"\n{inproc['size']:,} records ({name})")
     gb = 1024**3
-    row("first build, in process (CPU-s)", f"{inproc['build']:.1f}", f"<= {TARGET_BUILD_S:g}",
-        inproc["build"] <= TARGET_BUILD_S)  # fmt: skip
+    row(
+        "first build, in process (CPU-s)",
+        f"{inproc['build']:.1f}",
+        f"<= {TARGET_BUILD_S:g}",
+        inproc["build"] <= TARGET_BUILD_S,
+    )
     row("one changed record: index + graph update (CPU-s)", f"{inproc['update']:.2f}", "", None)
-    row(f"paste p99 at {PASTE_RATE:g}/s: usual -> during updates (ms)",
-        f"{inproc['paced_usual_p99'] * 1000:.1f} -> {inproc['paced_during_p99'] * 1000:.1f}", "", None)  # fmt: skip
+    row(
+        f"paste p99 at {PASTE_RATE:g}/s: usual -> during updates (ms)",
+        f"{inproc['paced_usual_p99'] * 1000:.1f} -> {inproc['paced_during_p99'] * 1000:.1f}",
+        "",
+        None,
+    )
     ratio = inproc["paced_during_p99"] / inproc["paced_usual_p99"]
-    row(f"paste p99 at {PASTE_RATE:g}/s during updates / usual", f"{ratio:.2f}x", f"<= {TARGET_P99_RATIO:g}x",
-        ratio <= TARGET_P99_RATIO)  # fmt: skip
-    row("pastes back to back: p99 usual -> during updates (ms)",
-        f"{inproc['usual_p99'] * 1000:.1f} -> {inproc['during_p99'] * 1000:.1f}", "", None)  # fmt: skip
-    row("pastes back to back: p99 during updates / usual", f"{inproc['during_p99'] / inproc['usual_p99']:.2f}x",
-        "", None)  # fmt: skip
-    row("pastes back to back: over twice their usual time", f"{inproc['slowed']} of {inproc['pastes']}",
-        "", None)  # fmt: skip
-    row("an update while pastes run: wall (s), of it waiting",
-        f"{inproc['update_wall']:.2f}, {inproc['update_waited']:.2f}", "", None)  # fmt: skip
-    row(f"memory kept after the first {WARM_UPDATES} updates (once)", f"+{inproc['first_updates_pct']:.1f} %", "",
-        None)  # fmt: skip
-    row("memory while updating, in process", f"+{inproc['memory_pct']:.1f} % of {inproc['base_rss'] / gb:.2f} GB",
-        f"<= +{TARGET_MEMORY_PCT:g} %", inproc["memory_pct"] <= TARGET_MEMORY_PCT)  # fmt: skip
+    row(
+        f"paste p99 at {PASTE_RATE:g}/s during updates / usual",
+        f"{ratio:.2f}x",
+        f"<= {TARGET_P99_RATIO:g}x",
+        ratio <= TARGET_P99_RATIO,
+    )
+    row(
+        "pastes back to back: p99 usual -> during updates (ms)",
+        f"{inproc['usual_p99'] * 1000:.1f} -> {inproc['during_p99'] * 1000:.1f}",
+        "",
+        None,
+    )
+    row(
+        "pastes back to back: p99 during updates / usual",
+        f"{inproc['during_p99'] / inproc['usual_p99']:.2f}x",
+        "",
+        None,
+    )
+    row(
+        "pastes back to back: over twice their usual time",
+        f"{inproc['slowed']} of {inproc['pastes']}",
+        "",
+        None,
+    )
+    row(
+        "an update while pastes run: wall (s), of it waiting",
+        f"{inproc['update_wall']:.2f}, {inproc['update_waited']:.2f}",
+        "",
+        None,
+    )
+    row(
+        f"memory kept after the first {WARM_UPDATES} updates (once)",
+        f"+{inproc['first_updates_pct']:.1f} %",
+        "",
+        None,
+    )
+    row(
+        "memory while updating, in process",
+        f"+{inproc['memory_pct']:.1f} % of {inproc['base_rss'] / gb:.2f} GB",
+        f"<= +{TARGET_MEMORY_PCT:g} %",
+        inproc["memory_pct"] <= TARGET_MEMORY_PCT,
+    )
     if serve is None:
         return
-    row("serve: first start to healthy (s / CPU-s)", f"{serve['first_s']:.1f} / {serve['first_cpu']:.1f}",
-        f"build <= {TARGET_BUILD_S:g}", serve["first_s"] <= TARGET_BUILD_S)  # fmt: skip
+    row(
+        "serve: first start to healthy (s / CPU-s)",
+        f"{serve['first_s']:.1f} / {serve['first_cpu']:.1f}",
+        f"build <= {TARGET_BUILD_S:g}",
+        serve["first_s"] <= TARGET_BUILD_S,
+    )
     row("serve: first start peak RSS", f"{serve['first_peak'] / gb:.2f} GB", "", None)
-    row("serve: snapshot written after the first build (s)", f"{serve['snapshot_write_s']:.1f}", "", None)
-    row("serve: restart, unchanged KB, to healthy (s / CPU-s)",
-        f"{serve['restart_s']:.1f} / {serve['restart_cpu']:.1f}", f"<= {TARGET_START_S:g} s",
-        serve["restart_s"] <= TARGET_START_S)  # fmt: skip
-    row("serve: restart peak RSS", f"{serve['restart_peak'] / gb:.2f} GB", f"<= {TARGET_START_GB:g} GB",
-        serve["restart_peak"] <= TARGET_START_GB * gb)  # fmt: skip
-    row("serve: full rebuilds at that restart", f"{serve['restart_full']:.0f}", "0", serve["restart_full"] == 0)
-    row("serve: rebuilds for a vote, a confirm, a snooze", f"{serve['evidence_rebuilds']:.0f}", "0",
-        serve["evidence_rebuilds"] == 0)  # fmt: skip
-    row(f"serve: one change answerable after commit (s, poll {POLL} s)", f"{serve['answerable']:.2f}",
-        f"<= {TARGET_ANSWERABLE_S:g} s", serve["answerable"] <= TARGET_ANSWERABLE_S)  # fmt: skip
-    row(f"serve: memory kept after the first {WARM_UPDATES} updates (once)",
-        f"+{serve['served_first_updates_pct']:.1f} %", "", None)  # fmt: skip
-    row("serve: memory while updating", f"+{serve['served_memory_pct']:.1f} %", f"<= +{TARGET_MEMORY_PCT:g} %",
-        serve["served_memory_pct"] <= TARGET_MEMORY_PCT)  # fmt: skip
+    row(
+        "serve: snapshot written after the first build (s)",
+        f"{serve['snapshot_write_s']:.1f}",
+        "",
+        None,
+    )
+    row(
+        "serve: restart, unchanged KB, to healthy (s / CPU-s)",
+        f"{serve['restart_s']:.1f} / {serve['restart_cpu']:.1f}",
+        f"<= {TARGET_START_S:g} s",
+        serve["restart_s"] <= TARGET_START_S,
+    )
+    row(
+        "serve: restart peak RSS",
+        f"{serve['restart_peak'] / gb:.2f} GB",
+        f"<= {TARGET_START_GB:g} GB",
+        serve["restart_peak"] <= TARGET_START_GB * gb,
+    )
+    row(
+        "serve: full rebuilds at that restart",
+        f"{serve['restart_full']:.0f}",
+        "0",
+        serve["restart_full"] == 0,
+    )
+    row(
+        "serve: rebuilds for a vote, a confirm, a snooze",
+        f"{serve['evidence_rebuilds']:.0f}",
+        "0",
+        serve["evidence_rebuilds"] == 0,
+    )
+    row(
+        f"serve: one change answerable after commit (s, poll {POLL} s)",
+        f"{serve['answerable']:.2f}",
+        f"<= {TARGET_ANSWERABLE_S:g} s",
+        serve["answerable"] <= TARGET_ANSWERABLE_S,
+    )
+    row(
+        f"serve: memory kept after the first {WARM_UPDATES} updates (once)",
+        f"+{serve['served_first_updates_pct']:.1f} %",
+        "",
+        None,
+    )
+    row(
+        "serve: memory while updating",
+        f"+{serve['served_memory_pct']:.1f} %",
+        f"<= +{TARGET_MEMORY_PCT:g} %",
+        serve["served_memory_pct"] <= TARGET_MEMORY_PCT,
+    )
 
 
 def child(size: int, part: str, folder: Path) -> dict[str, Any]:
     """Run one part in a process of its own; its figures come back as JSON."""
-    done = subprocess.run([sys.executable, __file__, "--part", part, "--sizes", str(size), "--folder", str(folder)],
-                          capture_output=True, text=True, check=False, cwd=ROOT)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, __file__, "--part", part, "--sizes", str(size), "--folder", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
     if done.returncode != 0:
         raise SystemExit(f"{part} at {size} failed:\n{done.stderr[-3000:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default=f"2500,{SYNTHETIC}",
-                        help="2500 (the deadends corpus) and/or a number of synthetic records (100000)")  # fmt: skip
-    parser.add_argument("--in-process", action="store_true",
-                        help="only the in-process figures (no served bot)")  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes",
+        default=f"2500,{SYNTHETIC}",
+        help="2500 (the deadends corpus) and/or a number of synthetic records (100000)",
+    )
+    parser.add_argument(
+        "--in-process", action="store_true", help="only the in-process figures (no served bot)"
+    )
     parser.add_argument("--part", choices=("inproc", "served"), help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.part:
         parts: dict[str, Callable[[], dict[str, Any]]] = {
-            "inproc": lambda: in_process(sizes[0]), "served": lambda: served(sizes[0], args.folder)}  # fmt: skip
+            "inproc": lambda: in_process(sizes[0]),
+            "served": lambda: served(sizes[0], args.folder),
+        }
         print(json.dumps(parts[args.part]()))
         return
     print(f"errkb knowledge updates ({machine_load()} at start; figure, then target)")

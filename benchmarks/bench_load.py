@@ -30,7 +30,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # this checkout's errkb, whichever is installed
+sys.path[:0] = [
+    str(ROOT),
+    str(ROOT / "benchmarks"),
+]  # this checkout's errkb, whichever is installed
 
 
 def build(url: str, size: int) -> None:
@@ -42,8 +45,13 @@ def build(url: str, size: int) -> None:
     store = open_store(url, migrate=True)
     try:
         with store.transaction() as session:
-            repository.import_records(session, records=synthetic_records(size), on_conflict="upsert",
-                                      actor="bench", now=datetime.now(UTC))  # fmt: skip
+            repository.import_records(
+                session,
+                records=synthetic_records(size),
+                on_conflict="upsert",
+                actor="bench",
+                now=datetime.now(UTC),
+            )
     finally:
         store.dispose()
 
@@ -74,8 +82,16 @@ def load_once(url: str, profile: bool) -> None:
     for record in records:
         digest.update(json.dumps(record.to_native(), sort_keys=True, default=str).encode())
     store.dispose()
-    print(json.dumps({"cpu": seconds, "records": len(records), "grown_mib": grown / 1024,
-                      "digest": digest.hexdigest()[:16]}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "cpu": seconds,
+                "records": len(records),
+                "grown_mib": grown / 1024,
+                "digest": digest.hexdigest()[:16],
+            }
+        )
+    )
 
 
 def _postgres(base: str) -> tuple[str, object]:
@@ -100,7 +116,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "errkb-bench-load")
+    parser.add_argument(
+        "--folder", type=Path, default=Path(tempfile.gettempdir()) / "errkb-bench-load"
+    )
     parser.add_argument("--postgres", help="a PostgreSQL server URL instead of a SQLite file")
     parser.add_argument("--profile", action="store_true", help="print a profile of one load")
     parser.add_argument("--load-once", help=argparse.SUPPRESS)
@@ -132,10 +150,12 @@ def main() -> None:
         if drop is not None:
             drop()  # type: ignore[operator]
     cpu = sorted(r["cpu"] for r in runs)
-    print(f"load_records, {runs[0]['records']} records ({'PostgreSQL' if args.postgres else 'SQLite'}): "
-          f"{statistics.median(cpu):.2f} CPU-s median of {len(cpu)} (min {cpu[0]:.2f}, max {cpu[-1]:.2f}); "
-          f"peak memory +{statistics.median(r['grown_mib'] for r in runs):.0f} MiB; "
-          f"digest {runs[0]['digest']}")  # fmt: skip
+    print(
+        f"load_records, {runs[0]['records']} records ({'PostgreSQL' if args.postgres else 'SQLite'}): "
+        f"{statistics.median(cpu):.2f} CPU-s median of {len(cpu)} (min {cpu[0]:.2f}, max {cpu[-1]:.2f}); "
+        f"peak memory +{statistics.median(r['grown_mib'] for r in runs):.0f} MiB; "
+        f"digest {runs[0]['digest']}"
+    )
 
 
 if __name__ == "__main__":

@@ -59,7 +59,10 @@ ERROR_LINE = "ValueError: No available memory for the cache blocks"
 NOISE = (
     "2026-12-01 10:31:07,{ms:03d} INFO [worker-{w}] step {n} ok, loss 0.31, throughput 5012 tok/s"
 )
-SECRET, TOKEN, USER, CHANNEL = "bench-secret", "xoxb-bench-token", "UBENCH", "CBENCH"
+SECRET = "bench-secret"
+TOKEN = "xoxb-bench-token"
+USER = "UBENCH"
+CHANNEL = "CBENCH"
 WHERE = ("start", "middle", "end")
 BODY_LIMIT = 1 << 20  # Slack's (and errkb's gate's) largest request body
 
@@ -108,8 +111,12 @@ def cli(root: Path, env: dict[str, str], log: Log, folder: Path) -> tuple[bool, 
 
 
 async def _mcp(root: Path, env: dict[str, str], logs: list[Log]) -> list[tuple[bool, float]]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp"],
-                                   env={**env, "PYTHONPATH": str(root)}, cwd=str(root))  # fmt: skip
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "bot", "mcp"],
+        env={**env, "PYTHONPATH": str(root)},
+        cwd=str(root),
+    )
     out = []
     with open(os.devnull, "w") as quiet:
         async with Client(stdio_client(params, errlog=quiet), mode="legacy") as client:
@@ -132,12 +139,17 @@ class Slack:
     """Signed requests to a served errkb, and what it sent the stand-in."""
 
     def __init__(self, base: str, fake: FakeSlack) -> None:
-        self.base, self.fake, self.n = base, fake, 0
+        self.base = base
+        self.fake = fake
+        self.n = 0
 
     def post(self, body: bytes, content_type: str) -> int:
         ts = int(time.time())
-        headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(ts),
-                   "X-Slack-Signature": sign(body, ts, SECRET)}  # fmt: skip
+        headers = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": str(ts),
+            "X-Slack-Signature": sign(body, ts, SECRET),
+        }
         request = urllib.request.Request(self.base + "/slack/events", body, headers)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
@@ -179,8 +191,13 @@ class Slack:
                 }
             ],
         }
-        body = {"type": "event_callback", "event_id": f"EvLP{self.n:06d}", "team_id": "T1", "api_app_id": "A1",
-                "event": event}  # fmt: skip
+        body = {
+            "type": "event_callback",
+            "event_id": f"EvLP{self.n:06d}",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "event": event,
+        }
         seen = len(self.fake.of("chat.postMessage"))
         started = time.perf_counter()
         status = self.post(json.dumps(body).encode(), "application/json")
@@ -190,9 +207,19 @@ class Slack:
 
     def command(self, log: Log) -> tuple[bool, float] | None:
         self.n += 1
-        form = {"token": "legacy", "team_id": "T1", "channel_id": CHANNEL, "channel_name": "errors",
-                "user_id": USER, "user_name": "bench", "command": "/errkb", "text": log.text, "api_app_id": "A1",
-                "response_url": self.fake.response_url(f"lp{self.n}"), "trigger_id": f"trig{self.n}"}  # fmt: skip
+        form = {
+            "token": "legacy",
+            "team_id": "T1",
+            "channel_id": CHANNEL,
+            "channel_name": "errors",
+            "user_id": USER,
+            "user_name": "bench",
+            "command": "/errkb",
+            "text": log.text,
+            "api_app_id": "A1",
+            "response_url": self.fake.response_url(f"lp{self.n}"),
+            "trigger_id": f"trig{self.n}",
+        }
         body = urlencode(form).encode()
         if len(body) > BODY_LIMIT:
             return None
@@ -238,9 +265,15 @@ def measure(root: Path, logs: list[Log], runs: int) -> dict[tuple[int, str], Row
     rows: dict[tuple[int, str], Row] = {(log.size, log.where): {} for log in logs}
     with tempfile.TemporaryDirectory(prefix="errkb-bench-longpaste-") as tmp:
         folder = Path(tmp)
-        env = {**os.environ, "HOME": str(folder), "ERRKB_DATABASE_URL": f"sqlite:///{folder / 'kb.sqlite'}",
-               "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "ERRKB_LOG_LEVEL": "WARNING",
-               "ERRKB_CACHE_DIR": str(folder / "cache")}  # fmt: skip
+        env = {
+            **os.environ,
+            "HOME": str(folder),
+            "ERRKB_DATABASE_URL": f"sqlite:///{folder / 'kb.sqlite'}",
+            "SLACK_BOT_TOKEN": TOKEN,
+            "SLACK_SIGNING_SECRET": SECRET,
+            "ERRKB_LOG_LEVEL": "WARNING",
+            "ERRKB_CACHE_DIR": str(folder / "cache"),
+        }
         done = errkb(root, "init", env=env)
         if done.returncode != 0:
             raise SystemExit(f"errkb init failed in {root}:\n{done.stderr}")
@@ -296,8 +329,10 @@ def main() -> None:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     )
-    print(f"# long pastes through every surface; this checkout {commit.stdout.strip() or '?'}"
-          + (f", baseline {args.baseline.name}" if args.baseline else ""))  # fmt: skip
+    print(
+        f"# long pastes through every surface; this checkout {commit.stdout.strip() or '?'}"
+        + (f", baseline {args.baseline.name}" if args.baseline else "")
+    )
     print(
         "# found: the answer is the record (and, for MCP and the CLI, at the log's own line) in every run;"
     )

@@ -150,7 +150,8 @@ def time_naive(
 ) -> tuple[list[float], bool]:
     """ms of ``re.search`` of every regex over each text's first 10,000 characters (what
     deadends.dev does), until :data:`NAIVE_BUDGET_S` of wall time is spent (then True)."""
-    out, deadline = [], time.perf_counter() + NAIVE_BUDGET_S
+    out = []
+    deadline = time.perf_counter() + NAIVE_BUDGET_S
     for text in texts:
         head = text[:10_000]
         start = clock()
@@ -178,8 +179,11 @@ def hostile(index: MatchIndex, records: list[Record]) -> None:
     from match.test_hostile import HOSTILE, _bombs, every_known_error
 
     texts = {**HOSTILE, "regex bombs": "\n".join(_bombs(records))}
-    for name, text in zip(("every signature", "every root cause", "40 signatures a line"),
-                          every_known_error(records), strict=True):  # fmt: skip
+    for name, text in zip(
+        ("every signature", "every root cause", "40 signatures a line"),
+        every_known_error(records),
+        strict=True,
+    ):
         texts[name] = text
     print(f"\n{'hostile paste':24} {'size':>10} {'time':>10}   (cap 100 ms)")
     for name, text in texts.items():
@@ -223,23 +227,40 @@ def engines(records: list[Record], dev: list[str]) -> None:
         except re2.error:
             pass
     whole.Compile()
-    rows.append(("RE2 Set, whole regexes", time.perf_counter() - start, taken,
-                 _cold_ms(lambda t: whole.Match(t), fresh("a"))))  # fmt: skip
+    rows.append(
+        (
+            "RE2 Set, whole regexes",
+            time.perf_counter() - start,
+            taken,
+            _cold_ms(lambda t: whole.Match(t), fresh("a")),
+        )
+    )
     start = time.perf_counter()
     literal = re2.Set.SearchSet(options)
     for key in keys:
         literal.Add(re2.escape(key))
     literal.Compile()
-    rows.append(("RE2 Set, required literals", time.perf_counter() - start, len(records),
-                 _cold_ms(lambda t: literal.Match(t), fresh("b"))))  # fmt: skip
+    rows.append(
+        (
+            "RE2 Set, required literals",
+            time.perf_counter() - start,
+            len(records),
+            _cold_ms(lambda t: literal.Match(t), fresh("b")),
+        )
+    )
     start = time.perf_counter()
     automaton = ahocorasick.Automaton()
     for number, key in enumerate(keys):
         automaton.add_word(key, number)
     automaton.make_automaton()
-    rows.append(("Aho-Corasick, required literals (errkb)", time.perf_counter() - start,
-                 len(records), _cold_ms(lambda t: {k for _, k in automaton.iter(t.lower())},
-                                        fresh("c"))))  # fmt: skip
+    rows.append(
+        (
+            "Aho-Corasick, required literals (errkb)",
+            time.perf_counter() - start,
+            len(records),
+            _cold_ms(lambda t: {k for _, k in automaton.iter(t.lower())}, fresh("c")),
+        )
+    )
     try:
         import hyperscan  # type: ignore[import-not-found]
     except ImportError:
@@ -250,8 +271,14 @@ def engines(records: list[Record], dev: list[str]) -> None:
         patterns = [r.regex.encode() for r in records]
         flags = [hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH] * len(patterns)
         database.compile(expressions=patterns, ids=list(range(len(patterns))), flags=flags)
-        rows.append(("Hyperscan, whole regexes", time.perf_counter() - start, len(patterns),
-                     _cold_ms(lambda t: database.scan(t.encode()), fresh("d"))))  # fmt: skip
+        rows.append(
+            (
+                "Hyperscan, whole regexes",
+                time.perf_counter() - start,
+                len(patterns),
+                _cold_ms(lambda t: database.scan(t.encode()), fresh("d")),
+            )
+        )
     print(f"\n{'engine':42} {'build':>8} {'regexes':>8} {'new paste':>10}")
     for name, build, count, cold in rows:
         print(f"{name:42} {build:6.2f} s {count:>8,} {cold:7.3f} ms")
@@ -268,11 +295,15 @@ def synthetic(records: list[Record], size: int) -> list[Record]:
             if len(out) >= size:
                 break
             tag = f"v{copy}x{len(out)}"
-            out.append(record.model_copy(update={
-                "id": f"{record.id}-{tag}",
-                "signature": f"{record.signature} [{tag}]",
-                "regex": f"{record.regex}|{re.escape(tag)}-synthetic",
-            }))  # fmt: skip
+            out.append(
+                record.model_copy(
+                    update={
+                        "id": f"{record.id}-{tag}",
+                        "signature": f"{record.signature} [{tag}]",
+                        "regex": f"{record.regex}|{re.escape(tag)}-synthetic",
+                    }
+                )
+            )
         copy += 1
     return out
 
@@ -294,19 +325,28 @@ def main(quick: bool) -> None:
     texts = distinct_pastes()
     first = first_sight(index, texts)  # before anything else has matched a paste
     best = warm_best(index, texts, 3)
-    print(f"\n{len(texts)} distinct real pastes, thread CPU per paste (targets: median ≤ 1 ms, "
-          "p99 ≤ 5 ms)")  # fmt: skip
-    for name, times in (("first sight, each paste once, cold caches", first),
-                        ("warm: best of 3 later runs", best)):  # fmt: skip
-        median, p99 = statistics.median(times), percentile(times, 99)
+    print(
+        f"\n{len(texts)} distinct real pastes, thread CPU per paste (targets: median ≤ 1 ms, "
+        "p99 ≤ 5 ms)"
+    )
+    for name, times in (
+        ("first sight, each paste once, cold caches", first),
+        ("warm: best of 3 later runs", best),
+    ):
+        median = statistics.median(times)
+        p99 = percentile(times, 99)
         verdict = "ok" if median <= 1.0 and p99 <= 5.0 else "OVER"
-        print(f"  {name:42} median {median:6.3f} ms  p90 {percentile(times, 90):6.3f} ms  "
-              f"p99 {p99:6.3f} ms  max {max(times):6.2f} ms  {verdict}")  # fmt: skip
+        print(
+            f"  {name:42} median {median:6.3f} ms  p90 {percentile(times, 90):6.3f} ms  "
+            f"p99 {p99:6.3f} ms  max {max(times):6.2f} ms  {verdict}"
+        )
     compiled = [re.compile(r.regex, re.IGNORECASE) for r in records]
     naive, capped = time_naive(compiled, texts, clock=time.thread_time)
-    print(f"  {'deadends.dev lookup, each paste once':42} median {statistics.median(naive):6.1f} ms  "
-          f"p90 {percentile(naive, 90):6.1f} ms  p99 {percentile(naive, 99):6.1f} ms  "
-          f"over {len(naive)} pastes{' (capped)' if capped else ''}")  # fmt: skip
+    print(
+        f"  {'deadends.dev lookup, each paste once':42} median {statistics.median(naive):6.1f} ms  "
+        f"p90 {percentile(naive, 90):6.1f} ms  p99 {percentile(naive, 99):6.1f} ms  "
+        f"over {len(naive)} pastes{' (capped)' if capped else ''}"
+    )
     repeat = 3 if quick else 10
     print(
         f"\n{'paste':20} {'errkb median':>13} {'errkb p99':>10} {'naive median':>13} {'ratio':>8}"
@@ -315,7 +355,8 @@ def main(quick: bool) -> None:
         index.triage(texts[0])  # first use of each shape: not start-up, but keep it out of p99
         ours = time_errkb(index, texts, repeat)
         naive, capped = time_naive(compiled, texts)
-        ours_median, naive_median = statistics.median(ours), statistics.median(naive)
+        ours_median = statistics.median(ours)
+        naive_median = statistics.median(naive)
         flag = " (capped)" if capped else ""
         print(
             f"{name:20} {ours_median:10.3f} ms {percentile(ours, 99):7.3f} ms "

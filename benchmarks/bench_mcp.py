@@ -51,7 +51,9 @@ async def timed(calls: int, call: Callable[[int], Awaitable[Any]]) -> str:
 
 
 async def measure(env: dict[str, str], calls: int) -> None:
-    pastes = [p.read_text(encoding="utf-8") for p in sorted((starter_dir() / "examples").glob("*.txt"))]
+    pastes = [
+        p.read_text(encoding="utf-8") for p in sorted((starter_dir() / "examples").glob("*.txt"))
+    ]
     huge = pastes[0] + "\n" + "INFO step 12 ok, loss 0.31, throughput 5012 tok/s\n" * 20_000
     command = [sys.executable, "-m", "bot", "mcp"]
     params = StdioServerParameters(command=command[0], args=command[1:], env=env)
@@ -59,29 +61,60 @@ async def measure(env: dict[str, str], calls: int) -> None:
     with open(os.devnull, "w") as quiet:
         async with Client(stdio_client(params, errlog=quiet), mode="legacy") as client:
             tools = await client.list_tools()
-            print(f"start to tool list ({len(tools.tools)} tools): {time.perf_counter() - start:.2f} s")
-            print("triage, example pastes:", await timed(calls, lambda n: client.call_tool("triage", {"paste": pastes[n % len(pastes)]})))
-            print(f"triage, {len(huge):,}-char paste:", await timed(max(5, calls // 10), lambda n: client.call_tool("triage", {"paste": huge})))
-            print("search:", await timed(calls, lambda n: client.call_tool("search", {"words": "CUDA out of memory"})))
+            print(
+                f"start to tool list ({len(tools.tools)} tools): {time.perf_counter() - start:.2f} s"
+            )
+            print(
+                "triage, example pastes:",
+                await timed(
+                    calls, lambda n: client.call_tool("triage", {"paste": pastes[n % len(pastes)]})
+                ),
+            )
+            print(
+                f"triage, {len(huge):,}-char paste:",
+                await timed(
+                    max(5, calls // 10), lambda n: client.call_tool("triage", {"paste": huge})
+                ),
+            )
+            print(
+                "search:",
+                await timed(
+                    calls, lambda n: client.call_tool("search", {"words": "CUDA out of memory"})
+                ),
+            )
             found = await client.call_tool("search", {"words": "out of memory", "limit": 1})
             record_id = (found.structured_content or {})["hits"][0]["id"]
-            print("show, zh:", await timed(calls, lambda n: client.call_tool("show", {"id": record_id, "lang": "zh"})))
+            print(
+                "show, zh:",
+                await timed(
+                    calls, lambda n: client.call_tool("show", {"id": record_id, "lang": "zh"})
+                ),
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100)
-    parser.add_argument("--records", type=Path, help="Records to serve instead of the starter knowledge base.")
+    parser.add_argument(
+        "--records", type=Path, help="Records to serve instead of the starter knowledge base."
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{folder}/bench.sqlite3"
         store = open_store(url, migrate=True)
         records = load_records([args.records or starter_dir()])
         with store.transaction() as session:
-            repository.import_records(session, records=records, on_conflict="upsert", actor="bench", now=datetime.now(UTC))
+            repository.import_records(
+                session, records=records, on_conflict="upsert", actor="bench", now=datetime.now(UTC)
+            )
         store.dispose()
         print(f"{len(records)} records")
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": folder, "ERRKB_DATABASE_URL": url, "ERRKB_LOG_LEVEL": "WARNING"}
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": folder,
+            "ERRKB_DATABASE_URL": url,
+            "ERRKB_LOG_LEVEL": "WARNING",
+        }
         anyio.run(measure, env, args.calls)
 
 

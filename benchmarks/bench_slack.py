@@ -60,8 +60,11 @@ from bot.render.state import DigestItemState
 from tests.slack.conftest import sign
 from tests.slack.fake_slack import FakeSlack
 
-SECRET, TOKEN = "bench-secret", "xoxb-bench-token"
-USER, MAINTAINER, CHANNEL = "UBENCH", "UMAINT", "CBENCH"
+SECRET = "bench-secret"
+TOKEN = "xoxb-bench-token"
+USER = "UBENCH"
+MAINTAINER = "UMAINT"
+CHANNEL = "CBENCH"
 CLICKS = 5  # of each kind: vote, confirm, snooze
 LOCKED = re.compile(r"database is locked", re.IGNORECASE)
 MIX = (("traceback", 0.40), ("log", 0.25), ("unknown", 0.15), ("chat", 0.20))
@@ -87,15 +90,20 @@ def _traceback(rng: random.Random, signature: str) -> str:
         f'  File "/srv/{rng.choice(FRAMES)}", line {rng.randint(10, 900)}, in step_{rng.randint(1, 99)}\n'
         f"    result = run_{rng.randint(1, 50)}(batch)\n"
         for _ in range(rng.randint(2, 6))
-    )  # fmt: skip
+    )
     return f"Traceback (most recent call last):\n{frames}{signature}"
 
 
 def _log(rng: random.Random, signature: str) -> str:
-    lines = [f"2026-12-01 10:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d},{rng.randint(0, 999):03d} "
-             f"INFO [worker-{rng.randint(1, 16)}] step {rng.randint(1, 10_000)} done in {rng.random():.3f}s"
-             for _ in range(rng.randint(2, 8))]  # fmt: skip
-    lines.insert(rng.randint(1, len(lines)), f"2026-12-01 10:31:07,{rng.randint(0, 999):03d} ERROR [main] {signature}")
+    lines = [
+        f"2026-12-01 10:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d},{rng.randint(0, 999):03d} "
+        f"INFO [worker-{rng.randint(1, 16)}] step {rng.randint(1, 10_000)} done in {rng.random():.3f}s"
+        for _ in range(rng.randint(2, 8))
+    ]
+    lines.insert(
+        rng.randint(1, len(lines)),
+        f"2026-12-01 10:31:07,{rng.randint(0, 999):03d} ERROR [main] {signature}",
+    )
     return "\n".join(lines)
 
 
@@ -106,12 +114,17 @@ def make_paste(rng: random.Random, kind: str, signatures: list[str], n: int) -> 
         return _log(rng, rng.choice(signatures).splitlines()[0])
     if kind == "unknown":
         name = rng.choice(UNKNOWN)
-        return _traceback(rng, f"{name}{rng.choice(UNKNOWN)}Error: {name.lower()} {n} refused the handshake "
-                               f"after {rng.randint(2, 90)} retries")  # fmt: skip
+        return _traceback(
+            rng,
+            f"{name}{rng.choice(UNKNOWN)}Error: {name.lower()} {n} refused the handshake "
+            f"after {rng.randint(2, 90)} retries",
+        )
     return f"{rng.choice(CHAT)} ({n})" if rng.random() < 0.5 else rng.choice(CHAT)
 
 
-def paste_mix(signatures: list[str], count: int, seed: int = 20261201) -> list[tuple[int, str, str]]:
+def paste_mix(
+    signatures: list[str], count: int, seed: int = 20261201
+) -> list[tuple[int, str, str]]:
     """``count`` distinct pastes of the kinds of :data:`MIX`: (n, kind, text)."""
     rng = random.Random(seed)
     kinds = rng.choices([k for k, _ in MIX], weights=[w for _, w in MIX], k=count)
@@ -132,8 +145,11 @@ class Load:
 
     def post(self, body: bytes, content_type: str, retry: int | None = None) -> tuple[int, float]:
         ts = int(time.time())
-        headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(ts),
-                   "X-Slack-Signature": sign(body, ts, SECRET)}  # fmt: skip
+        headers = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": str(ts),
+            "X-Slack-Signature": sign(body, ts, SECRET),
+        }
         if retry:
             headers["X-Slack-Retry-Num"] = str(retry)
         started = time.monotonic()
@@ -147,10 +163,24 @@ class Load:
 
     def paste(self, n: int, kind: str, text: str) -> None:
         ts = f"1800000000.{n:06d}"
-        event = {"type": "message", "channel": CHANNEL, "user": USER, "ts": ts, "client_msg_id": f"b{n}",
-                 "text": text, "channel_type": "channel"}  # fmt: skip
-        body = json.dumps({"type": "event_callback", "event_id": f"EvS{n:08d}", "team_id": "T1",
-                           "api_app_id": "A1", "event": event}).encode()  # fmt: skip
+        event = {
+            "type": "message",
+            "channel": CHANNEL,
+            "user": USER,
+            "ts": ts,
+            "client_msg_id": f"b{n}",
+            "text": text,
+            "channel_type": "channel",
+        }
+        body = json.dumps(
+            {
+                "type": "event_callback",
+                "event_id": f"EvS{n:08d}",
+                "team_id": "T1",
+                "api_app_id": "A1",
+                "event": event,
+            }
+        ).encode()
         with self.lock:
             self.sent[ts] = (time.monotonic(), kind)
         try:
@@ -167,15 +197,34 @@ class Load:
                 self.failures.append(f"paste {n}: HTTP {status}")
 
     def click(self, action: str, value: str, user: str, block_id: str = "b") -> int:
-        payload = {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
-                   "api_app_id": "A1", "trigger_id": "trig", "channel": {"id": CHANNEL},
-                   "container": {"type": "message", "message_ts": "1800000001.000001", "channel_id": CHANNEL},
-                   "message": {"ts": "1800000001.000001", "blocks": []},
-                   "response_url": self.fake.response_url("bench"),
-                   "actions": [{"type": "button", "action_id": action, "block_id": block_id, "value": value,
-                                "action_ts": str(time.time())}]}  # fmt: skip
-        return self.post(urlencode({"payload": json.dumps(payload)}).encode(),
-                         "application/x-www-form-urlencoded")[0]  # fmt: skip
+        payload = {
+            "type": "block_actions",
+            "team": {"id": "T1"},
+            "user": {"id": user, "team_id": "T1"},
+            "api_app_id": "A1",
+            "trigger_id": "trig",
+            "channel": {"id": CHANNEL},
+            "container": {
+                "type": "message",
+                "message_ts": "1800000001.000001",
+                "channel_id": CHANNEL,
+            },
+            "message": {"ts": "1800000001.000001", "blocks": []},
+            "response_url": self.fake.response_url("bench"),
+            "actions": [
+                {
+                    "type": "button",
+                    "action_id": action,
+                    "block_id": block_id,
+                    "value": value,
+                    "action_ts": str(time.time()),
+                }
+            ],
+        }
+        return self.post(
+            urlencode({"payload": json.dumps(payload)}).encode(),
+            "application/x-www-form-urlencoded",
+        )[0]
 
     def answers(self) -> dict[str, list[float]]:
         """When each pasted message (by its ts) got an answer in its thread."""
@@ -188,13 +237,20 @@ class Load:
 def click_evidence(load: Load, canons: list[dict[str, Any]]) -> list[int]:
     """Votes on answers the bot gave, then maintainers' "Still valid" and "Snooze"."""
     statuses = []
-    votes = [e["value"] for call in load.fake.of("chat.postMessage") for b in (call.params.get("blocks") or [])
-             if b.get("type") == "actions" for e in b["elements"] if e.get("action_id") == ActionId.VOTE_FIXED]  # fmt: skip
+    votes = [
+        e["value"]
+        for call in load.fake.of("chat.postMessage")
+        for b in (call.params.get("blocks") or [])
+        if b.get("type") == "actions"
+        for e in b["elements"]
+        if e.get("action_id") == ActionId.VOTE_FIXED
+    ]
     for value in votes[:CLICKS]:
         statuses.append(load.click(ActionId.VOTE_FIXED, value, USER))
     for action in (ActionId.DIGEST_CONFIRM, ActionId.DIGEST_SNOOZE):
         for canon in canons[:CLICKS]:
-            rid, domain = canon["id"], canon["error"]["domain"]
+            rid = canon["id"]
+            domain = canon["error"]["domain"]
             value = DigestItemState(record=rid, domain=domain).dump()
             statuses.append(load.click(action, value, MAINTAINER, f"{BlockId.DIGEST_ITEM}:{rid}"))
     return statuses
@@ -203,14 +259,17 @@ def click_evidence(load: Load, canons: list[dict[str, Any]]) -> list[int]:
 # -- the command line meanwhile --------------------------------------------------------
 
 
-def one_record_imports(root: Path, folder: Path, env: dict[str, str], canons: list[dict[str, Any]],
-                       times: list[float]) -> list[tuple[int, float, str]]:  # fmt: skip
+def one_record_imports(
+    root: Path, folder: Path, env: dict[str, str], canons: list[dict[str, Any]], times: list[float]
+) -> list[tuple[int, float, str]]:
     """``errkb import`` of one edited record at each of ``times`` (monotonic): (exit code, seconds, stderr)."""
     results = []
     for i, at in enumerate(times):
         time.sleep(max(0.0, at - time.monotonic()))
         canon = json.loads(json.dumps(canons[i * 97 % len(canons)]))
-        canon["verdict"]["summary"] = f"{canon['verdict']['summary']} (edited by the benchmark, {i + 1})"
+        canon["verdict"]["summary"] = (
+            f"{canon['verdict']['summary']} (edited by the benchmark, {i + 1})"
+        )
         path = folder / f"one-{i}.json"
         path.write_text(json.dumps(canon), encoding="utf-8")
         began = time.monotonic()
@@ -246,25 +305,44 @@ def send_pastes(load: Load, pastes: list[tuple[int, str, str]], rate: float, sta
             pool.submit(load.paste, n, kind, text)
 
 
-def run(root: Path, postgres: str | None, seconds: float, rate: float, imports: int, refresh: float) -> bool:
+def run(
+    root: Path, postgres: str | None, seconds: float, rate: float, imports: int, refresh: float
+) -> bool:
     corpus = require_corpus()
     with gzip.open(corpus, "rt", encoding="utf-8") as lines:
         canons = [json.loads(line) for line in lines]
     signatures = [c["error"]["signature"] for c in canons]
     fake = FakeSlack(users={USER: {"locale": "en-US"}, MAINTAINER: {"locale": "en-US"}}).start()
     try:
-        with tempfile.TemporaryDirectory(prefix="errkb-bench-slack-") as tmp, fresh_database(postgres) as url:
+        with (
+            tempfile.TemporaryDirectory(prefix="errkb-bench-slack-") as tmp,
+            fresh_database(postgres) as url,
+        ):
             folder = Path(tmp)
-            env = {**os.environ, "HOME": str(folder), "ERRKB_DATABASE_URL": url, "SLACK_API_URL": fake.api_url,
-                   "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "ERRKB_MAINTAINERS": MAINTAINER,
-                   "ERRKB_KB_REFRESH_SECONDS": str(refresh), "ERRKB_LOG_LEVEL": "WARNING"}  # fmt: skip
+            env = {
+                **os.environ,
+                "HOME": str(folder),
+                "ERRKB_DATABASE_URL": url,
+                "SLACK_API_URL": fake.api_url,
+                "SLACK_BOT_TOKEN": TOKEN,
+                "SLACK_SIGNING_SECRET": SECRET,
+                "ERRKB_MAINTAINERS": MAINTAINER,
+                "ERRKB_KB_REFRESH_SECONDS": str(refresh),
+                "ERRKB_LOG_LEVEL": "WARNING",
+            }
             began = time.monotonic()
             for args in (("init", "--no-starter"), ("import", str(corpus), "--json")):
                 done = errkb(root, *args, env=env)
                 if done.returncode != 0:
                     raise SystemExit(f"errkb {' '.join(args)} failed:\n{done.stderr}")
-            result = Run("PostgreSQL" if postgres else "SQLite", len(canons), time.monotonic() - began, seconds,
-                         rate, paste_mix(signatures, int(seconds * rate)))  # fmt: skip
+            result = Run(
+                "PostgreSQL" if postgres else "SQLite",
+                len(canons),
+                time.monotonic() - began,
+                seconds,
+                rate,
+                paste_mix(signatures, int(seconds * rate)),
+            )
             with served(root, env, folder / "serve.log") as (base, pid):
                 load = Load(base, fake)
                 measure(result, load, root, folder, env, canons, pid, imports)
@@ -274,11 +352,20 @@ def run(root: Path, postgres: str | None, seconds: float, rate: float, imports: 
         fake.stop()
 
 
-def measure(result: Run, load: Load, root: Path, folder: Path, env: dict[str, str],
-            canons: list[dict[str, Any]], pid: int, imports: int) -> None:  # fmt: skip
+def measure(
+    result: Run,
+    load: Load,
+    root: Path,
+    folder: Path,
+    env: dict[str, str],
+    canons: list[dict[str, Any]],
+    pid: int,
+    imports: int,
+) -> None:
     rebuilt: Callable[[], float | None] = lambda: metric_sum(load.base, REBUILDS)  # noqa: E731
     result.load_before = machine_load()
-    start, cpu_before = time.monotonic() + 0.5, cpu_seconds(pid)
+    start = time.monotonic() + 0.5
+    cpu_before = cpu_seconds(pid)
     at = [start + (i + 0.5) * result.seconds / imports for i in range(imports)]
     with ThreadPoolExecutor(1) as importer:
         done = importer.submit(one_record_imports, root, folder, env, canons, at)
@@ -291,7 +378,9 @@ def measure(result: Run, load: Load, root: Path, folder: Path, env: dict[str, st
     result.cpu, result.load_after = cpu_seconds(pid) - cpu_before, machine_load()
     after_load = rebuilt()
     result.clicks = click_evidence(load, canons)
-    time.sleep(min(max(4.0, 3 * float(env["ERRKB_KB_REFRESH_SECONDS"])), 30.0))  # several knowledge polls
+    time.sleep(
+        min(max(4.0, 3 * float(env["ERRKB_KB_REFRESH_SECONDS"])), 30.0)
+    )  # several knowledge polls
     result.rebuilds = (after_load, rebuilt())
 
 
@@ -304,30 +393,63 @@ def report(run: Run, load: Load) -> bool:
     answers = load.answers()
     latencies = [min(at) - load.sent[ts][0] for ts, at in answers.items() if ts in load.sent]
     by_kind = {kind: sum(1 for _, k, _ in run.pastes if k == kind) for kind, _ in MIX}
-    answered = {kind: sum(1 for ts, (_, k) in load.sent.items() if k == kind and ts in answers) for kind, _ in MIX}
+    answered = {
+        kind: sum(1 for ts, (_, k) in load.sent.items() if k == kind and ts in answers)
+        for kind, _ in MIX
+    }
     doubled = sum(1 for at in answers.values() if len(at) > 1)
-    locked = len(LOCKED.findall(run.log)) + sum(len(LOCKED.findall(err)) for _, _, err in run.imports)
-    succeeded, count = sum(1 for code, _, _ in run.imports if code == 0), len(run.imports)
-    ack50, ack99 = percentile(load.acks, 50), percentile(load.acks, 99)
-    answer50, answer99 = percentile(latencies, 50), percentile(latencies, 99)
+    locked = len(LOCKED.findall(run.log)) + sum(
+        len(LOCKED.findall(err)) for _, _, err in run.imports
+    )
+    succeeded = sum(1 for code, _, _ in run.imports if code == 0)
+    count = len(run.imports)
+    ack50 = percentile(load.acks, 50)
+    ack99 = percentile(load.acks, 99)
+    answer50 = percentile(latencies, 50)
+    answer99 = percentile(latencies, 99)
     checks = [
-        ("ack p50 / p99", f"{ack50 * 1000:.0f} / {ack99 * 1000:.0f} ms", "p99 < 100 ms", ack99 < 0.1),
-        ("paste-to-answer p50 / p99", f"{answer50 * 1000:.0f} / {answer99 * 1000:.0f} ms", "p99 < 500 ms",
-         bool(latencies) and answer99 < 0.5),
+        (
+            "ack p50 / p99",
+            f"{ack50 * 1000:.0f} / {ack99 * 1000:.0f} ms",
+            "p99 < 100 ms",
+            ack99 < 0.1,
+        ),
+        (
+            "paste-to-answer p50 / p99",
+            f"{answer50 * 1000:.0f} / {answer99 * 1000:.0f} ms",
+            "p99 < 500 ms",
+            bool(latencies) and answer99 < 0.5,
+        ),
         ("pastes answered twice", f"{doubled}", "0", doubled == 0),
         ("request failures", f"{len(load.failures)}", "0", not load.failures),
-        ("one-record imports succeeded", f"{succeeded} of {count}", f"{count} of {count}", succeeded == count),
+        (
+            "one-record imports succeeded",
+            f"{succeeded} of {count}",
+            f"{count} of {count}",
+            succeeded == count,
+        ),
         ('"database is locked" lines', f"{locked}", "0", locked == 0),
-    ]  # fmt: skip
+    ]
     after_load, after_clicks = run.rebuilds
     if after_load is not None and after_clicks is not None:
         caused = after_clicks - after_load
-        checks.append((f"rebuilds from {len(run.clicks)} votes/confirms/snoozes", f"{caused:g}", "0", caused == 0))
+        checks.append(
+            (
+                f"rebuilds from {len(run.clicks)} votes/confirms/snoozes",
+                f"{caused:g}",
+                "0",
+                caused == 0,
+            )
+        )
     total = len(run.pastes)
-    print(f"{run.label}, {run.records} records (deadends corpus): {total} pastes in {run.seconds:g}s at "
-          f"{run.rate:g}/s (+{(total + 9) // 10} retries); {count} one-record imports meanwhile")  # fmt: skip
+    print(
+        f"{run.label}, {run.records} records (deadends corpus): {total} pastes in {run.seconds:g}s at "
+        f"{run.rate:g}/s (+{(total + 9) // 10} retries); {count} one-record imports meanwhile"
+    )
     print("  mix: " + ", ".join(f"{k} {by_kind[k]} (answered {answered[k]})" for k, _ in MIX))
-    print(f"  init + corpus import {run.prepared:.1f}s; machine {run.load_before} before, {run.load_after} after")
+    print(
+        f"  init + corpus import {run.prepared:.1f}s; machine {run.load_before} before, {run.load_after} after"
+    )
     print(f"  the server used {run.cpu:.1f} CPU-s: {run.cpu / max(1, total) * 1000:.1f} ms a paste")
     for name, value, target, ok in checks:
         print(f"  {name:<40} {value:>18}   target {target:<14} {'PASS' if ok else 'FAIL'}")
@@ -346,18 +468,42 @@ def report(run: Run, load: Load) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=60.0, help="how long to send pastes (default 60)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=60.0, help="how long to send pastes (default 60)"
+    )
     parser.add_argument("--rate", type=float, default=50.0, help="pastes per second (default 50)")
-    parser.add_argument("--database", default=None,
-                        help="a PostgreSQL server URL to create the database on (default: a SQLite file)")  # fmt: skip
-    parser.add_argument("--imports", type=int, default=10, help="one-record imports meanwhile (default 10)")
-    parser.add_argument("--refresh-seconds", type=float, default=1.0,
-                        help="ERRKB_KB_REFRESH_SECONDS of the server (default 1)")  # fmt: skip
-    parser.add_argument("--server-root", type=Path, default=ROOT,
-                        help="checkout whose errkb is measured (default: this one)")  # fmt: skip
+    parser.add_argument(
+        "--database",
+        default=None,
+        help="a PostgreSQL server URL to create the database on (default: a SQLite file)",
+    )
+    parser.add_argument(
+        "--imports", type=int, default=10, help="one-record imports meanwhile (default 10)"
+    )
+    parser.add_argument(
+        "--refresh-seconds",
+        type=float,
+        default=1.0,
+        help="ERRKB_KB_REFRESH_SECONDS of the server (default 1)",
+    )
+    parser.add_argument(
+        "--server-root",
+        type=Path,
+        default=ROOT,
+        help="checkout whose errkb is measured (default: this one)",
+    )
     args = parser.parse_args()
-    ok = run(args.server_root.resolve(), args.database, args.seconds, args.rate, args.imports, args.refresh_seconds)
+    ok = run(
+        args.server_root.resolve(),
+        args.database,
+        args.seconds,
+        args.rate,
+        args.imports,
+        args.refresh_seconds,
+    )
     raise SystemExit(0 if ok else 1)
 
 

@@ -70,11 +70,20 @@ C_GRID = [0.03, 0.1, 0.3, 1.0, 3.0]
 #: Domain names that are one ecosystem, spelt differently by the knowledge bases.
 ECOSYSTEMS = {
     "k8s": "kubernetes",
-    "postgres": "database", "postgresql": "database", "mysql": "database",
-    "mongo": "mongodb", "ci": "cicd", "tf": "tensorflow", "es": "elasticsearch",
-    "libcudart": "cuda", "cublas": "cuda", "pip": "python",
-    "gradle": "java", "maven": "java", "kotlin": "java",
-}  # fmt: skip
+    "postgres": "database",
+    "postgresql": "database",
+    "mysql": "database",
+    "mongo": "mongodb",
+    "ci": "cicd",
+    "tf": "tensorflow",
+    "es": "elasticsearch",
+    "libcudart": "cuda",
+    "cublas": "cuda",
+    "pip": "python",
+    "gradle": "java",
+    "maven": "java",
+    "kotlin": "java",
+}
 
 
 @dataclass
@@ -105,9 +114,19 @@ def load(paths: list[Path]) -> list[Case]:
             good = set(case.get("expected", [])) | set(case.get("acceptable", []))
             ids, groups, values = indexes[kb].feature_rows(case["text"])
             right = np.array([i in good for i in ids], dtype=bool)
-            out.append(Case(case["id"], path.stem, bool(case.get("expected")),
-                            repository(case.get("source", "")), ecosystem(case), ids, groups,
-                            values, right))  # fmt: skip
+            out.append(
+                Case(
+                    case["id"],
+                    path.stem,
+                    bool(case.get("expected")),
+                    repository(case.get("source", "")),
+                    ecosystem(case),
+                    ids,
+                    groups,
+                    values,
+                    right,
+                )
+            )
     return out
 
 
@@ -262,26 +281,37 @@ def figures(outcomes: list[Outcome], volunteer: float, ask: float) -> dict[str, 
         precision = len(right) / len(answered) if answered else 1.0
         answered_pos = sum(1 for o in pos if o.top_score >= t and o.top_score > 0)
         declines = sum(1 for o in neg if not (o.top_score >= t and o.top_score > 0))
-        return (precision, len(right) / max(len(pos), 1), answered_pos / max(len(pos), 1),
-                declines / max(len(neg), 1))  # fmt: skip
+        return (
+            precision,
+            len(right) / max(len(pos), 1),
+            answered_pos / max(len(pos), 1),
+            declines / max(len(neg), 1),
+        )
 
     ask_p, ask_top1, _, ask_dec = at(ask)
     vol_p, vol_cov, vol_ans, vol_dec = at(volunteer)
     return {
-        "cases": len(outcomes), "positives": len(pos),
-        "top1": ask_top1, "top3": sum(0 < o.rank <= 3 for o in pos) / max(len(pos), 1),
+        "cases": len(outcomes),
+        "positives": len(pos),
+        "top1": ask_top1,
+        "top3": sum(0 < o.rank <= 3 for o in pos) / max(len(pos), 1),
         "recall10": sum(0 < o.rank <= 10 for o in pos) / max(len(pos), 1),
         "recall30": sum(0 < o.rank <= 30 for o in pos) / max(len(pos), 1),
-        "asked_precision": ask_p, "asked_declines": ask_dec,
-        "volunteer_precision": vol_p, "volunteer_coverage": vol_cov,
-        "volunteer_answered": vol_ans, "volunteer_declines": vol_dec,
-    }  # fmt: skip
+        "asked_precision": ask_p,
+        "asked_declines": ask_dec,
+        "volunteer_precision": vol_p,
+        "volunteer_coverage": vol_cov,
+        "volunteer_answered": vol_ans,
+        "volunteer_declines": vol_dec,
+    }
 
 
 def thresholds(outcomes: list[Outcome], precision: float) -> tuple[float, float]:
     """(volunteer, ask) chosen on out-of-sample outcomes."""
     candidates = sorted({round(o.top_score, 4) for o in outcomes if o.top_score > 0})
-    volunteer, ask, best = 0.999, 0.5, -1.0
+    volunteer = 0.999
+    ask = 0.5
+    best = -1.0
     for t in candidates:  # the lowest threshold whose precision is high enough
         answered = [o for o in outcomes if o.top_score >= t]
         right = sum(1 for o in answered if o.case.positive and o.top_right)
@@ -295,7 +325,8 @@ def thresholds(outcomes: list[Outcome], precision: float) -> tuple[float, float]
             for o in outcomes
         )
         if good > best:
-            ask, best = t, good
+            ask = t
+            best = good
     return max(volunteer, ask), ask
 
 
@@ -367,11 +398,13 @@ def report(title: str, outcomes: list[Outcome], volunteer: float, ask: float) ->
     for source in sorted({o.case.source for o in outcomes}) + ["all"]:
         picked = [o for o in outcomes if source in ("all", o.case.source)]
         f = figures(picked, volunteer, ask)
-        print(f"  {source:20} n={f['cases']:<4} top-1 {f['top1']:.3f}  top-3 {f['top3']:.3f}  "
-              f"recall@10 {f['recall10']:.3f}  recall@30 {f['recall30']:.3f}  "
-              f"asked declines {f['asked_declines']:.3f} | volunteer precision "
-              f"{f['volunteer_precision']:.3f} coverage {f['volunteer_coverage']:.3f} "
-              f"answered {f['volunteer_answered']:.3f} declines {f['volunteer_declines']:.3f}")  # fmt: skip
+        print(
+            f"  {source:20} n={f['cases']:<4} top-1 {f['top1']:.3f}  top-3 {f['top3']:.3f}  "
+            f"recall@10 {f['recall10']:.3f}  recall@30 {f['recall30']:.3f}  "
+            f"asked declines {f['asked_declines']:.3f} | volunteer precision "
+            f"{f['volunteer_precision']:.3f} coverage {f['volunteer_coverage']:.3f} "
+            f"answered {f['volunteer_answered']:.3f} declines {f['volunteer_declines']:.3f}"
+        )
 
 
 def write(model: Model, volunteer: float, ask: float) -> None:
@@ -399,15 +432,19 @@ def main() -> None:
     parser.add_argument("--precision", type=float, default=0.96, help="volunteer precision")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--write", action="store_true", help="write the fitted constants")
-    parser.add_argument("--grid", type=float, nargs="+", default=list(C_GRID),
-                        help="regularisation strengths to choose among")  # fmt: skip
+    parser.add_argument(
+        "--grid",
+        type=float,
+        nargs="+",
+        default=list(C_GRID),
+        help="regularisation strengths to choose among",
+    )
     args = parser.parse_args()
     C_GRID[:] = args.grid
     paths = args.sets or sorted((ROOT / "eval").glob("*.jsonl"))
     cases = load(paths)
     current = Model(np.array(F.WEIGHTS), F.CALIBRATION, 0.0)
-    report("shipped weights, in sample", [outcome(c, current) for c in cases],
-           F.VOLUNTEER, F.ASK)  # fmt: skip
+    report("shipped weights, in sample", [outcome(c, current) for c in cases], F.VOLUNTEER, F.ASK)
     ungrouped = nested(cases, args.folds, args.precision, args.seed, grouped=False)
     report_nested(ungrouped)
     grouped = nested(cases, args.folds, args.precision, args.seed, grouped=True)
@@ -415,9 +452,15 @@ def main() -> None:
     model, volunteer, ask = choose(cases, args.folds, args.precision, args.seed)
     print(f"fitted on all: C={model.c} volunteer ≥ {volunteer:.3f} ask ≥ {ask:.3f}")
     names = [f.name for f in F.REGISTRY]
-    print("weights", json.dumps({"calibration": [round(v, 3) for v in model.calibration],
-                                 **{n: round(float(w), 3) for n, w in zip(names, model.weights,
-                                                                          strict=True)}}))  # fmt: skip
+    print(
+        "weights",
+        json.dumps(
+            {
+                "calibration": [round(v, 3) for v in model.calibration],
+                **{n: round(float(w), 3) for n, w in zip(names, model.weights, strict=True)},
+            }
+        ),
+    )
     report("fitted on all, in sample", [outcome(c, model) for c in cases], volunteer, ask)
     if args.write:
         write(model, volunteer, ask)
@@ -437,8 +480,10 @@ def nested(
         held = Counter(cases[i].ecosystem for i in fold)
         named = ", ".join(f"{name} {count}" for name, count in held.most_common(6))
         more = f" and {len(held) - 6} more" if len(held) > 6 else ""
-        print(f"{title} fold {n}: {len(fold)} cases ({named}{more}): C={model.c} "
-              f"volunteer ≥ {volunteer:.3f} ask ≥ {ask:.3f}")  # fmt: skip
+        print(
+            f"{title} fold {n}: {len(fold)} cases ({named}{more}): C={model.c} "
+            f"volunteer ≥ {volunteer:.3f} ask ≥ {ask:.3f}"
+        )
         rows += [(outcome(cases[i], model), volunteer, ask) for i in fold]
     return rows
 
@@ -460,15 +505,25 @@ def held_figures(rows: list[tuple[Outcome, float, float]]) -> dict[str, float | 
     return {
         "top1": share(asked_right, len(pos)),
         "asked_precision": share(asked_right, len(asked)),
-        "asked_declines": share(sum(not (o.top_score >= a and o.top_score > 0) for o, _, a in neg), len(neg)),
+        "asked_declines": share(
+            sum(not (o.top_score >= a and o.top_score > 0) for o, _, a in neg), len(neg)
+        ),
         "volunteer_precision": share(volunteered_right, len(volunteered)),
         "volunteer_coverage": share(volunteered_right, len(pos)),
-        "volunteer_declines": share(sum(not (o.top_score >= v and o.top_score > 0) for o, v, _ in neg), len(neg)),
-    }  # fmt: skip
+        "volunteer_declines": share(
+            sum(not (o.top_score >= v and o.top_score > 0) for o, v, _ in neg), len(neg)
+        ),
+    }
 
 
-SIDE = ("top1", "asked_precision", "asked_declines", "volunteer_precision", "volunteer_coverage",
-        "volunteer_declines")  # fmt: skip
+SIDE = (
+    "top1",
+    "asked_precision",
+    "asked_declines",
+    "volunteer_precision",
+    "volunteer_coverage",
+    "volunteer_declines",
+)
 
 
 def report_side_by_side(
@@ -476,8 +531,10 @@ def report_side_by_side(
 ) -> None:
     """Per set and per ecosystem: the ungrouped nested CV beside the grouped one."""
     print("\nheld-out figures: ungrouped nested CV | grouped by repository and ecosystem")
-    print("  top-1: asked and right, of the positives; a-prec: asked precision; a-decl: asked "
-          "declines (negatives); v-prec, v-cov, v-decl: volunteered precision, coverage, declines")  # fmt: skip
+    print(
+        "  top-1: asked and right, of the positives; a-prec: asked precision; a-decl: asked "
+        "declines (negatives); v-prec, v-cov, v-decl: volunteered precision, coverage, declines"
+    )
     head = " ".join(
         f"{name:>6}" for name in ("top-1", "a-prec", "a-decl", "v-prec", "v-cov", "v-decl")
     )
@@ -489,10 +546,13 @@ def report_side_by_side(
     def line(label: str, keep: Callable[[Case], bool]) -> None:
         a = [row for row in ungrouped if keep(row[0].case)]
         b = [row for row in grouped if keep(row[0].case)]
-        fa, fb = held_figures(a), held_figures(b)
+        fa = held_figures(a)
+        fb = held_figures(b)
         positives = sum(o.case.positive for o, _, _ in a)
-        print(f"  {label:28} {len(a):>4} {positives:>4} | "
-              f"{' '.join(cell(fa[k]) for k in SIDE)} | {' '.join(cell(fb[k]) for k in SIDE)}")  # fmt: skip
+        print(
+            f"  {label:28} {len(a):>4} {positives:>4} | "
+            f"{' '.join(cell(fa[k]) for k in SIDE)} | {' '.join(cell(fb[k]) for k in SIDE)}"
+        )
 
     cases = [o.case for o, _, _ in ungrouped]
     print("  by set")
@@ -511,7 +571,8 @@ def report_nested(rows: list[tuple[Outcome, float, float]]) -> None:
         picked = [(o, v, a) for o, v, a in rows if source in ("all", o.case.source)]
         pos = [(o, v, a) for o, v, a in picked if o.case.positive]
         neg = [(o, v, a) for o, v, a in picked if not o.case.positive]
-        n_pos, n_neg = max(len(pos), 1), max(len(neg), 1)
+        n_pos = max(len(pos), 1)
+        n_neg = max(len(neg), 1)
         top1 = sum(o.top_score >= a and o.top_right for o, v, a in pos) / n_pos
         top3 = sum(0 < o.rank <= 3 for o, _, _ in pos) / n_pos
         r10 = sum(0 < o.rank <= 10 for o, _, _ in pos) / n_pos
@@ -523,10 +584,12 @@ def report_nested(rows: list[tuple[Outcome, float, float]]) -> None:
         coverage = vol_right / n_pos
         answered = sum(o.top_score >= v for o, v, _ in pos) / n_pos
         vol_dec = sum(o.top_score < v for o, v, _ in neg) / n_neg
-        print(f"  {source:20} n={len(picked):<4} top-1 {top1:.3f}  top-3 {top3:.3f}  "
-              f"recall@10 {r10:.3f}  recall@30 {r30:.3f}  asked declines {asked_dec:.3f} | "
-              f"volunteer precision {precision:.3f} coverage {coverage:.3f} "
-              f"answered {answered:.3f} declines {vol_dec:.3f}")  # fmt: skip
+        print(
+            f"  {source:20} n={len(picked):<4} top-1 {top1:.3f}  top-3 {top3:.3f}  "
+            f"recall@10 {r10:.3f}  recall@30 {r30:.3f}  asked declines {asked_dec:.3f} | "
+            f"volunteer precision {precision:.3f} coverage {coverage:.3f} "
+            f"answered {answered:.3f} declines {vol_dec:.3f}"
+        )
 
 
 if __name__ == "__main__":

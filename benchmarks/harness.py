@@ -33,7 +33,9 @@ CORPUS = ROOT.parent / "shared" / "corpora" / "deadends" / "deadends-canons.json
 def require_corpus() -> Path:
     """The deadends corpus beside the checkout; without it, say so and stop (exit 2)."""
     if not CORPUS.exists():
-        print(f"the deadends corpus is not at {CORPUS}: this benchmark imports it; nothing measured")
+        print(
+            f"the deadends corpus is not at {CORPUS}: this benchmark imports it; nothing measured"
+        )
         raise SystemExit(2)
     return CORPUS
 
@@ -92,10 +94,19 @@ def fresh_database(postgres_url: str | None) -> Iterator[str]:
         admin.dispose()
 
 
-def errkb(root: Path, *args: str, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def errkb(
+    root: Path, *args: str, env: dict[str, str], timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     """``errkb ARGS`` of the checkout at ``root``, run to its end."""
-    return subprocess.run([sys.executable, "-m", "bot", *args], env={**env, "PYTHONPATH": str(root)}, cwd=root,
-                          capture_output=True, text=True, timeout=timeout, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        env={**env, "PYTHONPATH": str(root)},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def healthy(base: str, timeout: float = 2.0) -> bool:
@@ -107,14 +118,30 @@ def healthy(base: str, timeout: float = 2.0) -> bool:
 
 
 @contextmanager
-def served(root: Path, env: dict[str, str], log: Path, *, limit: float = 600) -> Iterator[tuple[str, int]]:
+def served(
+    root: Path, env: dict[str, str], log: Path, *, limit: float = 600
+) -> Iterator[tuple[str, int]]:
     """``errkb serve --http`` of the checkout at ``root`` on a free port, its stderr in ``log``:
     yields (base URL, pid) once ``/healthz`` says ok; stopped with SIGTERM afterwards."""
     port = free_port()
     with log.open("wb") as out:
-        server = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "--host", "127.0.0.1",
-                                   "--port", str(port)], env={**env, "PYTHONPATH": str(root)}, cwd=root,
-                                  stdout=out, stderr=out)  # fmt: skip
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bot",
+                "serve",
+                "--http",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
+            env={**env, "PYTHONPATH": str(root)},
+            cwd=root,
+            stdout=out,
+            stderr=out,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + limit
@@ -138,6 +165,9 @@ def metric_sum(base: str, name: str) -> float | None:
     """The sum of the ``/metrics`` samples called ``name`` (any labels); None when there is none."""
     with urllib.request.urlopen(base + "/metrics", timeout=10) as response:
         lines = response.read().decode().splitlines()
-    found = [float(line.rsplit(" ", 1)[1]) for line in lines
-             if not line.startswith("#") and line.split("{")[0].split(" ")[0] == name]  # fmt: skip
+    found = [
+        float(line.rsplit(" ", 1)[1])
+        for line in lines
+        if not line.startswith("#") and line.split("{")[0].split(" ")[0] == name
+    ]
     return sum(found) if found else None

@@ -36,7 +36,9 @@ PHRASES = (
     ("{Type}Warning", "{thing} {ident} is deprecated and will be removed"),
     ("{Type}Error", "permission denied writing {thing} {ident}"),
 )
-THINGS = "buffer socket manifest shard lease handle schema token segment plugin cursor bucket".split()
+THINGS = (
+    "buffer socket manifest shard lease handle schema token segment plugin cursor bucket".split()
+)
 OS = ("linux", "macos", "windows")
 
 
@@ -51,7 +53,8 @@ def synthetic_record(rng: random.Random, number: int) -> dict[str, object]:
     component = _word(rng, 3)
     kind, message = rng.choice(PHRASES)
     type_name = kind.format(Type=component.capitalize() + _word(rng, 1).capitalize())
-    branches, signature = [], ""
+    branches = []
+    signature = ""
     for b in range(rng.randint(3, 5)):
         ident = f"{library}.{_word(rng, 2)}_{number}_{b}"
         text = message.format(thing=rng.choice(THINGS), ident=ident, n=rng.randint(10, 9999))
@@ -71,7 +74,9 @@ def synthetic_record(rng: random.Random, number: int) -> dict[str, object]:
         f" {_word(rng, 2)} {rng.choice(THINGS)} is {rng.choice(['stale', 'missing', 'locked', 'full'])}.",
         "tags": [library, component, rng.choice(THINGS)],
         "versions": [{"version": f"{library} >={rng.randint(1, 5)}.{rng.randint(0, 9)}"}],
-        "workarounds": [{"action": f"Reset the {component} {rng.choice(THINGS)}", "success_rate": 0.8}],
+        "workarounds": [
+            {"action": f"Reset the {component} {rng.choice(THINGS)}", "success_rate": 0.8}
+        ],
     }
 
 
@@ -85,6 +90,8 @@ def synthetic_records(size: int, *, seed: int = 13) -> list[Record]:
         if rng.random() < 0.05:
             leads.append(f"{d['domain']}/missing-{rng.randrange(size)}/any")
         confused = [rng.choice(ids)] if rng.random() < 0.1 else []
-        d["transition_graph"] = {"leads_to": [x for x in leads if x != d["id"]],
-                                 "frequently_confused_with": [x for x in confused if x != d["id"]]}
+        d["transition_graph"] = {
+            "leads_to": [x for x in leads if x != d["id"]],
+            "frequently_confused_with": [x for x in confused if x != d["id"]],
+        }
     return [Record.model_validate(d) for d in data]

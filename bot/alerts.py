@@ -159,12 +159,18 @@ def _ids(blocks: Any) -> Iterator[str]:
                     yield str(element.get("action_id") or "")
 
 
-def is_errkb_message(message: Mapping[str, Any], *, bot_ids: Iterable[str | None], app_ids: Iterable[str | None],
-                     marker_events: Iterable[str]) -> bool:  # fmt: skip
+def is_errkb_message(
+    message: Mapping[str, Any],
+    *,
+    bot_ids: Iterable[str | None],
+    app_ids: Iterable[str | None],
+    marker_events: Iterable[str],
+) -> bool:
     """Did errkb (this install or another) post ``message``?"""
     found = message.get("bot_profile")
     profile: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    bots, apps = {b for b in bot_ids if b}, {a for a in app_ids if a}
+    bots = {b for b in bot_ids if b}
+    apps = {a for a in app_ids if a}
     if (
         message.get("bot_id") in bots
         or message.get("app_id") in apps

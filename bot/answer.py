@@ -77,13 +77,22 @@ def _answering(triage: Triage, record_id: str) -> Match | None:
     )
 
 
-def reply_args(outcome: Outcome, triage: Triage, read: Excerpt, add: dict[str, Any] | None, *,
-               asked: bool = True, channel: ChannelSettings | None = None) -> dict[str, Any]:  # fmt: skip
+def reply_args(
+    outcome: Outcome,
+    triage: Triage,
+    read: Excerpt,
+    add: dict[str, Any] | None,
+    *,
+    asked: bool = True,
+    channel: ChannelSettings | None = None,
+) -> dict[str, Any]:
     """What a reply keeps: what was skipped of the paste, the records, and per record the
     person's line it answers, the error's template and text (for corrections) and the
     other records that error could be."""
-    args: dict[str, Any] = {"errors": [e.text[:300] for e in triage.errors[:5]],
-                            "seen": [e.template for e in triage.errors[:SEEN]]}  # fmt: skip
+    args: dict[str, Any] = {
+        "errors": [e.text[:300] for e in triage.errors[:5]],
+        "seen": [e.template for e in triage.errors[:SEEN]],
+    }
     if read.cut:
         args["skipped"] = skipped_args(read)
     if outcome == "answer":
@@ -94,7 +103,11 @@ def reply_args(outcome: Outcome, triage: Triage, read: Excerpt, add: dict[str, A
         args["records"] = ids
         errors = {e.index: e for e in triage.errors}
         per_error = dict(triage.per_error)
-        lines, templates, samples, others, variants = {}, {}, {}, {}, {}
+        lines = {}
+        templates = {}
+        samples = {}
+        others = {}
+        variants = {}
         for rid in ids:
             match = _answering(triage, rid)
             if match is None:
@@ -108,8 +121,14 @@ def reply_args(outcome: Outcome, triage: Triage, read: Excerpt, add: dict[str, A
             found = tuple(getattr(match, "variants", ()) or ())
             if found:
                 variants[rid] = list(found)
-        args.update(lines=lines, templates=templates, samples=samples, alternatives=others,
-                    variants=variants, view={"page": 0, "expanded": False})  # fmt: skip
+        args.update(
+            lines=lines,
+            templates=templates,
+            samples=samples,
+            alternatives=others,
+            variants=variants,
+            view={"page": 0, "expanded": False},
+        )
     elif outcome == "candidates":
         args["candidates"] = [[m.record_id, m.score] for m in offered(triage)[:CANDIDATES]]
     if add is not None:

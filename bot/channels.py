@@ -44,7 +44,8 @@ THRESHOLDS: dict[str, float] = {
 }
 DEFAULT_THRESHOLD = "normal"
 #: The range a numeric threshold may take (a score is 0..1; 0 or 1 would mean always or never).
-LOWEST, HIGHEST = 0.05, 0.95
+LOWEST = 0.05
+HIGHEST = 0.95
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,8 @@ def parse_channel_command(arg: str) -> ChannelCommand:
     words = arg.lower().split()
     if not words:
         return ChannelCommand(Change.SHOW)
-    head, rest = words[0], words[1:]
+    head = words[0]
+    rest = words[1:]
     if head in tuple(Mode) and not rest:
         return ChannelCommand(Change.MODE, Mode(head))
     if head == "threshold":
@@ -178,5 +180,12 @@ def parse_channel_command(arg: str) -> ChannelCommand:
     return ChannelCommand(Change.USAGE)
 
 
-__all__ = ["THRESHOLDS", "Change", "ChannelCommand", "ChannelSettings", "Mode", "parse_channel_command",
-           "parse_threshold"]  # fmt: skip
+__all__ = [
+    "THRESHOLDS",
+    "Change",
+    "ChannelCommand",
+    "ChannelSettings",
+    "Mode",
+    "parse_channel_command",
+    "parse_threshold",
+]

@@ -55,9 +55,11 @@ class UnknownDomain(ErrkbError):
     def __init__(self, domains: list[str], known: set[str], locale: str = "en") -> None:
         from bot.i18n import t
 
-        self.domains, self.known = domains, known
-        super().__init__(t(locale, self.key, domain=", ".join(domains),
-                           domains=", ".join(sorted(known)) or "-"))  # fmt: skip
+        self.domains = domains
+        self.known = known
+        super().__init__(
+            t(locale, self.key, domain=", ".join(domains), domains=", ".join(sorted(known)) or "-")
+        )
 
     def in_locale(self, locale: str) -> UnknownDomain:
         """The same error, said in ``locale``."""
@@ -103,7 +105,9 @@ class SlackRateLimited(SlackUnavailable):
 
     def __init__(self, method: str, retry_after: float, channel: str | None = None) -> None:
         super().__init__(f"Slack {method} rate limited for {retry_after:g} s")
-        self.method, self.retry_after, self.channel = method, retry_after, channel
+        self.method = method
+        self.retry_after = retry_after
+        self.channel = channel
 
 
 class SlackTokenRefused(SlackUnavailable):

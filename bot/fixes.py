@@ -36,12 +36,15 @@ def _phrases(locale: str, key: str) -> list[str]:
 
 @cache
 def _lexicon(locales: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], ...], tuple[str, ...]]:
-    words, negations = [], []
+    words = []
+    negations = []
     for locale in locales:
         words.extend(_phrases(locale, "fix.worked.words"))
         negations.extend(_phrases(locale, "fix.worked.not"))
-    patterns = tuple(re.compile(rf"(?<![\w]){re.escape(w)}(?![\w])" if w.isascii() else re.escape(w))
-                     for w in dict.fromkeys(words))  # fmt: skip
+    patterns = tuple(
+        re.compile(rf"(?<![\w]){re.escape(w)}(?![\w])" if w.isascii() else re.escape(w))
+        for w in dict.fromkeys(words)
+    )
     return patterns, tuple(dict.fromkeys(negations))
 
 

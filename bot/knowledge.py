@@ -199,10 +199,15 @@ class LiveKnowledge:
         else is young at that moment is frozen too, so a reference cycle a request drops
         just then is never collected (matching makes none: measured), once per update.
         ``gate``: the requests an update gives way to (:mod:`bot.precedence`)."""
-        self._load, self._version, self.poll_seconds = load, version, poll_seconds
-        self._changes, self._observed = changes, observed
-        self._on_rebuild, self._on_first_load = on_rebuild, on_first_load
-        self._freeze, self._gate = freeze, gate
+        self._load = load
+        self._version = version
+        self.poll_seconds = poll_seconds
+        self._changes = changes
+        self._observed = observed
+        self._on_rebuild = on_rebuild
+        self._on_first_load = on_first_load
+        self._freeze = freeze
+        self._gate = gate
         self._snapshot_at = snapshot  # a path, or how to find it (asks the database once)
         self._snapshot_path: Path | None = snapshot if isinstance(snapshot, Path) else None
         self._snapshot_written = float("-inf")
@@ -288,11 +293,15 @@ class LiveKnowledge:
         self._swap(_Built(index, graph, changes.version))
         log.info(
             "knowledge base updated: %d record(s) changed, %d removed",
-            len(changes.upserted), len(changes.removed),
-            extra={"kb_version": changes.version, "records": len(index),
-                   "seconds": round(time.perf_counter() - started, 3),
-                   "gave_way_seconds": round(pause.waited, 3) if pause is not None else 0.0},
-        )  # fmt: skip
+            len(changes.upserted),
+            len(changes.removed),
+            extra={
+                "kb_version": changes.version,
+                "records": len(index),
+                "seconds": round(time.perf_counter() - started, 3),
+                "gave_way_seconds": round(pause.waited, 3) if pause is not None else 0.0,
+            },
+        )
         if time.monotonic() - self._snapshot_written >= SNAPSHOT_EVERY:
             self._save()
 
@@ -307,8 +316,14 @@ class LiveKnowledge:
         if self._on_rebuild is not None:  # counted before anyone can see the result
             self._on_rebuild("full")
         self._swap(_Built(index, graph, loaded))
-        log.info("knowledge base loaded", extra={"kb_version": loaded, "records": len(index),
-                                                 "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
+        log.info(
+            "knowledge base loaded",
+            extra={
+                "kb_version": loaded,
+                "records": len(index),
+                "seconds": round(time.perf_counter() - started, 3),
+            },
+        )
         self._save()
 
     def _swap(self, built: _Built) -> None:
@@ -342,8 +357,12 @@ class LiveKnowledge:
             and self._changes is not None
             and self._changes(saved.version).complete
         ):
-            log.info("ignoring the knowledge snapshot at version %d: the database is at %d",
-                     saved.version, version, extra={"path": str(path)})  # fmt: skip
+            log.info(
+                "ignoring the knowledge snapshot at version %d: the database is at %d",
+                saved.version,
+                version,
+                extra={"path": str(path)},
+            )
             return None
         index = MatchIndex(saved.parts, saved.vocabulary)
         observed = self._observed() if self._observed is not None else ()
@@ -352,9 +371,14 @@ class LiveKnowledge:
         self._snapshot_version = saved.version
         self._snapshot_written = time.monotonic()  # as good as just written: not again at once
         built = _Built(index, graph, saved.version)
-        log.info("knowledge base restored from its snapshot",
-                 extra={"kb_version": saved.version, "records": len(index),
-                        "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
+        log.info(
+            "knowledge base restored from its snapshot",
+            extra={
+                "kb_version": saved.version,
+                "records": len(index),
+                "seconds": round(time.perf_counter() - started, 3),
+            },
+        )
         return built
 
     def _save(self, *, wait: bool = False) -> None:
@@ -375,22 +399,31 @@ class LiveKnowledge:
         from bot import snapshot
 
         # the vocabulary is not copied: it only grows, and terms added later are unused
-        taken = snapshot.Snapshot(built.version, built.index.parts, built.index.vocabulary,
-                                  built.graph.said())  # fmt: skip
+        taken = snapshot.Snapshot(
+            built.version, built.index.parts, built.index.vocabulary, built.graph.said()
+        )
 
         def write() -> None:
             started = time.perf_counter()
             try:
                 snapshot.save(path, taken)
             except OSError as error:
-                log.warning("could not write the knowledge snapshot: %s", one_line(error),
-                            extra={"path": str(path)})  # fmt: skip
+                log.warning(
+                    "could not write the knowledge snapshot: %s",
+                    one_line(error),
+                    extra={"path": str(path)},
+                )
                 return
             self._snapshot_written = time.monotonic()
             self._snapshot_version = taken.version
-            log.info("knowledge snapshot written", extra={
-                "kb_version": taken.version, "path": str(path),
-                "seconds": round(time.perf_counter() - started, 3)})  # fmt: skip
+            log.info(
+                "knowledge snapshot written",
+                extra={
+                    "kb_version": taken.version,
+                    "path": str(path),
+                    "seconds": round(time.perf_counter() - started, 3),
+                },
+            )
 
         if wait:
             write()

@@ -61,7 +61,8 @@ class RequestGate:
         update_wait: float = UPDATE_WAIT,
         on_wait: Callable[[float], None] | None = None,
     ) -> None:
-        self.pause_wait, self.update_wait = pause_wait, update_wait
+        self.pause_wait = pause_wait
+        self.update_wait = update_wait
         self._on_wait = on_wait
         self._idle = threading.Condition(threading.Lock())
         self._in_flight = 0

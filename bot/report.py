@@ -105,8 +105,18 @@ def answer_record(
     for rank, pos in enumerate(ranked_workarounds(record), start=1):
         w = local.workarounds[pos]
         fixed, failed = counts.get((record.id, pos), (0, 0))
-        workarounds.append(Workaround(position=pos, rank=rank, action=str(w.action), success_rate=w.item.success_rate,
-                                      how=str(w.how), condition=str(w.condition), fixed=fixed, failed=failed))  # fmt: skip
+        workarounds.append(
+            Workaround(
+                position=pos,
+                rank=rank,
+                action=str(w.action),
+                success_rate=w.item.success_rate,
+                how=str(w.how),
+                condition=str(w.condition),
+                fixed=fixed,
+                failed=failed,
+            )
+        )
     versions = []
     for v in local.versions:
         data = v.item.model_dump()
@@ -114,13 +124,23 @@ def answer_record(
             data["behavior_change"] = str(v.behavior_change)
         versions.append(Version.model_validate(data))
     return AnswerRecord(
-        id=record.id, locale=local.signature.locale, domain=record.domain, signature=str(local.signature),
-        root_cause=str(local.root_cause), band=band, score=score, workarounds=workarounds,
-        dead_ends=[DeadEnd(action=str(d.text), why_fails=str(d.why_fails), fail_rate=d.item.fail_rate)
-                   for d in local.dead_ends],
-        versions=versions, last_confirmed=record.last_confirmed, official_doc_url=record.official_doc_url,
+        id=record.id,
+        locale=local.signature.locale,
+        domain=record.domain,
+        signature=str(local.signature),
+        root_cause=str(local.root_cause),
+        band=band,
+        score=score,
+        workarounds=workarounds,
+        dead_ends=[
+            DeadEnd(action=str(d.text), why_fails=str(d.why_fails), fail_rate=d.item.fail_rate)
+            for d in local.dead_ends
+        ],
+        versions=versions,
+        last_confirmed=record.last_confirmed,
+        official_doc_url=record.official_doc_url,
         untranslated=fallback_note(local),
-    )  # fmt: skip
+    )
 
 
 # -- the graph's sections ------------------------------------------------------------
@@ -298,20 +318,44 @@ def build_report(
     matches = {m.record_id: m for m in result.matches}
     answers = []
     for rid in sections.cause_first(ids):
-        found, match = record(rid), matches.get(rid)
+        found = record(rid)
+        match = matches.get(rid)
         if found is not None:
-            answers.append(answer_record(found, locale, counts, band=match.band if match else None,
-                                         score=match.score if match else None))  # fmt: skip
+            answers.append(
+                answer_record(
+                    found,
+                    locale,
+                    counts,
+                    band=match.band if match else None,
+                    score=match.score if match else None,
+                )
+            )
     return TriageReport(
         **dict(sections),
-        answered=result.answered, locale=locale, truncated=result.truncated,
-        skipped=PasteSkipped(chars=skipped.chars, lines=skipped.lines, read=skipped.read) if skipped else None,
-        errors=[ErrorFound(index=e.index, line_no=e.line_no, kind=e.kind, role=e.role, text=e.text)
-                for e in result.errors],
-        matches=[Candidate(id=m.record_id, score=m.score, band=m.band, line=m.line, error_index=m.error_index,
-                           signature=_signature(record(m.record_id), locale)) for m in offered(result)],
-        answers=answers, best=answers[0] if answers else None,
-    )  # fmt: skip
+        answered=result.answered,
+        locale=locale,
+        truncated=result.truncated,
+        skipped=PasteSkipped(chars=skipped.chars, lines=skipped.lines, read=skipped.read)
+        if skipped
+        else None,
+        errors=[
+            ErrorFound(index=e.index, line_no=e.line_no, kind=e.kind, role=e.role, text=e.text)
+            for e in result.errors
+        ],
+        matches=[
+            Candidate(
+                id=m.record_id,
+                score=m.score,
+                band=m.band,
+                line=m.line,
+                error_index=m.error_index,
+                signature=_signature(record(m.record_id), locale),
+            )
+            for m in offered(result)
+        ],
+        answers=answers,
+        best=answers[0] if answers else None,
+    )
 
 
 def _signature(record: Record | None, locale: str) -> str:
@@ -326,6 +370,20 @@ def _signature(record: Record | None, locale: str) -> str:
 
 
 __all__ = [
-    "AnswerRecord", "Candidate", "Cause", "Counts", "DeadEnd", "ErrorFound", "GraphSections", "LookAlike",
-    "NextError", "Ordering", "PasteSkipped", "TriageReport", "Workaround", "answer_record", "build_report", "graph_sections",
-]  # fmt: skip
+    "AnswerRecord",
+    "Candidate",
+    "Cause",
+    "Counts",
+    "DeadEnd",
+    "ErrorFound",
+    "GraphSections",
+    "LookAlike",
+    "NextError",
+    "Ordering",
+    "PasteSkipped",
+    "TriageReport",
+    "Workaround",
+    "answer_record",
+    "build_report",
+    "graph_sections",
+]

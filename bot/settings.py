@@ -48,7 +48,7 @@ MANIFEST_SCOPES = (
     "reactions:read",
     "assistant:write",
     "im:write",
-)  # fmt: skip
+)
 #: The database backends errkb's schema and locks are written for.
 DATABASES = ("sqlite", "postgresql")
 EXAMPLE_DATABASE_URL = "postgresql+psycopg://errkb:secret@db:5432/errkb"
@@ -116,9 +116,11 @@ class Settings(BaseSettings):
         description="Log lines as JSON or text; auto: text on a terminal, JSON otherwise.",
     )
     kb_refresh_seconds: float = Field(
-        default=0.5, gt=0, le=3600,
+        default=0.5,
+        gt=0,
+        le=3600,
         description="How often a server checks the database for changed records (and re-indexes them).",
-    )  # fmt: skip
+    )
     cache_dir: Path = Field(
         default_factory=lambda: Path(user_cache_dir("errkb", appauthor=False)),
         description="Folder of the knowledge snapshot a server restarts from without rebuilding its index.",
@@ -128,10 +130,11 @@ class Settings(BaseSettings):
         description="Default answer language per channel: CHANNEL=LOCALE pairs, e.g. C0123=zh,C0456=en.",
     )
     paste_limit: int = Field(
-        default=100_000, ge=1_000,
+        default=100_000,
+        ge=1_000,
         description="Characters of a paste (or snippet) that are read: of a longer one, its start, "
         "its end and its error lines with their context, with a note.",
-    )  # fmt: skip
+    )
     user_cache_seconds: int = Field(
         default=3600, ge=0, description="How long a user's Slack locale (users.info) is cached."
     )
@@ -139,17 +142,20 @@ class Settings(BaseSettings):
         default=16, ge=1, description="Threads doing the work after Slack is acknowledged."
     )
     queue_limit: int = Field(
-        default=2_000, ge=1,
+        default=2_000,
+        ge=1,
         description="Unfinished jobs at most; beyond it Slack gets 503 and delivers the event again later.",
-    )  # fmt: skip
+    )
     answer_deadline_seconds: int = Field(
-        default=600, ge=10,
+        default=600,
+        ge=10,
         description="How long errkb keeps retrying an answer Slack or the database failed; then it gives up.",
-    )  # fmt: skip
+    )
     job_lease_seconds: int = Field(
-        default=60, ge=5,
+        default=60,
+        ge=5,
         description="How long a server may hold a job before another server may take it over.",
-    )  # fmt: skip
+    )
 
     maintainers: str = Field(
         default="",
@@ -192,13 +198,15 @@ class Settings(BaseSettings):
         default=60, ge=1, description="How often a missed or failed digest is retried."
     )
     observe_window_hours: float = Field(
-        default=24, gt=0,
+        default=24,
+        gt=0,
         description="Errors seen in one thread (or CLI session) within this many hours count as a transition.",
-    )  # fmt: skip
+    )
     digest_lease_seconds: int = Field(
-        default=300, ge=1,
+        default=300,
+        ge=1,
         description="How long a replica may take to post a digest before another may take over.",
-    )  # fmt: skip
+    )
     mcp_token: SecretStr | None = Field(
         default=None,
         description="Bearer token agents send to errkb mcp --http; required unless it binds to loopback.",
@@ -216,13 +224,15 @@ class Settings(BaseSettings):
         description="Let agents report whether a workaround worked (the MCP tool report_outcome); off: read-only.",
     )
     mcp_max_sessions: int = Field(
-        default=256, ge=1,
+        default=256,
+        ge=1,
         description="MCP sessions errkb mcp --http keeps open at once; one more is answered 503.",
-    )  # fmt: skip
+    )
     mcp_idle_seconds: float = Field(
-        default=300, gt=0,
+        default=300,
+        gt=0,
         description="Seconds an MCP session of errkb mcp --http may sit idle before it is closed.",
-    )  # fmt: skip
+    )
 
     @field_validator(
         "channel_locales", "stale_after_days_by_domain", "stale_after_days_by_tier", mode="before"
@@ -245,8 +255,10 @@ class Settings(BaseSettings):
     @classmethod
     def _long_token(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None and len(value.get_secret_value()) < MCP_TOKEN_MIN:
-            raise ValueError(f"use at least {MCP_TOKEN_MIN} characters, e.g. from: "
-                             "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'")  # fmt: skip
+            raise ValueError(
+                f"use at least {MCP_TOKEN_MIN} characters, e.g. from: "
+                "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+            )
         return value
 
     @field_validator("database_url")
@@ -262,8 +274,9 @@ class Settings(BaseSettings):
                 f"not a database URL: {value!r} (e.g. {EXAMPLE_DATABASE_URL})"
             ) from None
         if backend not in DATABASES:
-            raise ValueError(f"errkb runs on SQLite or PostgreSQL, not {backend!r} "
-                             f"(e.g. {EXAMPLE_DATABASE_URL})")  # fmt: skip
+            raise ValueError(
+                f"errkb runs on SQLite or PostgreSQL, not {backend!r} (e.g. {EXAMPLE_DATABASE_URL})"
+            )
         return value
 
     @field_validator("digest_cron")
@@ -281,8 +294,11 @@ class Settings(BaseSettings):
     def _locales(cls, value: dict[str, str]) -> dict[str, str]:
         from bot.i18n import AUTO, available_locales, supported
 
-        unknown = {channel: locale for channel, locale in value.items()
-                   if locale != AUTO and supported(locale) is None}  # fmt: skip
+        unknown = {
+            channel: locale
+            for channel, locale in value.items()
+            if locale != AUTO and supported(locale) is None
+        }
         if unknown:
             pairs = ", ".join(f"{channel}={locale}" for channel, locale in unknown.items())
             raise ValueError(
@@ -349,15 +365,19 @@ class Settings(BaseSettings):
             and self.slack_client_secret is None
             and self.slack_bot_token is None
         ):
-            problems.append("SLACK_BOT_TOKEN: required to answer in Slack (or SLACK_CLIENT_ID and "
-                            "SLACK_CLIENT_SECRET for a multi-workspace install)")  # fmt: skip
+            problems.append(
+                "SLACK_BOT_TOKEN: required to answer in Slack (or SLACK_CLIENT_ID and "
+                "SLACK_CLIENT_SECRET for a multi-workspace install)"
+            )
         if socket and self.slack_app_token is None:
             problems.append("SLACK_APP_TOKEN: required for errkb serve --socket")
         if socket and self.multi_workspace:
             problems.append("SLACK_CLIENT_ID: a multi-workspace install needs errkb serve --http")
         if self.multi_workspace and self.secret_key is None:
-            problems.append("ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID, to keep the installations' "
-                            "tokens encrypted (make one: " + KEY_COMMAND + ")")  # fmt: skip
+            problems.append(
+                "ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID, to keep the installations' "
+                "tokens encrypted (make one: " + KEY_COMMAND + ")"
+            )
         return problems
 
     def secret_values(self) -> list[str]:

@@ -97,7 +97,9 @@ def snapshot_path(folder: Path, database_url: str, epoch: int = 0) -> Path:
     from sqlalchemy.engine import make_url
 
     safe = make_url(database_url).render_as_string(hide_password=True)
-    return folder / f"knowledge-{hashlib.sha256(f'{safe} {epoch}'.encode()).hexdigest()[:16]}.pickle"
+    return (
+        folder / f"knowledge-{hashlib.sha256(f'{safe} {epoch}'.encode()).hexdigest()[:16]}.pickle"
+    )
 
 
 def save(path: Path, snapshot: Snapshot) -> None:
@@ -122,7 +124,8 @@ def _write(out: IO[bytes], snapshot: Snapshot) -> None:
         pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
 
     terms = list(snapshot.vocabulary.terms)  # one copy of the list, as it is now
-    parts, references = snapshot.parts, snapshot.references
+    parts = snapshot.parts
+    references = snapshot.references
     out.write(MAGIC)
     dump((code_key(), snapshot.version, len(parts)))
     dump(("".join(terms), [len(term) for term in terms]))
@@ -168,11 +171,18 @@ def load(path: Path) -> Snapshot | None:
         with collector_off(), path.open("rb") as source:  # millions of new objects
             snapshot = _read(source)
     except Exception as error:  # noqa: BLE001 - any damage means: build from the database
-        log.warning("ignoring an unreadable knowledge snapshot %s: %s", path, error,
-                    extra={"path": str(path)})  # fmt: skip
+        log.warning(
+            "ignoring an unreadable knowledge snapshot %s: %s",
+            path,
+            error,
+            extra={"path": str(path)},
+        )
         return None
     if snapshot is None:
-        log.info("ignoring a knowledge snapshot written by another errkb version: %s", path,
-                 extra={"path": str(path)})  # fmt: skip
+        log.info(
+            "ignoring a knowledge snapshot written by another errkb version: %s",
+            path,
+            extra={"path": str(path)},
+        )
         return None
     return snapshot

@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 
 #: Score used for a link that states no probability (a plain id, or an object without one).
 DEFAULT_PROBABILITY = 0.5
-LEADS_TO, PRECEDED_BY, CONFUSED = "leads_to", "preceded_by", "frequently_confused_with"
+LEADS_TO = "leads_to"
+PRECEDED_BY = "preceded_by"
+CONFUSED = "frequently_confused_with"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,10 +182,11 @@ def relink_graph(
     """The graph :func:`build_graph` made of these records, given every record's references
     as :meth:`KnowledgeGraph.said` gave them: no record is unpacked."""
     said = {
-        record_id: references[record_id] if record_id in references
+        record_id: references[record_id]
+        if record_id in references
         else tuple(_references(packed[record_id]))
         for record_id in packed
-    }  # fmt: skip
+    }
     return _link(packed, said, observed)
 
 
@@ -321,7 +324,8 @@ class KnowledgeGraph:
         kept when the ``leads_to`` edges and the nodes are the same. This graph stays as
         it was."""
         upserted, removed = list(upserted), list(removed)
-        records, said = self._records.changed(upserted, removed), dict(self._said)
+        records = self._records.changed(upserted, removed)
+        said = dict(self._said)
         touched: list[Reference] = []
         changed: set[str] = set()
         for record_id in removed:
@@ -329,7 +333,8 @@ class KnowledgeGraph:
                 touched += said.pop(record_id)
                 changed.add(record_id)
         for record in upserted:
-            before, given = said.get(record.id, ()), tuple(_references(record))
+            before = said.get(record.id, ())
+            given = tuple(_references(record))
             said[record.id] = before if given == before else given  # the same edges, kept
             touched += before
             touched += said[record.id]
@@ -351,7 +356,8 @@ class KnowledgeGraph:
             if confusion is not known:
                 edit.put(edit.alike, pair[0], pair[1], confusion)
                 edit.put(edit.alike, pair[1], pair[0], confusion)
-        nodes, order = self._nodes, self._order
+        nodes = self._nodes
+        order = self._order
         for node in sorted(changed | {ref.target for ref in touched}):
             was = nodes.get(node)  # placeholder or not; None: not a node
             linked = node in edit.succ or node in edit.pred or node in edit.alike
@@ -369,8 +375,17 @@ class KnowledgeGraph:
                 nodes[node] = now
             moved = moved or was is None or now is None
         ranking = None if moved else self.__dict__.get("_ranking")
-        return KnowledgeGraph(records, nodes, order, edit.succ, edit.pred, edit.alike,
-                              _observed(observed), said, ranking)  # fmt: skip
+        return KnowledgeGraph(
+            records,
+            nodes,
+            order,
+            edit.succ,
+            edit.pred,
+            edit.alike,
+            _observed(observed),
+            said,
+            ranking,
+        )
 
     # -- nodes -------------------------------------------------------------
 

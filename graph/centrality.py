@@ -85,10 +85,12 @@ def rank_nodes(nodes: Sequence[str], succ: Mapping[str, Mapping[str, Transition]
         src += [position[source]] * len(near)
         dst += [position[target] for target in near]
         weight += [t.weight for t in near.values()]
-    sources, targets = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+    sources = np.array(src, dtype=np.int64)
+    targets = np.array(dst, dtype=np.int64)
     order = np.lexsort((targets, sources))
-    ranks = pagerank(len(nodes), sources[order], targets[order],
-                     np.array(weight, dtype=np.float64)[order])  # fmt: skip
+    ranks = pagerank(
+        len(nodes), sources[order], targets[order], np.array(weight, dtype=np.float64)[order]
+    )
     place = np.empty(len(nodes), dtype=np.int64)
     place[np.argsort(-ranks, kind="stable")] = np.arange(1, len(nodes) + 1)
     return Ranking(nodes, position, ranks, place)
@@ -98,10 +100,12 @@ class Centralities(Mapping[str, Centrality]):
     """Every node's :class:`Centrality`, by id (sorted), each made when it is looked up."""
 
     def __init__(self, kg: KnowledgeGraph, ranking: Ranking) -> None:
-        self._kg, self._ranking = kg, ranking
+        self._kg = kg
+        self._ranking = ranking
 
     def __getitem__(self, node: str) -> Centrality:
-        at, kg = self._ranking.position[node], self._kg
+        at = self._ranking.position[node]
+        kg = self._kg
         return Centrality(
             id=node,
             pagerank=float(self._ranking.pagerank[at]),

@@ -133,7 +133,8 @@ def _components(kg: KnowledgeGraph) -> tuple[int, tuple[int, ...]]:
 
 
 def _hubs(kg: KnowledgeGraph) -> list[Hub]:
-    leads, confused = kg._leads, kg._confused
+    leads = kg._leads
+    confused = kg._confused
     hubs = [
         Hub(
             id=node,

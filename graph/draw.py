@@ -137,9 +137,14 @@ def _branch(
             )
         )
         lines += _branch(
-            kg, other, backward=backward, depth=depth - 1, locale=locale,
-            seen=(*seen, other), prefix=prefix + ("   " if last else "│  "),
-        )  # fmt: skip
+            kg,
+            other,
+            backward=backward,
+            depth=depth - 1,
+            locale=locale,
+            seen=(*seen, other),
+            prefix=prefix + ("   " if last else "│  "),
+        )
     if len(children) > MAX_CHILDREN:
         lines.append(
             f"{prefix}└─ {translate(locale, 'graph.tree.more', count=len(children) - MAX_CHILDREN)}"
@@ -161,9 +166,14 @@ def render_tree(kg: KnowledgeGraph, record_id: str, *, depth: int = 2, locale: s
         (translate(locale, "graph.tree.leads_to"), False),
     ):
         branch = _branch(
-            kg, record_id, backward=backward, depth=depth, locale=locale,
-            seen=(record_id,), prefix="   ",
-        )  # fmt: skip
+            kg,
+            record_id,
+            backward=backward,
+            depth=depth,
+            locale=locale,
+            seen=(record_id,),
+            prefix="   ",
+        )
         sections.append((title, branch))
     alikes = []
     for alike in look_alikes(kg, record_id):

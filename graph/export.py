@@ -25,20 +25,32 @@ def graph_data(kg: KnowledgeGraph) -> dict[str, Any]:
     for node_id in sorted([*kg.record_ids, *kg.placeholder_ids]):
         info = kg.node(node_id)
         nodes.append(
-            {"id": node_id, "placeholder": info.placeholder, "signature": info.signature,
-             "domain": info.domain}
-        )  # fmt: skip
+            {
+                "id": node_id,
+                "placeholder": info.placeholder,
+                "signature": info.signature,
+                "domain": info.domain,
+            }
+        )
     leads = [
-        {"source": t.source, "target": t.target, "probability": t.probability,
-         "conditions": list(t.conditions), "asserted_by": list(t.asserting_records)}
+        {
+            "source": t.source,
+            "target": t.target,
+            "probability": t.probability,
+            "conditions": list(t.conditions),
+            "asserted_by": list(t.asserting_records),
+        }
         for t in kg.transitions()
-    ]  # fmt: skip
+    ]
     confused = [
-        {"source": c.first, "target": c.second,
-         "distinctions": [{"record": rid, "text": text} for rid, text in c.distinctions],
-         "asserted_by": sorted({ref.source for ref in c.asserted_by})}
+        {
+            "source": c.first,
+            "target": c.second,
+            "distinctions": [{"record": rid, "text": text} for rid, text in c.distinctions],
+            "asserted_by": sorted({ref.source for ref in c.asserted_by}),
+        }
         for c in kg.confusions()
-    ]  # fmt: skip
+    ]
     return {"nodes": nodes, LEADS_TO: leads, CONFUSED: confused}
 
 
@@ -55,18 +67,25 @@ def to_graphml(kg: KnowledgeGraph) -> str:
         attrs |= {k: node[k] for k in ("signature", "domain") if node[k] is not None}
         out.add_node(node["id"], **attrs)
     for edge in data[LEADS_TO]:
-        attrs = {"kind": LEADS_TO, "symmetric": False,
-                 "conditions": "; ".join(edge["conditions"]),
-                 "asserted_by": " ".join(edge["asserted_by"])}  # fmt: skip
+        attrs = {
+            "kind": LEADS_TO,
+            "symmetric": False,
+            "conditions": "; ".join(edge["conditions"]),
+            "asserted_by": " ".join(edge["asserted_by"]),
+        }
         if edge["probability"] is not None:
             attrs["probability"] = float(edge["probability"])
         out.add_edge(edge["source"], edge["target"], key=LEADS_TO, **attrs)
     for edge in data[CONFUSED]:
         out.add_edge(
-            edge["source"], edge["target"], key=CONFUSED, kind=CONFUSED, symmetric=True,
+            edge["source"],
+            edge["target"],
+            key=CONFUSED,
+            kind=CONFUSED,
+            symmetric=True,
             conditions="; ".join(d["text"] for d in edge["distinctions"]),
             asserted_by=" ".join(edge["asserted_by"]),
-        )  # fmt: skip
+        )
     buffer = io.BytesIO()
     nx.write_graphml(out, buffer, encoding="utf-8", prettyprint=True)
     return buffer.getvalue().decode("utf-8")

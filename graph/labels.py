@@ -53,10 +53,15 @@ def _atoms(text: str) -> list[_Atom]:
             continue
         cjk = bool(_IS_CJK.fullmatch(token))
         previous = atoms[-1] if atoms else None
-        glue = previous is not None and not space and (
-            token[0] in _NO_LINE_START or previous.text[-1] in _NO_LINE_END
-            or not (cjk or previous.cjk)  # two Latin pieces with nothing between
-        )  # fmt: skip
+        glue = (
+            previous is not None
+            and not space
+            and (
+                token[0] in _NO_LINE_START
+                or previous.text[-1] in _NO_LINE_END
+                or not (cjk or previous.cjk)  # two Latin pieces with nothing between
+            )
+        )
         if glue and previous is not None:
             previous.text += token
             previous.cjk = previous.cjk and cjk
@@ -90,7 +95,8 @@ def _fill(atoms: list[_Atom], cells: int) -> list[list[_Atom]]:
         need = atom.width + (1 if atom.space_before and line else 0)
         if line and width + need > cells:
             lines.append(line)
-            line, width = [atom], atom.width
+            line = [atom]
+            width = atom.width
         else:
             line.append(atom)
             width += need

@@ -31,8 +31,10 @@ PER_COLUMN = 5
 PICTURE_NODES = 500
 LINE_CELLS = 24  # label width in half-width character cells
 LABEL_LINES = 3
-PAD_X, PAD_Y = 12.0, 8.0
-GAP_X, GAP_Y = 110.0, 22.0
+PAD_X = 12.0
+PAD_Y = 8.0
+GAP_X = 110.0
+GAP_Y = 22.0
 MARGIN = 16.0
 #: Room beside the outer columns (for a look-alike's arc beside the centre's column).
 ARC_ROOM = 24.0
@@ -90,15 +92,22 @@ class Layout:
     def between(self, one: Box, other: Box) -> bool:
         """Whether another box of their column lies between ``one`` and ``other``."""
         top, bottom = sorted((one, other), key=lambda b: b.y)
-        return any(b.layer == one.layer and top.bottom <= b.y and b.bottom <= bottom.y
-                   for b in self.boxes if b.id not in (one.id, other.id))  # fmt: skip
+        return any(
+            b.layer == one.layer and top.bottom <= b.y and b.bottom <= bottom.y
+            for b in self.boxes
+            if b.id not in (one.id, other.id)
+        )
 
 
 def label_lines(text: str) -> list[str]:
     """A signature as at most :data:`LABEL_LINES` lines: lines of no word (``=====``) dropped."""
     kept = [line for line in text.splitlines() if not _WORDLESS.match(line)]
-    return wrap_label(" ".join(" ".join(kept).split()), cells=LINE_CELLS, lines=LABEL_LINES,
-                      max_cells=LINE_CELLS + 6)  # fmt: skip
+    return wrap_label(
+        " ".join(" ".join(kept).split()),
+        cells=LINE_CELLS,
+        lines=LABEL_LINES,
+        max_cells=LINE_CELLS + 6,
+    )
 
 
 def _columns(
@@ -118,8 +127,11 @@ def _columns(
         nodes = sorted(layers[layer], key=lambda n: (n.id != nb.centre, -n.score, n.id))
         if layer:
             inner = {n.id for n in shown.get(layer - (1 if layer > 0 else -1), [])}
-            drawn = {(e.target if layer > 0 else e.source) for e in nb.edges if e.kind == "leads_to"
-                     and (e.source if layer > 0 else e.target) in inner}  # fmt: skip
+            drawn = {
+                (e.target if layer > 0 else e.source)
+                for e in nb.edges
+                if e.kind == "leads_to" and (e.source if layer > 0 else e.target) in inner
+            }
             nodes = [n for n in nodes if n.id in drawn]
         kept = nodes[:per_column]
         if kept or layer == 0:
@@ -209,11 +221,16 @@ def layout(
             y += h + GAP_Y
     by_id = {b.id: b for b in boxes}
     edges = tuple(
-        e for e in nb.edges
-        if e.source in by_id and e.target in by_id
-        and (by_id[e.target].layer == by_id[e.source].layer + 1 if e.kind == "leads_to"
-             else by_id[e.source].layer == by_id[e.target].layer == 0)
-    )  # fmt: skip
+        e
+        for e in nb.edges
+        if e.source in by_id
+        and e.target in by_id
+        and (
+            by_id[e.target].layer == by_id[e.source].layer + 1
+            if e.kind == "leads_to"
+            else by_id[e.source].layer == by_id[e.target].layer == 0
+        )
+    )
     span = max(shown) - first + 1
     total = 2 * (MARGIN + ARC_ROOM) + span * width + (span - 1) * GAP_X
     return Layout(total, 2 * MARGIN + tallest, tuple(boxes), edges, _ports(by_id, edges))

@@ -47,7 +47,8 @@ def text_difference(this: str, other: str) -> tuple[tuple[str, ...], tuple[str, 
     a_tokens = [this[s:e] for s, e in a_spans]
     b_tokens = [other[s:e] for s, e in b_spans]
     matcher = difflib.SequenceMatcher(None, a_tokens, b_tokens, autojunk=False)
-    a_ranges, b_ranges = [], []
+    a_ranges = []
+    b_ranges = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
             a_ranges.append((i1, i2))
@@ -56,7 +57,8 @@ def text_difference(this: str, other: str) -> tuple[tuple[str, ...], tuple[str, 
 
 
 def _difference(kg: KnowledgeGraph, this_id: str, other_id: str) -> Difference | None:
-    this, other = kg.record(this_id), kg.record(other_id)
+    this = kg.record(this_id)
+    other = kg.record(other_id)
     if this is None or other is None:
         return None
     for field in ("signature", "regex"):

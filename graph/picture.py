@@ -109,63 +109,119 @@ def draw(nb: Neighbourhood, *, dpi: int = 100, per_column: int = PER_COLUMN) -> 
     texts: dict[str, list[MplText]] = {}
     for box in geometry.boxes:
         face, border, line_width = _STYLE[box.kind]
-        ax.add_patch(FancyBboxPatch(
-            (box.x, box.y), box.w, box.h, boxstyle="round,pad=0,rounding_size=8", facecolor=face,
-            edgecolor=border, linewidth=line_width, linestyle="--" if box.kind == "placeholder" else "-",
-            zorder=3,
-        ))  # fmt: skip
+        ax.add_patch(
+            FancyBboxPatch(
+                (box.x, box.y),
+                box.w,
+                box.h,
+                boxstyle="round,pad=0,rounding_size=8",
+                facecolor=face,
+                edgecolor=border,
+                linewidth=line_width,
+                linestyle="--" if box.kind == "placeholder" else "-",
+                zorder=3,
+            )
+        )
         top = box.y + (box.h - len(box.lines) * box.line_height) / 2
         captioned = box.kind in ("centre", "record")  # the first line is the record's id
         texts[box.id] = []
         for i, line in enumerate(box.lines):
             quiet = box.kind in ("more", "placeholder") or (captioned and i == 0)
-            texts[box.id].append(ax.text(
-                box.x + box.w / 2, top + (i + 0.5) * box.line_height, line, ha="center",
-                va="center_baseline", fontproperties=small if captioned and i == 0 else prop, zorder=4,
-                color="#555555" if quiet else "#111111",
-            ))  # fmt: skip
+            texts[box.id].append(
+                ax.text(
+                    box.x + box.w / 2,
+                    top + (i + 0.5) * box.line_height,
+                    line,
+                    ha="center",
+                    va="center_baseline",
+                    fontproperties=small if captioned and i == 0 else prop,
+                    zorder=4,
+                    color="#555555" if quiet else "#111111",
+                )
+            )
     labels: list[tuple[float, float, float, float]] = []
     for edge in geometry.edges:
         _edge(ax, geometry, edge, prop, labels, measure)
     return Drawing(fig, geometry, texts)
 
 
-def _edge(ax: Any, geometry: Layout, edge: EdgeView, prop: FontProperties,
-          labels: list[tuple[float, float, float, float]], measure: Callable[[str], tuple[float, float]]) -> None:  # fmt: skip
+def _edge(
+    ax: Any,
+    geometry: Layout,
+    edge: EdgeView,
+    prop: FontProperties,
+    labels: list[tuple[float, float, float, float]],
+    measure: Callable[[str], tuple[float, float]],
+) -> None:
     """One edge: a straight arrow from a column to the next (with its probability where the
     label meets no other label), or a dashed line to a look-alike (beside the column when
     another box lies between them)."""
-    source, target = geometry.box(edge.source), geometry.box(edge.target)
+    source = geometry.box(edge.source)
+    target = geometry.box(edge.target)
     if edge.kind != "leads_to":
         upper, lower = sorted((source, target), key=lambda b: b.y)
         if geometry.between(source, target):
-            start, end, bend = (upper.x, upper.centre_y), (lower.x, lower.centre_y), 0.3
+            start = (upper.x, upper.centre_y)
+            end = (lower.x, lower.centre_y)
+            bend = 0.3
         else:
-            start, end, bend = (
-                (upper.x + upper.w / 2, upper.bottom),
-                (upper.x + upper.w / 2, lower.y),
-                0.0,
-            )
-        ax.annotate("", xy=end, xytext=start, zorder=2, arrowprops={
-            "arrowstyle": "-", "color": "#777777", "linestyle": "--", "linewidth": 1.2, "shrinkA": 0,
-            "shrinkB": 0, "connectionstyle": f"arc3,rad={bend}"})  # fmt: skip
+            start = (upper.x + upper.w / 2, upper.bottom)
+            end = (upper.x + upper.w / 2, lower.y)
+            bend = 0.0
+        ax.annotate(
+            "",
+            xy=end,
+            xytext=start,
+            zorder=2,
+            arrowprops={
+                "arrowstyle": "-",
+                "color": "#777777",
+                "linestyle": "--",
+                "linewidth": 1.2,
+                "shrinkA": 0,
+                "shrinkB": 0,
+                "connectionstyle": f"arc3,rad={bend}",
+            },
+        )
         return
     y1, y2 = geometry.ports[(edge.source, edge.target)]
-    (x1, x2) = source.right, target.x
-    ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=2, arrowprops={
-        "arrowstyle": "-|>", "color": "#555555", "linewidth": 1.3, "mutation_scale": 14,
-        "shrinkA": 0, "shrinkB": 1})  # fmt: skip
+    x1 = source.right
+    x2 = target.x
+    ax.annotate(
+        "",
+        xy=(x2, y2),
+        xytext=(x1, y1),
+        zorder=2,
+        arrowprops={
+            "arrowstyle": "-|>",
+            "color": "#555555",
+            "linewidth": 1.3,
+            "mutation_scale": 14,
+            "shrinkA": 0,
+            "shrinkB": 1,
+        },
+    )
     label = "?" if edge.probability is None else f"{edge.probability:.2f}"
     w, h = measure(label)
     for share in (0.5, 0.35, 0.65, 0.25, 0.75):
-        mx, my = x1 + (x2 - x1) * share, y1 + (y2 - y1) * share
+        mx = x1 + (x2 - x1) * share
+        my = y1 + (y2 - y1) * share
         spot = (mx - w / 2 - 3, my - h / 2 - 3, mx + w / 2 + 3, my + h / 2 + 3)
         if not any(
             spot[0] < o[2] and o[0] < spot[2] and spot[1] < o[3] and o[1] < spot[3] for o in labels
         ):
             labels.append(spot)
-            ax.text(mx, my, label, ha="center", va="center", fontproperties=prop, fontsize=FONT_SIZE - 2,
-                    zorder=5, bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})  # fmt: skip
+            ax.text(
+                mx,
+                my,
+                label,
+                ha="center",
+                va="center",
+                fontproperties=prop,
+                fontsize=FONT_SIZE - 2,
+                zorder=5,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"},
+            )
             return
 
 

@@ -24,10 +24,20 @@ from graph.centrality import Centrality, compute_centrality
 from graph.lookalike import LookAlike, look_alikes
 
 __all__ = [
-    "Cause", "Centrality", "LookAlike", "NextError", "OrderedError", "Ordering", "best_paths",
-    "compute_centrality", "likely_causes", "likely_next", "look_alikes", "order_errors",
+    "Cause",
+    "Centrality",
+    "LookAlike",
+    "NextError",
+    "OrderedError",
+    "Ordering",
+    "best_paths",
+    "compute_centrality",
+    "likely_causes",
+    "likely_next",
+    "look_alikes",
+    "order_errors",
     "triage_sections",
-]  # fmt: skip
+]
 
 DEFAULT_HOPS = 3
 DEFAULT_TOP = 5

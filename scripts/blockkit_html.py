@@ -138,21 +138,39 @@ def _image_el(el: Json) -> str:
     return f'<span class="image-el" title="{_e(el.get("alt_text", ""))}"></span>'
 
 
-_SELECTS = ("static_select", "external_select", "users_select", "conversations_select",
-            "channels_select", "multi_static_select", "multi_external_select",
-            "multi_users_select", "multi_conversations_select", "multi_channels_select")  # fmt: skip
-_INPUTS = ("plain_text_input", "email_text_input", "url_text_input", "number_input",
-           "datepicker", "timepicker", "datetimepicker")  # fmt: skip
+_SELECTS = (
+    "static_select",
+    "external_select",
+    "users_select",
+    "conversations_select",
+    "channels_select",
+    "multi_static_select",
+    "multi_external_select",
+    "multi_users_select",
+    "multi_conversations_select",
+    "multi_channels_select",
+)
+_INPUTS = (
+    "plain_text_input",
+    "email_text_input",
+    "url_text_input",
+    "number_input",
+    "datepicker",
+    "timepicker",
+    "datetimepicker",
+)
 
 ELEMENTS: dict[str, Kind] = {
     "button": Kind(_button, lambda el: text_plain(el.get("text"))),
-    "overflow": Kind(lambda el: '<span class="button overflow" aria-label="more">⋮</span>', lambda el: ""),
+    "overflow": Kind(
+        lambda el: '<span class="button overflow" aria-label="more">⋮</span>', lambda el: ""
+    ),
     **{name: Kind(_select, _select_label) for name in _SELECTS},
     **{name: Kind(_text_input, _input_value) for name in _INPUTS},
     "checkboxes": Kind(lambda el: _options(el, "☑"), _options_text),
     "radio_buttons": Kind(lambda el: _options(el, "◉"), _options_text),
     "image": Kind(_image_el, lambda el: ""),
-}  # fmt: skip
+}
 
 
 def element_html(el: Json) -> str:
@@ -197,17 +215,25 @@ RICH_ELEMENTS: dict[str, Kind] = {
     "text": Kind(lambda el: _rich_text_part(el), lambda el: str(el.get("text", ""))),
     "link": Kind(_rich_link, lambda el: str(el.get("text") or el.get("url", ""))),
     "emoji": Kind(lambda el: _e(_rich_emoji(el)), _rich_emoji),
-    "user": Kind(lambda el: f'<span class="mention">@{_e(el.get("user_id", ""))}</span>',
-                 _rich_mention("@", "user_id")),
-    "usergroup": Kind(lambda el: f'<span class="mention">@{_e(el.get("usergroup_id", ""))}</span>',
-                      _rich_mention("@", "usergroup_id")),
-    "channel": Kind(lambda el: f'<span class="mention">#{_e(el.get("channel_id", ""))}</span>',
-                    _rich_mention("#", "channel_id")),
-    "broadcast": Kind(lambda el: f'<span class="mention">@{_e(el.get("range", ""))}</span>',
-                      _rich_mention("@", "range")),
+    "user": Kind(
+        lambda el: f'<span class="mention">@{_e(el.get("user_id", ""))}</span>',
+        _rich_mention("@", "user_id"),
+    ),
+    "usergroup": Kind(
+        lambda el: f'<span class="mention">@{_e(el.get("usergroup_id", ""))}</span>',
+        _rich_mention("@", "usergroup_id"),
+    ),
+    "channel": Kind(
+        lambda el: f'<span class="mention">#{_e(el.get("channel_id", ""))}</span>',
+        _rich_mention("#", "channel_id"),
+    ),
+    "broadcast": Kind(
+        lambda el: f'<span class="mention">@{_e(el.get("range", ""))}</span>',
+        _rich_mention("@", "range"),
+    ),
     "date": Kind(lambda el: _e(el.get("fallback", "")), lambda el: str(el.get("fallback", ""))),
     "color": Kind(lambda el: _e(el.get("value", "")), lambda el: str(el.get("value", ""))),
-}  # fmt: skip
+}
 
 
 def _rich_part(el: Json) -> Kind:
@@ -231,14 +257,22 @@ def _rich_list(block: Json) -> str:
 
 
 RICH_BLOCKS: dict[str, Kind] = {
-    "rich_text_section": Kind(lambda b: f"<span>{_inline_html(b.get('elements', []))}</span>",
-                              lambda b: _inline_text(b.get("elements", []))),
-    "rich_text_preformatted": Kind(lambda b: f"<pre>{_inline_html(b.get('elements', []))}</pre>",
-                                   lambda b: _inline_text(b.get("elements", []))),
-    "rich_text_quote": Kind(lambda b: f"<blockquote>{_inline_html(b.get('elements', []))}</blockquote>",
-                            lambda b: _inline_text(b.get("elements", []))),
-    "rich_text_list": Kind(_rich_list, lambda b: "\n".join(_rich_block_text(i) for i in b.get("elements", []))),
-}  # fmt: skip
+    "rich_text_section": Kind(
+        lambda b: f"<span>{_inline_html(b.get('elements', []))}</span>",
+        lambda b: _inline_text(b.get("elements", [])),
+    ),
+    "rich_text_preformatted": Kind(
+        lambda b: f"<pre>{_inline_html(b.get('elements', []))}</pre>",
+        lambda b: _inline_text(b.get("elements", [])),
+    ),
+    "rich_text_quote": Kind(
+        lambda b: f"<blockquote>{_inline_html(b.get('elements', []))}</blockquote>",
+        lambda b: _inline_text(b.get("elements", [])),
+    ),
+    "rich_text_list": Kind(
+        _rich_list, lambda b: "\n".join(_rich_block_text(i) for i in b.get("elements", []))
+    ),
+}
 
 
 def _rich_kind(block: Json) -> Kind:
@@ -305,16 +339,20 @@ def _image(block: Json) -> str:
         if block.get("title")
         else ""
     )
-    return (f'<div class="block image">{title}<div class="image-box" role="img" '
-            f'aria-label="{_e(block.get("alt_text", ""))}">{_e(block.get("alt_text", ""))}</div></div>')  # fmt: skip
+    return (
+        f'<div class="block image">{title}<div class="image-box" role="img" '
+        f'aria-label="{_e(block.get("alt_text", ""))}">{_e(block.get("alt_text", ""))}</div></div>'
+    )
 
 
 def _input(block: Json) -> str:
     # "(optional)" is Slack's word, in the reader's language: the stylesheet writes it by lang
     optional = ' <span class="optional"></span>' if block.get("optional") else ""
     hint = f'<div class="hint">{text_html(block.get("hint"))}</div>' if block.get("hint") else ""
-    return (f'<div class="block input"><div class="label">{text_html(block.get("label"))}{optional}</div>'
-            f'{element_html(block["element"])}{hint}</div>')  # fmt: skip
+    return (
+        f'<div class="block input"><div class="label">{text_html(block.get("label"))}{optional}</div>'
+        f"{element_html(block['element'])}{hint}</div>"
+    )
 
 
 def _input_text(block: Json) -> str:
@@ -329,15 +367,21 @@ def _input_text(block: Json) -> str:
 BLOCKS: dict[str, Kind] = {
     "section": Kind(_section, _section_text),
     "context": Kind(_context, _context_text),
-    "header": Kind(lambda b: f'<div class="block header">{text_html(b.get("text"))}</div>',
-                   lambda b: text_plain(b.get("text"))),
+    "header": Kind(
+        lambda b: f'<div class="block header">{text_html(b.get("text"))}</div>',
+        lambda b: text_plain(b.get("text")),
+    ),
     "divider": Kind(lambda b: '<hr class="block divider">', lambda b: ""),
     "actions": Kind(_actions, _actions_text),
-    "rich_text": Kind(lambda b: f'<div class="block rich">{"".join(_rich_block(e) for e in b.get("elements", []))}</div>',
-                      lambda b: "\n".join(_rich_block_text(e) for e in b.get("elements", []))),
+    "rich_text": Kind(
+        lambda b: (
+            f'<div class="block rich">{"".join(_rich_block(e) for e in b.get("elements", []))}</div>'
+        ),
+        lambda b: "\n".join(_rich_block_text(e) for e in b.get("elements", [])),
+    ),
     "image": Kind(_image, lambda b: text_plain(b.get("title"))),
     "input": Kind(_input, _input_text),
-}  # fmt: skip
+}
 
 
 def _block(block: Json) -> Kind:
@@ -374,10 +418,12 @@ CHROME = {
 
 def _document(body: str, *, locale: str, width: int, font_face: str, kind: str) -> str:
     lang = {"zh": "zh-CN"}.get(locale.split("_")[0], locale)
-    return (f'<!doctype html><html lang="{_e(lang)}"><head><meta charset="utf-8">'
-            f"<style>{font_face}{CSS.read_text(encoding='utf-8')}"
-            f"body{{width:{int(width)}px}}</style></head>"
-            f'<body class="{_e(kind)}">{body}</body></html>')  # fmt: skip
+    return (
+        f'<!doctype html><html lang="{_e(lang)}"><head><meta charset="utf-8">'
+        f"<style>{font_face}{CSS.read_text(encoding='utf-8')}"
+        f"body{{width:{int(width)}px}}</style></head>"
+        f'<body class="{_e(kind)}">{body}</body></html>'
+    )
 
 
 def font_face(cjk_font: Path | None) -> str:
@@ -395,20 +441,28 @@ def _frame(payload: Json, app: str) -> str:
         else f'<div class="block section">{mrkdwn_html(payload.get("text", ""))}</div>'
     )
     avatar = _e(app[:1].upper())
-    return (f'<div class="message"><div class="avatar">{avatar}</div><div class="content">'
-            f'<div class="meta"><span class="name">{_e(app)}</span><span class="badge">APP</span></div>'
-            f"{body}</div></div>")  # fmt: skip
+    return (
+        f'<div class="message"><div class="avatar">{avatar}</div><div class="content">'
+        f'<div class="meta"><span class="name">{_e(app)}</span><span class="badge">APP</span></div>'
+        f"{body}</div></div>"
+    )
 
 
-def message_page(payload: Json, *, app: str, locale: str, width: int = 800,
-                 cjk_font: Path | None = None) -> str:  # fmt: skip
+def message_page(
+    payload: Json, *, app: str, locale: str, width: int = 800, cjk_font: Path | None = None
+) -> str:
     """A message as Slack shows it in a thread: the app's name and badge, then its blocks
     (or its ``text`` when it has none)."""
     return thread_page([(app, payload)], locale=locale, width=width, cjk_font=cjk_font)
 
 
-def thread_page(messages: Sequence[tuple[str, Json]], *, locale: str, width: int = 800,
-                cjk_font: Path | None = None) -> str:  # fmt: skip
+def thread_page(
+    messages: Sequence[tuple[str, Json]],
+    *,
+    locale: str,
+    width: int = 800,
+    cjk_font: Path | None = None,
+) -> str:
     """Messages one under the other, each with its app's name: an alert and errkb's reply to it.
     A message's legacy ``attachments`` are drawn as their blocks and texts, as Slack shows them."""
     frames = "".join(_frame(_with_attachments(payload), app) for app, payload in messages)
@@ -452,8 +506,10 @@ def view_page(
             for n, name in enumerate(names)
         )
         tabs = f'<div class="tabs">{tabs}</div>'
-        frame = (f'<div class="home"><div class="home-head"><div class="avatar">{_e(app[:1].upper())}</div>'
-                 f'<span class="name">{_e(app)}</span></div>{tabs}<div class="home-body">{blocks}</div></div>')  # fmt: skip
+        frame = (
+            f'<div class="home"><div class="home-head"><div class="avatar">{_e(app[:1].upper())}</div>'
+            f'<span class="name">{_e(app)}</span></div>{tabs}<div class="home-body">{blocks}</div></div>'
+        )
         return _document(
             frame, locale=locale, width=width, font_face=font_face(cjk_font), kind="in-home"
         )
@@ -463,15 +519,31 @@ def view_page(
             for key, extra in (("close", ""), ("submit", " primary"))
             if view.get(key)
         )
-        frame = (f'<div class="modal"><div class="modal-head"><span class="title">{text_html(view.get("title"))}'
-                 f'</span><span class="close">×</span></div><div class="modal-body">{blocks}</div>'
-                 f'<div class="modal-foot">{buttons}</div></div>')  # fmt: skip
+        frame = (
+            f'<div class="modal"><div class="modal-head"><span class="title">{text_html(view.get("title"))}'
+            f'</span><span class="close">×</span></div><div class="modal-body">{blocks}</div>'
+            f'<div class="modal-foot">{buttons}</div></div>'
+        )
         return _document(
             frame, locale=locale, width=width, font_face=font_face(cjk_font), kind="in-modal"
         )
     raise UnknownBlock(f"view of type {view.get('type')!r}")
 
 
-__all__ = ["BLOCKS", "ELEMENTS", "RICH_BLOCKS", "RICH_ELEMENTS", "UnknownBlock", "block_html",
-           "block_text", "blocks_html", "element_html", "element_text", "message_page",
-           "text_html", "text_plain", "view_page", "visible_chars"]  # fmt: skip
+__all__ = [
+    "BLOCKS",
+    "ELEMENTS",
+    "RICH_BLOCKS",
+    "RICH_ELEMENTS",
+    "UnknownBlock",
+    "block_html",
+    "block_text",
+    "blocks_html",
+    "element_html",
+    "element_text",
+    "message_page",
+    "text_html",
+    "text_plain",
+    "view_page",
+    "visible_chars",
+]

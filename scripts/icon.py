@@ -52,8 +52,14 @@ def draw(output: Path) -> None:
         line = dict(boxstyle="round,pad=0,rounding_size=0.02", facecolor=colour, edgecolor="none")
         ax.add_patch(FancyBboxPatch((x, y), width, 0.045, **line))  # type: ignore[arg-type]
     ax.add_patch(Circle((0.76, 0.26), 0.15, facecolor=CHECK, edgecolor=BACKGROUND, linewidth=14))
-    ax.plot([0.69, 0.745, 0.835], [0.265, 0.205, 0.315], color="white", linewidth=22,
-            solid_capstyle="round", solid_joinstyle="round")  # fmt: skip
+    ax.plot(
+        [0.69, 0.745, 0.835],
+        [0.265, 0.205, 0.315],
+        color="white",
+        linewidth=22,
+        solid_capstyle="round",
+        solid_joinstyle="round",
+    )
 
     output.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(output, dpi=dpi, facecolor=BACKGROUND)

@@ -19,12 +19,30 @@ from dataclasses import dataclass
 
 #: The ``:name:`` emoji errkb's messages may use, and a few common ones.
 EMOJI = {
-    "warning": "⚠️", "grey_question": "❔", "question": "❓", "white_check_mark": "✅",
-    "heavy_check_mark": "✔️", "x": "❌", "bulb": "💡", "mag": "🔍", "wrench": "🔧",
-    "books": "📚", "memo": "📝", "link": "🔗", "tada": "🎉", "+1": "👍", "-1": "👎",
-    "eyes": "👀", "rotating_light": "🚨", "hourglass": "⌛", "zzz": "💤", "wave": "👋",
-    "information_source": "ℹ️", "arrow_right": "➡️", "speech_balloon": "💬",
-}  # fmt: skip
+    "warning": "⚠️",
+    "grey_question": "❔",
+    "question": "❓",
+    "white_check_mark": "✅",
+    "heavy_check_mark": "✔️",
+    "x": "❌",
+    "bulb": "💡",
+    "mag": "🔍",
+    "wrench": "🔧",
+    "books": "📚",
+    "memo": "📝",
+    "link": "🔗",
+    "tada": "🎉",
+    "+1": "👍",
+    "-1": "👎",
+    "eyes": "👀",
+    "rotating_light": "🚨",
+    "hourglass": "⌛",
+    "zzz": "💤",
+    "wave": "👋",
+    "information_source": "ℹ️",
+    "arrow_right": "➡️",
+    "speech_balloon": "💬",
+}
 
 
 @dataclass(frozen=True)
@@ -223,5 +241,15 @@ def mrkdwn_text(text: str) -> str:
     return to_text(parse(text)).strip("\n")
 
 
-__all__ = ["EMOJI", "Node", "href", "mrkdwn_html", "mrkdwn_text", "parse", "parse_inline", "to_html",
-           "to_text", "unescape"]  # fmt: skip
+__all__ = [
+    "EMOJI",
+    "Node",
+    "href",
+    "mrkdwn_html",
+    "mrkdwn_text",
+    "parse",
+    "parse_inline",
+    "to_html",
+    "to_text",
+    "unescape",
+]

@@ -57,14 +57,26 @@ DEFAULT_EXAMPLE = "vllm-oom"
 MANIFEST = "pictures.json"
 HOME_SKIPPED = "App Home skipped: errkb has no App Home renderer yet (bot/render/home.py)"
 DOCS = ROOT / "docs"
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars", "--force-device-scale-factor=1", "--virtual-time-budget=5000")  # fmt: skip
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    "--force-device-scale-factor=1",
+    "--virtual-time-budget=5000",
+)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 MAX_HEIGHT = 8_000
 _HEIGHT = re.compile(r'data-page-height="(\d+)"')
-_MEASURE = ("<script>document.fonts.ready.then(() => document.documentElement.setAttribute("
-            "'data-page-height', Math.ceil(document.documentElement.getBoundingClientRect().height)))</script>")  # fmt: skip
+_MEASURE = (
+    "<script>document.fonts.ready.then(() => document.documentElement.setAttribute("
+    "'data-page-height', Math.ceil(document.documentElement.getBoundingClientRect().height)))</script>"
+)
 
 
 class NoChromium(RuntimeError):
@@ -111,8 +123,12 @@ def alert_page(kb: Knowledge, locale: str, width: int) -> str:
     outcome, _records, payload = thread_reply(kb, alert_text(message), locale=locale, asked=False)
     if not payload:
         raise SystemExit(f"{ALERT.name}: errkb posts nothing for this alert ({outcome})")
-    return thread_page([(source_app(message), message), (APP, payload)], locale=locale, width=width,
-                       cjk_font=cjk_font())  # fmt: skip
+    return thread_page(
+        [(source_app(message), message), (APP, payload)],
+        locale=locale,
+        width=width,
+        cjk_font=cjk_font(),
+    )
 
 
 def home_view(kb: Knowledge, locale: str) -> dict[str, Any] | None:

@@ -36,7 +36,9 @@ from graph.build import KnowledgeGraph, build_graph
 DAY = date(2026, 12, 1)
 LOCALES = ("en", "zh")
 PASTE_LIMIT = 100_000  # the default of ERRKB_PASTE_LIMIT
-CHANNEL, THREAD, USER = "C0EXAMPLE", "1722500000.000100", "U0EXAMPLE"
+CHANNEL = "C0EXAMPLE"
+THREAD = "1722500000.000100"
+USER = "U0EXAMPLE"
 
 
 @dataclass(frozen=True)
@@ -70,10 +72,21 @@ def example_pastes(data: Path | None = None) -> list[Path]:
     return sorted(((data or starter_dir()) / "examples").glob("*.txt"))
 
 
-def thread_reply(kb: Knowledge, paste: str, *, locale: str, today: date = DAY, reply_id: int = 1,
-                 unknown: int = 1, channel: str = CHANNEL, thread: str = THREAD, limit: int = PASTE_LIMIT,
-                 counts: Counts | None = None, fresh: Mapping[str, Record] | None = None,
-                 asked: bool = True) -> tuple[str, list[str], dict[str, Any]]:  # fmt: skip
+def thread_reply(
+    kb: Knowledge,
+    paste: str,
+    *,
+    locale: str,
+    today: date = DAY,
+    reply_id: int = 1,
+    unknown: int = 1,
+    channel: str = CHANNEL,
+    thread: str = THREAD,
+    limit: int = PASTE_LIMIT,
+    counts: Counts | None = None,
+    fresh: Mapping[str, Record] | None = None,
+    asked: bool = True,
+) -> tuple[str, list[str], dict[str, Any]]:
     """What the bot posts in ``thread`` for ``paste`` when asked (a mention): the outcome, the
     records answering, and the payload. ``reply_id`` and ``unknown`` stand for the rows the bot
     would have written (the reply, and the unknown error an uncertain reply offers to add);
@@ -87,17 +100,37 @@ def thread_reply(kb: Knowledge, paste: str, *, locale: str, today: date = DAY, r
     add = None
     if outcome != "answer" and triage.errors:
         add = AddState(unknown=unknown, channel=channel, thread=thread)
-    args = answer.reply_args(outcome, triage, read, add.model_dump(exclude_none=True) if add else None,
-                             asked=asked)  # fmt: skip
-    reply = Reply(id=reply_id, kind=outcome, locale=locale, user_id=USER, channel=channel,
-                  thread_ts=thread, args=args)  # fmt: skip
-    payload = stored_view(reply, kb=kb.index, kg=kb.graph, counts=counts or {}, today=today, ephemeral=False,
-                          fresh=fresh)  # fmt: skip
+    args = answer.reply_args(
+        outcome, triage, read, add.model_dump(exclude_none=True) if add else None, asked=asked
+    )
+    reply = Reply(
+        id=reply_id,
+        kind=outcome,
+        locale=locale,
+        user_id=USER,
+        channel=channel,
+        thread_ts=thread,
+        args=args,
+    )
+    payload = stored_view(
+        reply,
+        kb=kb.index,
+        kg=kb.graph,
+        counts=counts or {},
+        today=today,
+        ephemeral=False,
+        fresh=fresh,
+    )
     return outcome, list(args.get("records", [])), payload
 
 
-def starter_replies(kb: Knowledge | None = None, *, locales: Sequence[str] = LOCALES, today: date = DAY,
-                    data: Path | None = None) -> list[Posted]:  # fmt: skip
+def starter_replies(
+    kb: Knowledge | None = None,
+    *,
+    locales: Sequence[str] = LOCALES,
+    today: date = DAY,
+    data: Path | None = None,
+) -> list[Posted]:
     """The reply to every starter example paste, in each of ``locales``."""
     kb = kb or knowledge(data)
     out = []
@@ -109,5 +142,13 @@ def starter_replies(kb: Knowledge | None = None, *, locales: Sequence[str] = LOC
     return out
 
 
-__all__ = ["DAY", "LOCALES", "Knowledge", "Posted", "example_pastes", "knowledge", "starter_replies",
-           "thread_reply"]  # fmt: skip
+__all__ = [
+    "DAY",
+    "LOCALES",
+    "Knowledge",
+    "Posted",
+    "example_pastes",
+    "knowledge",
+    "starter_replies",
+    "thread_reply",
+]

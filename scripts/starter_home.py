@@ -34,19 +34,36 @@ def home_view(kb: Knowledge, replies: Sequence[Posted], locale: str) -> dict[str
     records = [r for r in map(kb.index.record, kb.graph.record_ids) if r is not None]
     answered = [p for p in replies if p.locale == locale and p.records]
     recent = [
-        RecentAnswer(reply_id=n, channel=CHANNEL, at=NOW, record=record,
-                     closest=posted.outcome == "candidates")  # fmt: skip
+        RecentAnswer(
+            reply_id=n,
+            channel=CHANNEL,
+            at=NOW,
+            record=record,
+            closest=posted.outcome == "candidates",
+        )
         for n, posted in enumerate(reversed(answered), start=1)
         if (record := kb.index.record(posted.records[0])) is not None
     ]
-    candidates = [Candidate(r.id, r.domain, r.verification_tier, r.signature, r.last_confirmed) for r in records]
+    candidates = [
+        Candidate(r.id, r.domain, r.verification_tier, r.signature, r.last_confirmed)
+        for r in records
+    ]
     matches = Counter(rid for p in answered for rid in p.records)
     centrality = {rid: (c.in_degree, c.pagerank) for rid, c in kb.graph.centralities().items()}
-    weights = importance_of([c.record_id for c in candidates], matches=matches, centrality=centrality)
+    weights = importance_of(
+        [c.record_id for c in candidates], matches=matches, centrality=centrality
+    )
     stale = select_stale(candidates, importance=weights, policy=StalePolicy(), today=DAY)
     shares = {found.locale: found.percent for found in coverage(records, available_locales())}
-    view = HomeView(locale=locale, today=DAY, recent=recent, maintainer=True, stale=stale,
-                    stale_total=len(stale), stats=KbStats(len(records), shares, stale=len(stale), unknown=0))  # fmt: skip
+    view = HomeView(
+        locale=locale,
+        today=DAY,
+        recent=recent,
+        maintainer=True,
+        stale=stale,
+        stale_total=len(stale),
+        stats=KbStats(len(records), shares, stale=len(stale), unknown=0),
+    )
     return render_home(view, NOW)
 
 

@@ -44,8 +44,10 @@ def yaml_aliases(path: Path) -> None:
     """3,000 records that each name, by alias, one list of 90,000 items."""
     items = ", ".join(["0"] * 90_000)
     lines = [f"- id: bomb/r0\n  signature: 'Error: 0'\n  domain: bomb\n  tags: &big [{items}]"]
-    lines += [f"- id: bomb/r{n}\n  signature: 'Error: {n}'\n  domain: bomb\n  tags: *big"
-              for n in range(1, 3_000)]  # fmt: skip
+    lines += [
+        f"- id: bomb/r{n}\n  signature: 'Error: {n}'\n  domain: bomb\n  tags: *big"
+        for n in range(1, 3_000)
+    ]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -97,6 +99,11 @@ def run_capped(
         seconds = time.monotonic() - started
         out.seek(0)
         err.seek(0)
-        return Run(process.returncode, out.read().decode(errors="replace"),
-                   err.read().decode(errors="replace"), seconds, usage.ru_maxrss * 1024,
-                   killed.is_set())  # fmt: skip
+        return Run(
+            process.returncode,
+            out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+            seconds,
+            usage.ru_maxrss * 1024,
+            killed.is_set(),
+        )

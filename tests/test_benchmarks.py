@@ -33,9 +33,13 @@ def bench(script: str, *args: str, timeout: float = 300) -> str:
     """Run one benchmark script; its standard output. A crash fails the test."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / script), *args],
-        capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert done.returncode in (0, 1), done.stderr[-3000:]
     return done.stdout
@@ -73,9 +77,17 @@ def test_bench_faults_runs_a_scenario_with_its_verdict() -> None:
 
 def test_bench_knowledge_prints_every_figure_beside_its_target() -> None:
     out = bench("bench_knowledge.py", "--sizes", "300")
-    for figure in ("first build", "one changed record", "paste p99 at 50/s during updates / usual",
-                   "back to back: p99 during updates / usual", "of it waiting", "memory kept after the first",
-                   "restart, unchanged KB", "rebuilds for a vote", "one change answerable"):  # fmt: skip
+    for figure in (
+        "first build",
+        "one changed record",
+        "paste p99 at 50/s during updates / usual",
+        "back to back: p99 during updates / usual",
+        "of it waiting",
+        "memory kept after the first",
+        "restart, unchanged KB",
+        "rebuilds for a vote",
+        "one change answerable",
+    ):
         assert figure in out, out
 
 
@@ -87,8 +99,13 @@ def test_bench_load_loads_what_it_imported(tmp_path: Path) -> None:
 def test_bench_slack_serves_the_corpus_under_load() -> None:
     need_shared()
     out = bench("bench_slack.py", "--seconds", "2", "--rate", "5", "--imports", "1")
-    for figure in ("ack p50 / p99", "paste-to-answer p50 / p99", "pastes answered twice",
-                   "one-record imports succeeded", "rebuilds from"):  # fmt: skip
+    for figure in (
+        "ack p50 / p99",
+        "paste-to-answer p50 / p99",
+        "pastes answered twice",
+        "one-record imports succeeded",
+        "rebuilds from",
+    ):
         assert figure in out, out
     assert re.search(r"pastes answered twice\s+0\s", out), out
 

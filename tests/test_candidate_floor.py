@@ -41,10 +41,22 @@ def test_only_candidates_at_or_above_the_floor_are_offered() -> None:
 
 
 def result(case: str, *candidates: tuple[float, bool], positive: bool = True) -> CaseResult:
-    return CaseResult(id=case, positive=positive, answered=False, volunteered=False, top_right=False,
-                      top_score=candidates[0][0] if candidates else 0.0, top1=False, top3=False,
-                      reciprocal_rank=0.0, rank=0, correct_decline=not positive, ms=1.0, top=[],
-                      candidates=list(candidates))  # fmt: skip
+    return CaseResult(
+        id=case,
+        positive=positive,
+        answered=False,
+        volunteered=False,
+        top_right=False,
+        top_score=candidates[0][0] if candidates else 0.0,
+        top1=False,
+        top3=False,
+        reciprocal_rank=0.0,
+        rank=0,
+        correct_decline=not positive,
+        ms=1.0,
+        top=[],
+        candidates=list(candidates),
+    )
 
 
 def test_the_floor_is_the_lowest_score_where_one_candidate_in_five_is_right() -> None:
@@ -61,8 +73,9 @@ def test_the_floor_is_the_lowest_score_where_one_candidate_in_five_is_right() ->
     assert at.offered == 5 and at.negatives == 0.0 and at.pastes == 0.5
 
 
-def test_cli_triage_of_a_chat_line_lists_no_candidates(committed_store: Store, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_cli_triage_of_a_chat_line_lists_no_candidates(
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(capsys, "init")
     paste = tmp_path / "chat.txt"
     paste.write_text("lunch at noon?\n", encoding="utf-8")
@@ -72,8 +85,9 @@ def test_cli_triage_of_a_chat_line_lists_no_candidates(committed_store: Store, t
     assert "Nothing known" in out and "Not sure" not in out
 
 
-def test_cli_triage_offers_no_candidate_below_the_floor(committed_store: Store, tmp_path: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_cli_triage_offers_no_candidate_below_the_floor(
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(capsys, "init")
     paste = tmp_path / "unknown.txt"
     paste.write_text(

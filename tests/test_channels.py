@@ -23,7 +23,11 @@ def _match(record: str, score: float, error: int = 0) -> Match:
 
 def _triage(*per_error: list[Match]) -> Triage:
     matches = tuple(sorted((m for ms in per_error for m in ms), key=lambda m: -m.score))
-    return Triage(errors=(), matches=matches, per_error=tuple((i, tuple(ms)) for i, ms in enumerate(per_error)))
+    return Triage(
+        errors=(),
+        matches=matches,
+        per_error=tuple((i, tuple(ms)) for i, ms in enumerate(per_error)),
+    )
 
 
 def test_a_channel_nobody_configured_answers_at_the_rankers_own_points() -> None:
@@ -35,13 +39,17 @@ def test_a_channel_nobody_configured_answers_at_the_rankers_own_points() -> None
     assert THRESHOLDS["strict"] > VOLUNTEER > THRESHOLDS["eager"] > ASK
 
 
-@pytest.mark.parametrize(("mode", "unasked", "asked", "follow_up_elsewhere", "follow_up_answered"), [
-    (Mode.ON, True, True, True, True),
-    (Mode.QUIET, False, True, False, True),
-    (Mode.OFF, False, False, False, False),
-])  # fmt: skip
-def test_modes_decide_who_errkb_answers(mode: Mode, unasked: bool, asked: bool, follow_up_elsewhere: bool,
-                                        follow_up_answered: bool) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("mode", "unasked", "asked", "follow_up_elsewhere", "follow_up_answered"),
+    [
+        (Mode.ON, True, True, True, True),
+        (Mode.QUIET, False, True, False, True),
+        (Mode.OFF, False, False, False, False),
+    ],
+)
+def test_modes_decide_who_errkb_answers(
+    mode: Mode, unasked: bool, asked: bool, follow_up_elsewhere: bool, follow_up_answered: bool
+) -> None:
     here = ChannelSettings("C1", mode)
     assert here.may_post(asked=False) is unasked
     assert here.may_post(asked=True) is asked
@@ -51,12 +59,26 @@ def test_modes_decide_who_errkb_answers(mode: Mode, unasked: bool, asked: bool, 
 
 
 def test_the_threshold_decides_which_errors_are_answered_unasked() -> None:
-    strong, middling, weak = (THRESHOLDS["strict"] + 0.01, VOLUNTEER + 0.01, THRESHOLDS["eager"] + 0.01)
-    triage = _triage([_match("a/strong", strong)], [_match("b/middling", middling)], [_match("c/weak", weak)])
-    assert [m.record_id for m in ChannelSettings("C1", threshold=THRESHOLDS["strict"]).answer_matches(triage)] == ["a/strong"]
-    assert [m.record_id for m in ChannelSettings("C1").answer_matches(triage)] == ["a/strong", "b/middling"]
+    strong = THRESHOLDS["strict"] + 0.01
+    middling = VOLUNTEER + 0.01
+    weak = THRESHOLDS["eager"] + 0.01
+    triage = _triage(
+        [_match("a/strong", strong)], [_match("b/middling", middling)], [_match("c/weak", weak)]
+    )
+    assert [
+        m.record_id
+        for m in ChannelSettings("C1", threshold=THRESHOLDS["strict"]).answer_matches(triage)
+    ] == ["a/strong"]
+    assert [m.record_id for m in ChannelSettings("C1").answer_matches(triage)] == [
+        "a/strong",
+        "b/middling",
+    ]
     eager = ChannelSettings("C1", threshold=THRESHOLDS["eager"])
-    assert [m.record_id for m in eager.answer_matches(triage)] == ["a/strong", "b/middling", "c/weak"]
+    assert [m.record_id for m in eager.answer_matches(triage)] == [
+        "a/strong",
+        "b/middling",
+        "c/weak",
+    ]
     only_weak = _triage([_match("c/weak", weak)])
     assert not ChannelSettings("C1").answered(only_weak) and eager.answered(only_weak)
 
@@ -81,29 +103,46 @@ def test_the_channels_language_comes_before_the_operators() -> None:
     assert ChannelSettings("C2").default_locale({"C1": "en"}) is None
 
 
-@pytest.mark.parametrize(("text", "score"), [
-    ("strict", THRESHOLDS["strict"]), ("EAGER", THRESHOLDS["eager"]), ("0.6", 0.6), ("60", 0.6), ("62%", 0.62),
-    ("5%", 0.05), ("0.96", None), ("0", None), ("100", None), ("lots", None), ("", None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "score"),
+    [
+        ("strict", THRESHOLDS["strict"]),
+        ("EAGER", THRESHOLDS["eager"]),
+        ("0.6", 0.6),
+        ("60", 0.6),
+        ("62%", 0.62),
+        ("5%", 0.05),
+        ("0.96", None),
+        ("0", None),
+        ("100", None),
+        ("lots", None),
+        ("", None),
+    ],
+)
 def test_thresholds_are_presets_or_percentages_within_range(text: str, score: float | None) -> None:
     assert parse_threshold(text) == score
 
 
-@pytest.mark.parametrize(("arg", "change", "value", "problem"), [
-    ("", Change.SHOW, None, None),
-    ("quiet", Change.MODE, Mode.QUIET, None),
-    ("OFF", Change.MODE, Mode.OFF, None),
-    ("threshold strict", Change.THRESHOLD, THRESHOLDS["strict"], None),
-    ("threshold normal", Change.THRESHOLD, None, None),  # back to the default
-    ("threshold 90%", Change.THRESHOLD, 0.9, None),
-    ("threshold", Change.USAGE, None, "threshold"),
-    ("threshold 300", Change.USAGE, None, "threshold"),
-    ("lang zh", Change.LANG, "zh", None),
-    ("language auto", Change.LANG, None, None),
-    ("lang klingon", Change.USAGE, None, "lang"),
-    ("on please", Change.USAGE, None, None),
-    ("volume 11", Change.USAGE, None, None),
-])  # fmt: skip
-def test_channel_command_parsing(arg: str, change: Change, value: object, problem: str | None) -> None:
+@pytest.mark.parametrize(
+    ("arg", "change", "value", "problem"),
+    [
+        ("", Change.SHOW, None, None),
+        ("quiet", Change.MODE, Mode.QUIET, None),
+        ("OFF", Change.MODE, Mode.OFF, None),
+        ("threshold strict", Change.THRESHOLD, THRESHOLDS["strict"], None),
+        ("threshold normal", Change.THRESHOLD, None, None),  # back to the default
+        ("threshold 90%", Change.THRESHOLD, 0.9, None),
+        ("threshold", Change.USAGE, None, "threshold"),
+        ("threshold 300", Change.USAGE, None, "threshold"),
+        ("lang zh", Change.LANG, "zh", None),
+        ("language auto", Change.LANG, None, None),
+        ("lang klingon", Change.USAGE, None, "lang"),
+        ("on please", Change.USAGE, None, None),
+        ("volume 11", Change.USAGE, None, None),
+    ],
+)
+def test_channel_command_parsing(
+    arg: str, change: Change, value: object, problem: str | None
+) -> None:
     parsed = parse_channel_command(arg)
     assert (parsed.change, parsed.value, parsed.problem) == (change, value, problem)

@@ -127,8 +127,12 @@ def test_the_console_script_runs_as_a_process(committed_store: Store, seed_file:
     }
     done = subprocess.run(
         [sys.executable, "-m", "bot", "import", str(seed_file), "--json"],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["added"] == 1
 

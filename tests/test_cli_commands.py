@@ -78,8 +78,15 @@ def _modules_after(*argv: str, env: dict[str, str] | None = None) -> set[str]:
         "sys.stdout = sys.__stdout__\n"
         "print('\\n' + json.dumps(sorted(sys.modules)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=120, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=True,
+    )
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
@@ -88,8 +95,11 @@ HEAVY = {"matplotlib", "slack_bolt", "apscheduler", "networkx", "numpy", "sqlalc
 
 def test_help_imports_no_command_module_and_no_heavy_library() -> None:
     loaded = _modules_after("--help")
-    assert not {m for m in loaded if m.startswith("bot.cli.") and m not in
-                {"bot.cli.commands", "bot.cli.group"}}  # fmt: skip
+    assert not {
+        m
+        for m in loaded
+        if m.startswith("bot.cli.") and m not in {"bot.cli.commands", "bot.cli.group"}
+    }
     assert not HEAVY & {m.split(".")[0] for m in loaded}
 
 

@@ -24,10 +24,20 @@ ROS_LINE = (
 
 
 def _process(store: Store, *argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "80",
-           "ERRKB_DATABASE_URL": store.engine.url.render_as_string(hide_password=False)}  # fmt: skip
-    return subprocess.run([sys.executable, "-m", "bot", *argv], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=120, check=False)  # fmt: skip
+    env = {
+        **os.environ,
+        "COLUMNS": "80",
+        "ERRKB_DATABASE_URL": store.engine.url.render_as_string(hide_password=False),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def _write(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -43,8 +53,12 @@ def test_a_log_line_in_brackets_is_shown_as_written_not_read_as_markup(
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "MarkupError" not in done.stderr
     # a record whose error line is that log line: its answer shows the brackets as written
-    record = {**seed(), "id": "ros/move-base-aborting", "signature": ROS_LINE.strip(),
-              "regex": r"\[/move_base\]: Aborting"}  # fmt: skip
+    record = {
+        **seed(),
+        "id": "ros/move-base-aborting",
+        "signature": ROS_LINE.strip(),
+        "regex": r"\[/move_base\]: Aborting",
+    }
     assert (
         _process(committed_store, "import", str(_write(tmp_path / "r.json", [record]))).returncode
         == 0
@@ -58,7 +72,11 @@ def test_search_keeps_bracketed_text_and_whole_ids_at_80_columns(
     committed_store: Store, tmp_path: Path
 ) -> None:
     long_id = "llm/" + "a-very-long-record-name-" * 3 + "that-does-not-fit"
-    record = {**seed(), "id": long_id, "signature": "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout"}  # fmt: skip
+    record = {
+        **seed(),
+        "id": long_id,
+        "signature": "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout",
+    }
     assert (
         _process(committed_store, "import", str(_write(tmp_path / "r.json", [record]))).returncode
         == 0
@@ -82,13 +100,38 @@ def test_ids_in_a_table_are_never_cut(committed_store: Store) -> None:
     assert all(hit["id"] in done.stdout for hit in hits), done.stdout
 
 
-@pytest.mark.parametrize("lang,labels,english", [
-    ("en", ["Root cause", "Workarounds", "Dead ends", "matched line"], []),
-    ("zh", ["根本原因", "解决办法", "走不通的路", "匹配的第", "之前通常出现", "修复之后通常接着出现"],
-     ["Root cause", "Workarounds", "Dead ends", "matched line", "Usually preceded by", "What to expect next"]),
-])  # fmt: skip
-def test_triage_labels_follow_lang(committed_store: Store, capsys: pytest.CaptureFixture[str], lang: str,
-                                   labels: list[str], english: list[str]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "lang,labels,english",
+    [
+        ("en", ["Root cause", "Workarounds", "Dead ends", "matched line"], []),
+        (
+            "zh",
+            [
+                "根本原因",
+                "解决办法",
+                "走不通的路",
+                "匹配的第",
+                "之前通常出现",
+                "修复之后通常接着出现",
+            ],
+            [
+                "Root cause",
+                "Workarounds",
+                "Dead ends",
+                "matched line",
+                "Usually preceded by",
+                "What to expect next",
+            ],
+        ),
+    ],
+)
+def test_triage_labels_follow_lang(
+    committed_store: Store,
+    capsys: pytest.CaptureFixture[str],
+    lang: str,
+    labels: list[str],
+    english: list[str],
+) -> None:
     run(capsys, "init")
     code, out, err = run(capsys, "triage", str(EXAMPLES / "nccl-shm-docker.txt"), "--lang", lang)
     assert code == 0, err
@@ -104,12 +147,16 @@ def test_show_labels_follow_lang(
     assert code == 0 and "根本原因" in out and "Root cause" not in out and "版本：" in out
 
 
-@pytest.mark.parametrize("lang,empty,directory", [
-    ("en", "the paste is empty", "is a directory, not a file"),
-    ("zh", "粘贴内容是空的", "是一个目录，不是文件"),
-])  # fmt: skip
-def test_an_empty_paste_and_a_directory_say_so(committed_store: Store, tmp_path: Path, lang: str, empty: str,
-                                               directory: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "lang,empty,directory",
+    [
+        ("en", "the paste is empty", "is a directory, not a file"),
+        ("zh", "粘贴内容是空的", "是一个目录，不是文件"),
+    ],
+)
+def test_an_empty_paste_and_a_directory_say_so(
+    committed_store: Store, tmp_path: Path, lang: str, empty: str, directory: str
+) -> None:
     blank = tmp_path / "blank.txt"
     blank.write_text("\n  \n", encoding="utf-8")
     for argv, stdin, said in (
@@ -124,13 +171,16 @@ def test_an_empty_paste_and_a_directory_say_so(committed_store: Store, tmp_path:
         assert len(done.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("name,check", [
-    ("kb.json", lambda raw: isinstance(json.loads(raw), list)),
-    ("kb.jsonl", lambda raw: [json.loads(line)["id"] for line in raw.splitlines()]),
-    ("kb.ndjson", lambda raw: [json.loads(line)["id"] for line in raw.splitlines()]),
-    ("kb.yaml", lambda raw: isinstance(yaml.safe_load(raw), list)),
-    ("kb.jsonl.gz", None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "name,check",
+    [
+        ("kb.json", lambda raw: isinstance(json.loads(raw), list)),
+        ("kb.jsonl", lambda raw: [json.loads(line)["id"] for line in raw.splitlines()]),
+        ("kb.ndjson", lambda raw: [json.loads(line)["id"] for line in raw.splitlines()]),
+        ("kb.yaml", lambda raw: isinstance(yaml.safe_load(raw), list)),
+        ("kb.jsonl.gz", None),
+    ],
+)
 def test_export_writes_what_its_extension_names_and_imports_back(
     committed_store: Store,
     tmp_path: Path,
@@ -172,9 +222,16 @@ def test_a_mismatched_format_and_extension_is_refused(
 def test_import_tells_an_array_from_json_lines_whatever_the_extension(
     committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    one, two = seed(), {**seed(), "id": "llm/second-record"}
+    one = seed()
+    two = {**seed(), "id": "llm/second-record"}
     _write(tmp_path / "array.jsonl", [one, two])
-    (tmp_path / "lines.json").write_text(json.dumps({**one, "id": "llm/third"}) + "\n" + json.dumps({**one, "id": "llm/fourth"}) + "\n", encoding="utf-8")  # fmt: skip
+    (tmp_path / "lines.json").write_text(
+        json.dumps({**one, "id": "llm/third"})
+        + "\n"
+        + json.dumps({**one, "id": "llm/fourth"})
+        + "\n",
+        encoding="utf-8",
+    )
     code, out, err = run(
         capsys, "import", str(tmp_path / "array.jsonl"), str(tmp_path / "lines.json"), "--json"
     )

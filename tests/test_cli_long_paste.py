@@ -26,8 +26,9 @@ def long_log(tmp_path: Path, lines: int, at: int) -> tuple[Path, int]:
     )
 
 
-def test_a_five_megabyte_log_is_answered_at_its_own_line_number(committed_store: Store, tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_five_megabyte_log_is_answered_at_its_own_line_number(
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(capsys, "init")
     path, line = long_log(tmp_path, 66_000, 30_548)
     assert path.stat().st_size > 5_000_000
@@ -44,16 +45,18 @@ def test_a_five_megabyte_log_is_answered_at_its_own_line_number(committed_store:
     assert "skipped the rest" in out and "66,038 lines" in out  # text mode says the log was cut
 
 
-def test_the_note_on_what_was_skipped_follows_lang(committed_store: Store, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_the_note_on_what_was_skipped_follows_lang(
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(capsys, "init")
     path, _ = long_log(tmp_path, 5_000, 4_990)
     code, out, _ = run(capsys, "triage", str(path), "--lang", "zh")
     assert code == 0 and "其余部分已跳过" in out
 
 
-def test_a_log_within_the_read_limit_says_nothing_about_skipping(committed_store: Store, tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_log_within_the_read_limit_says_nothing_about_skipping(
+    committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(capsys, "init")
     path, line = long_log(tmp_path, 200, 100)
     code, out, _ = run(capsys, "triage", str(path), "--json")

@@ -61,13 +61,25 @@ def compose(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "DOCKER_CONFIG": str(folder / ".docker"),
         "DOCKER_HOST": f"unix://{folder / 'no-engine.sock'}",
     }
-    return subprocess.run([str(compose_binary()), *args], cwd=folder, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+    return subprocess.run(
+        [str(compose_binary()), *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def config(folder: Path, profiles: str) -> dict[str, Any]:
-    done = compose(folder, *[a for p in profiles.split(",") for a in ("--profile", p)],
-                   "config", "--format", "json")  # fmt: skip
+    done = compose(
+        folder,
+        *[a for p in profiles.split(",") for a in ("--profile", p)],
+        "config",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     return dict(json.loads(done.stdout))
 
@@ -84,8 +96,11 @@ def test_the_quick_start_gets_past_interpolation_and_validation(tmp_path: Path) 
 def test_the_same_check_stops_a_variable_required_by_an_optional_profile(tmp_path: Path) -> None:
     """What the quick start met before: ``${VAR:?}`` in the opt-in mcp service stops every profile."""
     text = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
-    strict = text.replace('command: ["mcp",', 'environment:\n      ERRKB_MCP_TOKEN: ${ERRKB_MCP_TOKEN:?set it}\n'
-                          '    command: ["mcp",', 1)  # fmt: skip
+    strict = text.replace(
+        'command: ["mcp",',
+        'environment:\n      ERRKB_MCP_TOKEN: ${ERRKB_MCP_TOKEN:?set it}\n    command: ["mcp",',
+        1,
+    )
     assert strict != text
     done = compose(quick_start(tmp_path, strict), "up", "--dry-run", "-d")
     assert done.returncode != 0
@@ -117,7 +132,8 @@ def test_every_profile_configures_from_env_example_alone(tmp_path: Path, profile
 def test_each_errkb_service_probes_what_it_serves(tmp_path: Path, name: str) -> None:
     services = config(quick_start(tmp_path), "http,socket,mcp")["services"]
     service = services[name]
-    command, probe = service["command"], service["healthcheck"]["test"]
+    command = service["command"]
+    probe = service["healthcheck"]["test"]
     port = PROBED[name]
     assert probe[0] == "CMD" and probe[-1] == f"http://127.0.0.1:{port}/healthz"
     assert command[command.index("--port") + 1] == str(port)  # where the service listens

@@ -30,8 +30,21 @@ def test_every_thanks_of_every_lexicon_is_thanks_however_it_is_said(locale: str)
             assert classify_turn(said, answered=ANSWERED) == "thanks", said
 
 
-@pytest.mark.parametrize("said", ["thanks a lot!", "thank you so much", "Thanks, that fixed it 🙏", "ok thanks", "谢谢",
-                                  "多谢，解决了", "非常感谢！", "好的，谢谢你", "<@UBOT> :pray:", "ty :+1:"])  # fmt: skip
+@pytest.mark.parametrize(
+    "said",
+    [
+        "thanks a lot!",
+        "thank you so much",
+        "Thanks, that fixed it 🙏",
+        "ok thanks",
+        "谢谢",
+        "多谢，解决了",
+        "非常感谢！",
+        "好的，谢谢你",
+        "<@UBOT> :pray:",
+        "ty :+1:",
+    ],
+)
 def test_thanks(said: str) -> None:
     assert classify_turn(f"<@UBOT> {said}", answered=ANSWERED) == "thanks"
 
@@ -43,9 +56,19 @@ def test_bare(said: str) -> None:
     assert classify_turn(said, answered=ANSWERED) == "bare"
 
 
-@pytest.mark.parametrize("said", ["thanks, but it still fails", "does this apply to 0.5?", "ok?", "what about Windows",
-                                  "谢谢，但是还是不行", "这个在 0.5 版本也会出现吗？", "为什么会这样",
-                                  "we still get the error after a restart"])  # fmt: skip
+@pytest.mark.parametrize(
+    "said",
+    [
+        "thanks, but it still fails",
+        "does this apply to 0.5?",
+        "ok?",
+        "what about Windows",
+        "谢谢，但是还是不行",
+        "这个在 0.5 版本也会出现吗？",
+        "为什么会这样",
+        "we still get the error after a restart",
+    ],
+)
 def test_anything_else_is_a_question(said: str) -> None:
     assert classify_turn(f"<@UBOT> {said}", answered=ANSWERED) == "question"
 

@@ -117,7 +117,8 @@ def _lock_pins(text: str) -> dict[str, tuple[str, bool]]:
 
 def lock_problems(dependencies: list[str], lock: str) -> list[str]:
     """How ``lock`` (requirements.lock's text) falls behind ``dependencies`` (pyproject's)."""
-    pins, problems = _lock_pins(lock), []
+    pins = _lock_pins(lock)
+    problems = []
     wanted = [Requirement(r) for r in dependencies]
     for requirement in wanted:
         name = canonicalize_name(requirement.name)
@@ -129,8 +130,11 @@ def lock_problems(dependencies: list[str], lock: str) -> list[str]:
             problems.append(f"{name} is locked, but not as pyproject.toml's")
         if not requirement.specifier.contains(version, prereleases=True):
             problems.append(f"{name}=={version} is outside {requirement.specifier}")
-        problems += [f"{name}[{e}] is not locked" for e in requirement.extras
-                     if canonicalize_name(f"{name}-{e}") not in pins]  # fmt: skip
+        problems += [
+            f"{name}[{e}] is not locked"
+            for e in requirement.extras
+            if canonicalize_name(f"{name}-{e}") not in pins
+        ]
     dropped = {n for n, (_, asked) in pins.items() if asked} - {
         canonicalize_name(r.name) for r in wanted
     }

@@ -58,7 +58,11 @@ def test_answers_come_from_the_old_index_while_a_rebuild_runs() -> None:
     state["gate"].set()
     rebuild.join(5)
     current = live.index.current()
-    assert current is not first and current is not None and current.record("java/npe/jdk17") is not None
+    assert (
+        current is not first
+        and current is not None
+        and current.record("java/npe/jdk17") is not None
+    )
 
 
 def test_a_failed_rebuild_keeps_serving_the_last_good_index() -> None:
@@ -82,14 +86,21 @@ NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 def _live(store: Store, kinds: list[str], **options: Any) -> LiveKnowledge:
     return LiveKnowledge(
-        store_loader(store), version_reader(store), changes=change_reader(store),
-        observed=observed_reader(store), poll_seconds=60, on_rebuild=kinds.append, **options,
-    )  # fmt: skip
+        store_loader(store),
+        version_reader(store),
+        changes=change_reader(store),
+        observed=observed_reader(store),
+        poll_seconds=60,
+        on_rebuild=kinds.append,
+        **options,
+    )
 
 
 def _import(store: Store, records: list[Record]) -> None:
     with store.transaction() as session:
-        repository.import_records(session, records=records, on_conflict="upsert", actor="t", now=NOW)
+        repository.import_records(
+            session, records=records, on_conflict="upsert", actor="t", now=NOW
+        )
 
 
 @pytest.fixture
@@ -107,12 +118,26 @@ def test_evidence_rebuilds_nothing_and_an_edit_reindexes_only_that_record(kb: St
     first = live.index.current()
     assert first is not None
     with kb.transaction() as session:
-        slack_repo.cast_vote(session, user_id="U1", record_id="java/npe/jdk17", position=0,
-                             thread="C1:1", verdict="fixed", at=NOW)  # fmt: skip
-        digest_repo.confirm_record(session, record_id="go/nil-pointer/go1", actor="U1",
-                                   today=NOW.date(), now=NOW)  # fmt: skip
-        digest_repo.snooze_record(session, record_id="git/push-rejected/git2", days=7, actor="U1",
-                                  today=NOW.date(), now=NOW)  # fmt: skip
+        slack_repo.cast_vote(
+            session,
+            user_id="U1",
+            record_id="java/npe/jdk17",
+            position=0,
+            thread="C1:1",
+            verdict="fixed",
+            at=NOW,
+        )
+        digest_repo.confirm_record(
+            session, record_id="go/nil-pointer/go1", actor="U1", today=NOW.date(), now=NOW
+        )
+        digest_repo.snooze_record(
+            session,
+            record_id="git/push-rejected/git2",
+            days=7,
+            actor="U1",
+            today=NOW.date(),
+            now=NOW,
+        )
     assert not live.refresh() and kinds == ["full"] and live.index.current() is first
 
     edited = SMALL[3].model_copy(update={"root_cause": "A nil map was written to."})
@@ -126,8 +151,9 @@ def test_evidence_rebuilds_nothing_and_an_edit_reindexes_only_that_record(kb: St
     assert all(p is unchanged[p.record.id] for p in index.parts if p.record.id != edited.id)
 
     with kb.transaction() as session:  # a deprecation takes the record out, incrementally
-        digest_repo.deprecate_record(session, record_id="java/npe/jdk17", reason="gone", actor="U1",
-                                     now=NOW)  # fmt: skip
+        digest_repo.deprecate_record(
+            session, record_id="java/npe/jdk17", reason="gone", actor="U1", now=NOW
+        )
     assert live.refresh() and kinds == ["full", "incremental", "incremental"]
     index = live.index.current()
     assert index is not None and index.record("java/npe/jdk17") is None
@@ -161,8 +187,9 @@ def test_an_update_gives_way_to_a_paste_being_matched_then_goes_on(kb: Store) ->
     assert len(waits) == 1
 
 
-def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path: Path,
-                                                            caplog: pytest.LogCaptureFixture) -> None:  # fmt: skip
+def test_a_restart_relinks_from_the_snapshot_and_catches_up(
+    kb: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "kb.pickle"
     kinds: list[str] = []
     first = _live(kb, kinds, snapshot=path)
@@ -187,7 +214,9 @@ def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path:
 
     saved = snapshot.load(path)
     assert saved is not None
-    snapshot.save(path, dataclasses.replace(saved, version=saved.version + 50))  # a restored database
+    snapshot.save(
+        path, dataclasses.replace(saved, version=saved.version + 50)
+    )  # a restored database
     caplog.set_level(logging.INFO)
     ahead: list[str] = []
     behind = _live(kb, ahead, snapshot=path)
@@ -203,7 +232,12 @@ def test_a_restart_relinks_from_the_snapshot_and_catches_up(kb: Store, tmp_path:
 
 
 def test_readiness_is_starting_then_broken_with_a_reason_then_ready() -> None:
-    state: dict[str, Any] = {"version": 1, "records": SMALL, "gate": threading.Event(), "fail": True}
+    state: dict[str, Any] = {
+        "version": 1,
+        "records": SMALL,
+        "gate": threading.Event(),
+        "fail": True,
+    }
     live = LiveKnowledge(_loader(state), lambda: state["version"], poll_seconds=60)
     assert live.readiness().state == "starting"
     state["gate"].set()
@@ -215,7 +249,9 @@ def test_readiness_is_starting_then_broken_with_a_reason_then_ready() -> None:
     assert live.readiness() == Readiness("ready", records=len(SMALL), version=1)
 
 
-def test_a_database_made_again_at_the_same_address_is_not_taken_for_the_old_one(kb: Store, tmp_path: Path) -> None:
+def test_a_database_made_again_at_the_same_address_is_not_taken_for_the_old_one(
+    kb: Store, tmp_path: Path
+) -> None:
     url = kb.engine.url.render_as_string(hide_password=False)
 
     def at() -> Path:  # as errkb serve finds its snapshot

@@ -76,5 +76,7 @@ def test_a_snapshot_an_earlier_errkb_wrote_is_ignored_with_one_line(
 def test_records_of_the_index_are_a_sequence() -> None:
     index = MatchIndex.build(sorted(SMALL, key=lambda r: r.id))
     assert len(index.records) == len(SMALL)
-    assert [r.id for r in index.records[1:3]] == [r.id for r in sorted(SMALL, key=lambda r: r.id)[1:3]]
+    assert [r.id for r in index.records[1:3]] == [
+        r.id for r in sorted(SMALL, key=lambda r: r.id)[1:3]
+    ]
     assert isinstance(index.records[0], Record)

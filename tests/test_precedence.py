@@ -25,7 +25,8 @@ class TellingCondition(threading.Condition):
 
 
 def test_an_update_waits_while_a_request_is_in_flight_and_goes_on_when_it_ends() -> None:
-    waiting, went_on = threading.Event(), threading.Event()
+    waiting = threading.Event()
+    went_on = threading.Event()
     gate = RequestGate(pause_wait=PATIENCE * 4, update_wait=PATIENCE * 4)
     gate._idle = TellingCondition(waiting)  # tells the test when the pause waits
     pause = Pause(gate)
@@ -50,7 +51,8 @@ def test_a_stream_of_requests_holds_an_update_no_longer_than_its_caps() -> None:
     ``update_wait`` in all its pauses return at once."""
     waits: list[float] = []
     gate = RequestGate(pause_wait=0.02, update_wait=0.1, on_wait=waits.append)
-    stop, streaming = threading.Event(), threading.Event()
+    stop = threading.Event()
+    streaming = threading.Event()
 
     def requests() -> None:
         with gate:
@@ -121,9 +123,10 @@ def test_an_update_giving_way_stops_mid_way_for_a_paste_and_builds_the_same() ->
     records = sorted(load_records([DATA]), key=lambda r: r.id)
     old = MatchIndex.build(records)
     edited = records[3].model_copy(update={"regex": f"{records[3].regex}|FrobnicatorMeltdownError"})
-    paste = "Traceback (most recent call last):\n  File \"x.py\", line 1\nFrobnicatorMeltdownError"
+    paste = 'Traceback (most recent call last):\n  File "x.py", line 1\nFrobnicatorMeltdownError'
     before = old.triage(paste)
-    waiting, built = threading.Event(), []
+    waiting = threading.Event()
+    built = []
     gate = RequestGate(pause_wait=PATIENCE * 4, update_wait=PATIENCE * 4)
     gate._idle = TellingCondition(waiting)
 

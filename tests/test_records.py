@@ -82,8 +82,10 @@ def test_links_may_be_ids_or_objects_and_keep_their_shape() -> None:
     record = Record.model_validate({**seed(), "transition_graph": graph})
     assert record.to_native()["transition_graph"] == graph
     assert [(kind, getattr(item, "error_id", item)) for kind, item in record.links()] == [
-        ("leads_to", "llm/a"), ("leads_to", "llm/b"), ("frequently_confused_with", "llm/c"),
-    ]  # fmt: skip
+        ("leads_to", "llm/a"),
+        ("leads_to", "llm/b"),
+        ("frequently_confused_with", "llm/c"),
+    ]
 
 
 def test_unknown_keys_survive() -> None:
@@ -100,12 +102,20 @@ def test_unknown_keys_survive() -> None:
         ({"last_confirmed": "last week"}, "last_confirmed", "date"),
         ({"regex": "(unclosed"}, "regex", "valid regular expression"),
         ({"id": "has spaces in it"}, "id", "slash-separated"),
-        ({"workarounds": [{"action": "x", "success_rate": -1}]}, "workarounds[0].success_rate", "greater than or equal to 0"),
+        (
+            {"workarounds": [{"action": "x", "success_rate": -1}]},
+            "workarounds[0].success_rate",
+            "greater than or equal to 0",
+        ),
         ({"dead_ends": [{"action": "", "why_fails": ""}]}, "dead_ends[0]", "action or a why_fails"),
-        ({"transition_graph": {"leads_to": [{"probability": 0.2}]}}, "transition_graph.leads_to[0]", ""),
+        (
+            {"transition_graph": {"leads_to": [{"probability": 0.2}]}},
+            "transition_graph.leads_to[0]",
+            "",
+        ),
         ({"workarounds_zh": ["a", "b"]}, "workarounds_zh", "entry i translates workarounds[i]"),
     ],
-)  # fmt: skip
+)
 def test_validation_errors_name_the_field_and_what_was_expected(
     change: dict[str, Any], path: str, says: str
 ) -> None:
@@ -157,11 +167,22 @@ def linked_seed() -> dict[str, Any]:
     data = seed()
     data["versions"] = [{**data["versions"][0], "behavior_change": "V1 engine reports it at start"}]
     data["os_specific"] = {"linux": "Check dmesg", "counts": {"a": 1}}
-    data["workarounds"] = [{**data["workarounds"][0], "how": "vllm serve <model> --gpu-memory-utilization 0.85   # leave headroom",
-                            "condition": "Only on a dedicated GPU"}]  # fmt: skip
+    data["workarounds"] = [
+        {
+            **data["workarounds"][0],
+            "how": "vllm serve <model> --gpu-memory-utilization 0.85   # leave headroom",
+            "condition": "Only on a dedicated GPU",
+        }
+    ]
     data["dead_ends"].append(
-        {"action": "Restart the server", "why_fails": "The budget is the same after a restart.",
-         "fail_rate": 0.9, "condition": "On vLLM 0.4", "sources": []})  # fmt: skip
+        {
+            "action": "Restart the server",
+            "why_fails": "The budget is the same after a restart.",
+            "fail_rate": 0.9,
+            "condition": "On vLLM 0.4",
+            "sources": [],
+        }
+    )
     data["transition_graph"] = {
         "leads_to": ["llm/a", {"error_id": "llm/b", "probability": 0.4, "condition": "under load"}],
         "preceded_by": [],
@@ -190,8 +211,13 @@ def fully_translated() -> dict[str, Any]:
         data[key] = value
         if key in added:
             data[f"{key}_zh"] = added[key]
-    data["workarounds_zh"] = [{"action": "降低 gpu_memory_utilization", "how": "vllm serve <model> --gpu-memory-utilization 0.85   # 留出余量",
-                               "condition": "仅当 GPU 专用时"}]  # fmt: skip
+    data["workarounds_zh"] = [
+        {
+            "action": "降低 gpu_memory_utilization",
+            "how": "vllm serve <model> --gpu-memory-utilization 0.85   # 留出余量",
+            "condition": "仅当 GPU 专用时",
+        }
+    ]
     return data
 
 
@@ -229,12 +255,16 @@ def test_fallback_is_per_text_and_names_exactly_what_fell_back() -> None:
     data["workarounds_zh"] = ["降低 gpu_memory_utilization"]  # how and condition stay English
     view = Record.model_validate(data).localized("zh")
     assert view.fallbacks == (
-        "versions[0].behavior_change", "os_specific.linux",
-        "dead_ends[0].why_fails", "dead_ends[1].why_fails", "dead_ends[1].condition",
-        "workarounds[0].how", "workarounds[0].condition",
+        "versions[0].behavior_change",
+        "os_specific.linux",
+        "dead_ends[0].why_fails",
+        "dead_ends[1].why_fails",
+        "dead_ends[1].condition",
+        "workarounds[0].how",
+        "workarounds[0].condition",
         "transition_graph.leads_to[1].condition",
         "transition_graph.frequently_confused_with[0].distinction",
-    )  # fmt: skip
+    )
     how = view.workarounds[0].how
     assert (how.value, how.locale, how.fallback) == (
         linked_seed()["workarounds"][0]["how"],
@@ -261,14 +291,22 @@ def test_a_regional_locale_reads_its_own_translation_then_the_base_language() ->
     [
         ({"workarounds_zh": [5]}, "workarounds_zh[0]", "a string, an object or null"),
         ({"workarounds_zh": [{"acton": "x"}]}, "workarounds_zh[0].acton", "Extra inputs"),
-        ({"dead_ends_zh": [{"action": "x"}]}, "dead_ends_zh[0].action", "dead_ends[0].action, which has no text"),
+        (
+            {"dead_ends_zh": [{"action": "x"}]},
+            "dead_ends_zh[0].action",
+            "dead_ends[0].action, which has no text",
+        ),
         ({"workarounds_zh": [{"condition": "x"}]}, "workarounds_zh[0].condition", "has no text"),
         ({"versions_zh": [None, None]}, "versions_zh", "entry i translates versions[i]"),
-        ({"transition_graph_zh": {"leads_to": [{"condition": "x"}]}}, "transition_graph_zh.leads_to", "has only 0"),
+        (
+            {"transition_graph_zh": {"leads_to": [{"condition": "x"}]}},
+            "transition_graph_zh.leads_to",
+            "has only 0",
+        ),
         ({"transition_graph_zh": {"next": []}}, "transition_graph_zh.next", "Extra inputs"),
         ({"os_specific_zh": {"linux": "x"}}, "os_specific_zh.linux", "has no text"),
     ],
-)  # fmt: skip
+)
 def test_a_translation_that_does_not_fit_names_its_key(
     change: dict[str, Any], path: str, says: str
 ) -> None:
@@ -309,8 +347,9 @@ def test_any_translation_form_round_trips(entries: list[Any], dead: str | None) 
     native = record.to_native()
     data = clean_value(data)  # texts are kept cleaned of NUL and lone surrogates
     assert native == data and list(native) == list(data)
-    assert [list(e) for e in native["workarounds_zh"] if isinstance(e, dict)] == \
-        [list(e) for e in data["workarounds_zh"] if isinstance(e, dict)]  # fmt: skip
+    assert [list(e) for e in native["workarounds_zh"] if isinstance(e, dict)] == [
+        list(e) for e in data["workarounds_zh"] if isinstance(e, dict)
+    ]
 
 
 def test_a_text_without_letters_has_nothing_to_translate() -> None:

@@ -168,8 +168,11 @@ def test_seed_example_is_present_verbatim() -> None:
     seed = BY_ID[SEED_ID]
     assert _untranslated(seed) == _untranslated(SEED)
     assert {k: v for k, v in seed.items() if k in SEED} == SEED
-    assert list(seed) == [*SEED_KEYS[:SEED_KEYS.index("dead_ends") + 1], "dead_ends_zh",
-                          *SEED_KEYS[SEED_KEYS.index("dead_ends") + 1:]]  # fmt: skip
+    assert list(seed) == [
+        *SEED_KEYS[: SEED_KEYS.index("dead_ends") + 1],
+        "dead_ends_zh",
+        *SEED_KEYS[SEED_KEYS.index("dead_ends") + 1 :],
+    ]
     assert seed in FILES["vllm"]
 
 

@@ -14,23 +14,49 @@ ERROR = (
 )
 
 
-@pytest.mark.parametrize("text", ["that worked, thanks!", "Works now 🎉", "fixed it, cheers", "Solved.",
-                                  "好了，谢谢", "可以了！", "解决了👍", "这个管用"])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    [
+        "that worked, thanks!",
+        "Works now 🎉",
+        "fixed it, cheers",
+        "Solved.",
+        "好了，谢谢",
+        "可以了！",
+        "解决了👍",
+        "这个管用",
+    ],
+)
 def test_saying_it_worked(text: str) -> None:
     assert says_it_worked(text)
 
 
-@pytest.mark.parametrize("text", ["that has not worked", "it still isn't fixed", "还是没解决", "不管用", "没好",
-                                  "worked yesterday\n" + ERROR, "framework", "thanks", "is it solved? " * 30])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    [
+        "that has not worked",
+        "it still isn't fixed",
+        "还是没解决",
+        "不管用",
+        "没好",
+        "worked yesterday\n" + ERROR,
+        "framework",
+        "thanks",
+        "is it solved? " * 30,
+    ],
+)
 def test_not_saying_it_worked(text: str) -> None:
     assert not says_it_worked(text)
 
 
 def test_a_reply_becomes_a_workaround_with_its_code_as_how() -> None:
-    assert fix_workaround("Bump it:\n```python\nllm = LLM(gpu_memory_utilization=0.8)\n```\nthen restart") == (
-        "Bump it: then restart", "llm = LLM(gpu_memory_utilization=0.8)")  # fmt: skip
-    assert fix_workaround("run `pip install -U vllm` and retry") == ("run `pip install -U vllm` and retry",
-                                                                     "pip install -U vllm")  # fmt: skip
+    assert fix_workaround(
+        "Bump it:\n```python\nllm = LLM(gpu_memory_utilization=0.8)\n```\nthen restart"
+    ) == ("Bump it: then restart", "llm = LLM(gpu_memory_utilization=0.8)")
+    assert fix_workaround("run `pip install -U vllm` and retry") == (
+        "run `pip install -U vllm` and retry",
+        "pip install -U vllm",
+    )
     assert fix_workaround("restart the worker") == ("restart the worker", "")
 
 
@@ -64,9 +90,16 @@ def test_errkbs_messages_are_known_by_bot_app_metadata_or_ids() -> None:
 
 
 def test_alert_text_reads_links_tags_labels_and_skips_a_repeating_fallback() -> None:
-    message = {"text": f":red_circle: [prod] *<https://x.io/1|{ERROR}>*",
-               "attachments": [{"fallback": "ignored when the rest is there", "title": "t",
-                                "text": f"• *Details:* {ERROR} (again)"}]}  # fmt: skip
+    message = {
+        "text": f":red_circle: [prod] *<https://x.io/1|{ERROR}>*",
+        "attachments": [
+            {
+                "fallback": "ignored when the rest is there",
+                "title": "t",
+                "text": f"• *Details:* {ERROR} (again)",
+            }
+        ],
+    }
     text = alert_text(message)
     assert text.splitlines()[0] == ERROR and "ignored" not in text
     assert f"{ERROR} (again)" in text.splitlines()

@@ -38,8 +38,13 @@ def test_a_nul_is_dropped_and_a_lone_surrogate_replaced() -> None:
     assert clean_value(fit) is fit
 
 
-@given(st.recursive(st.text() | st.integers() | st.none(),
-                    lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids), max_leaves=30))  # fmt: skip
+@given(
+    st.recursive(
+        st.text() | st.integers() | st.none(),
+        lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids),
+        max_leaves=30,
+    )
+)
 def test_cleaned_values_encode_as_utf8_json_and_clean_again_to_themselves(value: object) -> None:
     cleaned = clean_value(value)
     text = json.dumps(cleaned, ensure_ascii=False)

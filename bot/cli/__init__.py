@@ -38,10 +38,14 @@ def _show_version(wanted: bool) -> None:
 def _errkb(
     version: Annotated[
         bool,
-        typer.Option("--version", help="Print errkb's version and exit.", callback=_show_version,
-                     is_eager=True),
+        typer.Option(
+            "--version",
+            help="Print errkb's version and exit.",
+            callback=_show_version,
+            is_eager=True,
+        ),
     ] = False,
-) -> None:  # fmt: skip
+) -> None:
     """(Typer makes a group only of an app with a callback or several registered commands.)"""
 
 

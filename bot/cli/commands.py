@@ -54,96 +54,113 @@ class Group:
 GROUPS: tuple[Group, ...] = (
     Group("graph", "Check, show and export the transition graph."),
     Group("i18n", "Check the translations of the knowledge base."),
-)  # fmt: skip
+)
 
 COMMANDS: tuple[Command, ...] = (
     Command(
-        "init", "bot.cli.kb:init",
+        "init",
+        "bot.cli.kb:init",
         "Create or upgrade the database and load the starter knowledge base.",
         "errkb init",
     ),
     Command(
-        "migrate", "bot.cli.kb:migrate",
+        "migrate",
+        "bot.cli.kb:migrate",
         "Bring the database's schema up to this errkb's revision (after upgrading errkb).",
         "errkb migrate",
     ),
     Command(
-        "import", "bot.cli.kb:import_",
+        "import",
+        "bot.cli.kb:import_",
         "Import records: native JSON, JSONL, YAML (or .gz of these) and deadends.dev canons.",
         "errkb import records/ more.jsonl.gz --on-conflict skip",
     ),
     Command(
-        "export", "bot.cli.kb:export",
+        "export",
+        "bot.cli.kb:export",
         "Export records in native form (or as deadends.dev canons), in the format -o's extension names.",
         "errkb export --domain llm -o llm.jsonl",
     ),
     Command(
-        "show", "bot.cli.kb:show",
+        "show",
+        "bot.cli.kb:show",
         "Show one record, in a locale when it has a translation.",
         "errkb show llm/vllm-block-manager-out-of-memory --lang zh",
     ),
     Command(
-        "search", "bot.cli.kb:search",
+        "search",
+        "bot.cli.kb:search",
         "Find records by words in their signatures, aliases and translations.",
         "errkb search nccl timeout",
     ),
     Command(
-        "stats", "bot.cli.kb:stats",
+        "stats",
+        "bot.cli.kb:stats",
         "Counts of records, translations, links and dangling references.",
         "errkb stats --json",
     ),
     Command(
-        "triage", "bot.cli.triage:triage",
+        "triage",
+        "bot.cli.triage:triage",
         "Name the record that answers a pasted error, or say that none does.",
         "errkb triage crash.log --lang zh",
     ),
     Command(
-        "eval", "bot.cli.eval:evaluate",
+        "eval",
+        "bot.cli.eval:evaluate",
         "Score the matcher on labelled pastes at both operating points (asked and volunteered).",
         "errkb eval eval/deadends-software.jsonl"
         " --records ../shared/corpora/deadends/deadends-canons.jsonl.gz --plot curve.png",
     ),
     Command(
-        "graph check", "bot.cli.graph:check",
+        "graph check",
+        "bot.cli.graph:check",
         "Report dangling references, one-sided links, self-loops, cycles, orphans, hubs and variant groups.",
         "errkb graph check --strict --records data/",
     ),
     Command(
-        "graph show", "bot.cli.graph:show",
+        "graph show",
+        "bot.cli.graph:show",
         "Show a record's neighbourhood as a tree with probabilities (and a PNG).",
         "errkb graph show llm/vllm-block-manager-out-of-memory --lang zh --png g.png",
     ),
     Command(
-        "graph export", "bot.cli.graph:export",
+        "graph export",
+        "bot.cli.graph:export",
         "Export the graph for other tools (GraphML or JSON).",
         "errkb graph export --format graphml --output kb.graphml",
     ),
     Command(
-        "graph observed", "bot.cli.graph:observed",
+        "graph observed",
+        "bot.cli.graph:observed",
         "List transitions learnt from use (same thread or session), most seen first.",
         "errkb graph observed --min-count 3",
     ),
     Command(
-        "i18n check", "bot.cli.i18n:check",
+        "i18n check",
+        "bot.cli.i18n:check",
         "List the texts of each record that have no translation, per locale.",
         "errkb i18n check --locale zh --records data/ --strict",
     ),
     Command(
-        "digest", "bot.cli.digest:digest",
+        "digest",
+        "bot.cli.digest:digest",
         "The records nobody has confirmed for too long, most important first.",
         "errkb digest --dry-run --domain llm",
     ),
     Command(
-        "serve", "bot.cli.serve:serve",
+        "serve",
+        "bot.cli.serve:serve",
         "Run the Slack bot: answers pastes, /errkb, the shortcut and buttons.",
         "errkb serve --http --port 3000",
     ),
     Command(
-        "mcp", "bot.cli.mcp:mcp",
+        "mcp",
+        "bot.cli.mcp:mcp",
         "Serve errkb to coding agents over the Model Context Protocol (stdio or HTTP).",
         "errkb mcp --http --host 0.0.0.0 --port 8000",
     ),
-)  # fmt: skip
+)
 
 
 _ENTRIES: tuple[Command | Group, ...] = (*COMMANDS, *GROUPS)

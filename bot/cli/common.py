@@ -51,5 +51,6 @@ def print_problems(lines: Sequence[str], *, limit: int | None = SHOWN, hint: str
         err_console.print(line, highlight=False, markup=False, soft_wrap=True)
     if len(lines) > len(shown):
         more = f"… {len(lines) - len(shown)} more not shown ({len(lines)} in all)"
-        err_console.print(more + (f"; {hint}" if hint else ""), highlight=False, markup=False,
-                          soft_wrap=True)  # fmt: skip
+        err_console.print(
+            more + (f"; {hint}" if hint else ""), highlight=False, markup=False, soft_wrap=True
+        )

@@ -56,21 +56,35 @@ def digest(
         store.dispose()
     locale = supported(lang) or "en"
     if as_json:
-        emit_json({
-            "today": local_today(config, now).isoformat(), "stale": len(items),
-            "records": [
-                {"id": i.record_id, "domain": i.domain, "score": i.score, "days_overdue": i.days_overdue,
-                 "last_confirmed": i.last_confirmed, "matches": i.importance.matches,
-                 "leads_in": i.importance.leads_in, "reasons": [r.key for r in i.reasons]}
-                for i in items[:limit]
-            ],
-        })  # fmt: skip
+        emit_json(
+            {
+                "today": local_today(config, now).isoformat(),
+                "stale": len(items),
+                "records": [
+                    {
+                        "id": i.record_id,
+                        "domain": i.domain,
+                        "score": i.score,
+                        "days_overdue": i.days_overdue,
+                        "last_confirmed": i.last_confirmed,
+                        "matches": i.importance.matches,
+                        "leads_in": i.importance.leads_in,
+                        "reasons": [r.key for r in i.reasons],
+                    }
+                    for i in items[:limit]
+                ],
+            }
+        )
         return
     if not items:
         console.print(t(locale, "digest.none"), highlight=False, markup=False)
         return
-    console.print(t(locale, "digest.cli.header", count=len(items)), style="bold", highlight=False,
-                  markup=False)  # fmt: skip
+    console.print(
+        t(locale, "digest.cli.header", count=len(items)),
+        style="bold",
+        highlight=False,
+        markup=False,
+    )
     for line in render_stale_lines(locale, items[:limit]):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     if len(items) > limit:
@@ -88,8 +102,11 @@ def _send(config: Settings, store: Store, graph: KnowledgeGraph, now: datetime) 
     targets: list[Audience] = audiences(config)
     if not targets:
         fail("set ERRKB_DIGEST_CHANNEL or ERRKB_DOMAIN_OWNERS to say where the digest goes", 1)
-    gateway = SlackGateway(token=config.slack_bot_token.get_secret_value(), base_url=config.slack_api_url,
-                           metrics=Metrics())  # fmt: skip
+    gateway = SlackGateway(
+        token=config.slack_bot_token.get_secret_value(),
+        base_url=config.slack_api_url,
+        metrics=Metrics(),
+    )
     sender = DigestSender(
         settings=config, store=store, gateway=gateway, graph=lambda: graph, clock=lambda: now
     )

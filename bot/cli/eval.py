@@ -63,18 +63,26 @@ def evaluate(
         return
     table = Table("cases", "top-1", "top-3", "MRR", "recall@10", "recall@30", "declines")
     table.add_row(
-        f"{report.cases} ({report.positives}+{report.negatives})", f"{report.top1:.3f}",
-        f"{report.top3:.3f}", f"{report.mrr:.3f}", f"{report.recall10:.3f}",
-        f"{report.recall30:.3f}", f"{report.decline:.3f}",
-    )  # fmt: skip
+        f"{report.cases} ({report.positives}+{report.negatives})",
+        f"{report.top1:.3f}",
+        f"{report.top3:.3f}",
+        f"{report.mrr:.3f}",
+        f"{report.recall10:.3f}",
+        f"{report.recall30:.3f}",
+        f"{report.decline:.3f}",
+    )
     console.print("[bold]asked[/] (answer when confident, else show candidates)")
     console.print(table)
     points = Table("operating point", "threshold", "precision", "coverage", "answered", "declines")
     for name, p in (("asked", report.asked), ("volunteer", report.volunteer)):
         points.add_row(
-            name, f"{p.threshold:.2f}", f"{p.precision:.3f}", f"{p.coverage:.3f}",
-            f"{p.answered:.3f}", f"{p.decline:.3f}",
-        )  # fmt: skip
+            name,
+            f"{p.threshold:.2f}",
+            f"{p.precision:.3f}",
+            f"{p.coverage:.3f}",
+            f"{p.answered:.3f}",
+            f"{p.decline:.3f}",
+        )
     console.print(points)
     offer = report.candidates
     console.print(
@@ -91,8 +99,14 @@ def evaluate(
         for r in report.results:
             ok = r.top1 if r.positive else r.correct_decline
             top = r.top[0] if r.top else ("-", 0.0, "-")
-            detail.add_row(Text(str(r.id)), "yes" if ok else "[red]no[/]", Text(str(top[0])), top[2],
-                           str(r.rank) if r.positive else "-", f"{r.ms:.2f}")  # fmt: skip
+            detail.add_row(
+                Text(str(r.id)),
+                "yes" if ok else "[red]no[/]",
+                Text(str(top[0])),
+                top[2],
+                str(r.rank) if r.positive else "-",
+                f"{r.ms:.2f}",
+            )
         console.print(detail)
 
 
@@ -107,13 +121,26 @@ def draw(points: list, report: object, path: Path, *, title: str) -> None:  # ty
 
     assert isinstance(report, Report)
     figure, axes = plt.subplots(figsize=(6.4, 4.4), dpi=120)
-    axes.plot([p.coverage for p in points], [p.precision for p in points], color="#4c72b0",
-              linewidth=1.6, label="every threshold on the top score")  # fmt: skip
-    for name, p, colour in (("volunteer", report.volunteer, "#c44e52"),
-                            ("asked", report.asked, "#55a868")):  # fmt: skip
-        axes.scatter([p.coverage], [p.precision], s=60, color=colour, zorder=3,
-                     label=f"{name} (≥ {p.threshold:.2f}): precision {p.precision:.2f}, "
-                     f"coverage {p.coverage:.2f}")  # fmt: skip
+    axes.plot(
+        [p.coverage for p in points],
+        [p.precision for p in points],
+        color="#4c72b0",
+        linewidth=1.6,
+        label="every threshold on the top score",
+    )
+    for name, p, colour in (
+        ("volunteer", report.volunteer, "#c44e52"),
+        ("asked", report.asked, "#55a868"),
+    ):
+        axes.scatter(
+            [p.coverage],
+            [p.precision],
+            s=60,
+            color=colour,
+            zorder=3,
+            label=f"{name} (≥ {p.threshold:.2f}): precision {p.precision:.2f}, "
+            f"coverage {p.coverage:.2f}",
+        )
     axes.set_xlabel("coverage (share of positive pastes answered right)")
     axes.set_ylabel("precision (share of answers that are right)")
     axes.set_xlim(0, 1.02)

@@ -66,9 +66,8 @@ def _print_report(report: GraphReport) -> None:
     _listing("self-loops", [f"{s.record_id} ({s.kind})" for s in report.self_loops])
     _listing(
         "one-sided links",
-        [f"{o.source} {o.kind} {o.target} (no {o.missing} back)"
-         for o in report.one_sided],
-    )  # fmt: skip
+        [f"{o.source} {o.kind} {o.target} (no {o.missing} back)" for o in report.one_sided],
+    )
     _listing("cycles", [" → ".join(c.example) for c in report.cycles])
     if report.hubs:
         table = Table("hub", "in", "out", "look-alikes", title="hubs")
@@ -126,8 +125,9 @@ def show(
         data["png"] = str(png) if png else None
         common.emit_json(data)
         return
-    common.console.print(render_tree(kg, record_id, depth=depth, locale=lang), highlight=False,
-                         markup=False)  # fmt: skip
+    common.console.print(
+        render_tree(kg, record_id, depth=depth, locale=lang), highlight=False, markup=False
+    )
     observed = kg.observed_from(record_id)
     if observed:
         common.console.print(t(lang, "cli.graph.observed"), highlight=False, markup=False)
@@ -159,9 +159,12 @@ def export(
 
 def _observed_dict(edge: ObservedEdge) -> dict[str, Any]:
     return {
-        "source": edge.source, "target": edge.target, "count": edge.count,
-        "first_seen": edge.first_seen.isoformat(), "last_seen": edge.last_seen.isoformat(),
-    }  # fmt: skip
+        "source": edge.source,
+        "target": edge.target,
+        "count": edge.count,
+        "first_seen": edge.first_seen.isoformat(),
+        "last_seen": edge.last_seen.isoformat(),
+    }
 
 
 def observed(
@@ -193,6 +196,12 @@ def observed(
         return
     table = Table("count", "from", "to", "first seen", "last seen", "curated")
     for row in rows:
-        table.add_row(str(row["count"]), Text(row["source"]), Text(row["target"]), row["first_seen"][:16],
-                      row["last_seen"][:16], "yes" if row["curated"] else "")  # fmt: skip
+        table.add_row(
+            str(row["count"]),
+            Text(row["source"]),
+            Text(row["target"]),
+            row["first_seen"][:16],
+            row["last_seen"][:16],
+            "yes" if row["curated"] else "",
+        )
     common.console.print(table)

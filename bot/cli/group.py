@@ -58,7 +58,8 @@ def load(command: Command) -> TyperCommand:
     with _uncollected():
         runner = getattr(importlib.import_module(module), name)
     single = typer.Typer(rich_markup_mode=MARKUP, add_completion=False)
-    words, text = command.words, help_text(command, runner)
+    words = command.words
+    text = help_text(command, runner)
     single.command(words[-1], help=text, short_help=command.summary)(runner)
     built = typer.main.get_command(single)
     if not isinstance(built, TyperCommand):
@@ -106,8 +107,13 @@ class CommandGroup(TyperGroup):
         if entry is None:
             return None
         if isinstance(entry, Group):
-            return CommandGroup(words=entry.words, name=name, help=entry.summary,
-                                no_args_is_help=True, rich_markup_mode=MARKUP)  # fmt: skip
+            return CommandGroup(
+                words=entry.words,
+                name=name,
+                help=entry.summary,
+                no_args_is_help=True,
+                rich_markup_mode=MARKUP,
+            )
         if self._listing:  # a line in a listing needs the summary, not the module
             return TyperCommand(name=name, help=entry.summary, short_help=entry.summary)
         if name not in self._loaded:

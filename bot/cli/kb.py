@@ -50,9 +50,13 @@ def _now() -> datetime:
 
 def _progress(label: str) -> Progress:
     return Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(),
-        console=err_console, transient=True, disable=not err_console.is_terminal,
-    )  # fmt: skip
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    )
 
 
 @dataclass
@@ -99,14 +103,18 @@ def run_import(
                 with _progress("writing") as bar:
                     task = bar.add_task("write", total=None)
                     summary = repo.import_records(
-                        session, records=records, on_conflict=on_conflict, actor=actor, now=_now(),
+                        session,
+                        records=records,
+                        on_conflict=on_conflict,
+                        actor=actor,
+                        now=_now(),
                         progress=lambda n, total: bar.update(task, completed=n, total=total),
-                    )  # fmt: skip
+                    )
                 if summary.conflicts:
                     session.rollback()
-                    raise ImportFailed([
-                        _conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts
-                    ])  # fmt: skip
+                    raise ImportFailed(
+                        [_conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts]
+                    )
     finally:
         store.dispose()
     warnings = [
@@ -136,9 +144,13 @@ def _import_staged(
     with _progress("writing") as bar:
         task = bar.add_task("write", total=None)
         summary = import_staged(
-            store, records=records, on_conflict=on_conflict, actor=actor, now=_now(),
+            store,
+            records=records,
+            on_conflict=on_conflict,
+            actor=actor,
+            now=_now(),
             progress=lambda n, total: bar.update(task, completed=n, total=total),
-        )  # fmt: skip
+        )
     if summary.conflicts:
         raise ImportFailed(
             [_conflict(result.sources.get(rid, ""), rid) for rid in summary.conflicts]
@@ -202,8 +214,10 @@ def migrate(as_json: JsonOpt = False) -> None:
             f"Schema already at revision {after}: [bold]{_safe_url(config.database_url)}[/]"
         )
     else:
-        console.print(f"Schema migrated from revision {before or '(none)'} to {after}: "
-                      f"[bold]{_safe_url(config.database_url)}[/]")  # fmt: skip
+        console.print(
+            f"Schema migrated from revision {before or '(none)'} to {after}: "
+            f"[bold]{_safe_url(config.database_url)}[/]"
+        )
 
 
 def _safe_url(url: str) -> str:
@@ -245,19 +259,36 @@ def import_(
     if on_conflict not in ("upsert", "skip", "fail"):
         fail(f"--on-conflict must be upsert, skip or fail, not {escape(repr(on_conflict))}", 2)
     try:
-        done = run_import(paths, fmt=fmt, on_conflict=on_conflict, actor=actor,  # type: ignore[arg-type]
-                          domains=domain or ())  # fmt: skip
+        done = run_import(
+            paths,
+            fmt=fmt,  # type: ignore[arg-type]  # checked above
+            on_conflict=on_conflict,  # type: ignore[arg-type]
+            actor=actor,
+            domains=domain or (),
+        )
     except ImportFailed as exc:
-        print_problems([str(p) for p in exc.problems], limit=None if verbose else SHOWN,
-                       hint="--verbose lists every one")  # fmt: skip
+        print_problems(
+            [str(p) for p in exc.problems],
+            limit=None if verbose else SHOWN,
+            hint="--verbose lists every one",
+        )
         fail(escape(str(exc)))
     if as_json:
-        emit_json({**done.summary.counts(), "other_domains": done.other_domains,
-                   "warnings": done.warnings, "regex_notes": done.regex_notes})  # fmt: skip
+        emit_json(
+            {
+                **done.summary.counts(),
+                "other_domains": done.other_domains,
+                "warnings": done.warnings,
+                "regex_notes": done.regex_notes,
+            }
+        )
         return
     limit = None if verbose else SHOWN
-    print_problems([f"warning: {w}" for w in done.warnings], limit=limit,
-                   hint="--verbose lists every one, --json gives them all")  # fmt: skip
+    print_problems(
+        [f"warning: {w}" for w in done.warnings],
+        limit=limit,
+        hint="--verbose lists every one, --json gives them all",
+    )
     if done.regex_notes and verbose:
         print_problems([f"note: {n}" for n in done.regex_notes], limit=None)
     elif done.regex_notes:
@@ -265,16 +296,23 @@ def import_(
             f"note: {len(done.regex_notes)} regexes could backtrack for a long time in a "
             "backtracking engine (Python re, PCRE) if the records are used elsewhere; errkb runs "
             "them in RE2, in linear time (--verbose lists them)",
-            highlight=False, markup=False, soft_wrap=True,
-        )  # fmt: skip
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     line = "Imported: " + _summary_text(done.summary.counts())
     if domain:
         line += f"; {done.other_domains} of other domains left out"
     console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
-EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml",
-              ".yml": "yaml"}  # fmt: skip
+EXTENSIONS = {
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+}
 EXPORT_FORMATS = ("json", "jsonl", "yaml", "deadends")
 
 
@@ -291,8 +329,13 @@ def export_format(fmt: str | None, output: Path | None) -> tuple[str, bool]:
         fail(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {escape(repr(fmt))}", 2)
     wanted = "jsonl" if fmt == "deadends" else fmt
     if named is not None and named != wanted:
-        fail(escape(f"--format {fmt} writes {wanted.upper()}, but {output} names {named.upper()}: "
-                    "change the extension or leave out --format"), 2)  # fmt: skip
+        fail(
+            escape(
+                f"--format {fmt} writes {wanted.upper()}, but {output} names {named.upper()}: "
+                "change the extension or leave out --format"
+            ),
+            2,
+        )
     return fmt, packed
 
 
@@ -304,7 +347,7 @@ def export(
             help="json, jsonl, yaml or deadends (JSON lines of canons); "
             "default: what the --output extension names, else json.",
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
     output: Annotated[
         Path | None,
@@ -328,8 +371,13 @@ def export(
         output.write_bytes(gzip.compress(data, mtime=0) if packed else data)
     except OSError as exc:
         fail(escape(f"cannot write {output}: {exc.strerror}"))
-    written = t("en", "cli.wrote", count=len(records), path=str(output),
-                format=chosen + (", gzip" if packed else ""))  # fmt: skip
+    written = t(
+        "en",
+        "cli.wrote",
+        count=len(records),
+        path=str(output),
+        format=chosen + (", gzip" if packed else ""),
+    )
     err_console.print(written, highlight=False, markup=False, soft_wrap=True)
 
 
@@ -380,13 +428,23 @@ def search(
     found = [(index.record(rid), score) for rid, score in index.search(query, limit=limit)]
     hits = [(record, score) for record, score in found if record is not None]
     if as_json:
-        emit_json([
-            {"id": r.id, "score": score, "domain": r.domain, "signature": r.text("signature", lang)[0]}
-            for r, score in hits
-        ])  # fmt: skip
+        emit_json(
+            [
+                {
+                    "id": r.id,
+                    "score": score,
+                    "domain": r.domain,
+                    "signature": r.text("signature", lang)[0],
+                }
+                for r, score in hits
+            ]
+        )
         return
-    console.print(search_view(hits, supported(lang) or "en", width=console.width), highlight=False,
-                  soft_wrap=True)  # fmt: skip
+    console.print(
+        search_view(hits, supported(lang) or "en", width=console.width),
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def stats(as_json: JsonOpt = False) -> None:

@@ -99,8 +99,12 @@ def _stored(store: Store, *, cache_dir: Path, database_url: str) -> StoredKnowle
         graph = relink_graph(index.packed_records(), saved.references, observed=observed)
         return StoredKnowledge(index, graph, version, lambda: None)
     if saved is not None:
-        log.info("ignoring the knowledge snapshot at version %d: the database is at %d",
-                 saved.version, version, extra={"path": str(path)})  # fmt: skip
+        log.info(
+            "ignoring the knowledge snapshot at version %d: the database is at %d",
+            saved.version,
+            version,
+            extra={"path": str(path)},
+        )
     with store.read_rows() as rows:  # the version again, in the same read as the records
         version = int(_state(rows, "kb_version") or 0)
         records = load_records(rows, include_deprecated=False)
@@ -123,7 +127,11 @@ def _built(
         try:
             snapshot.save(path, taken)
         except OSError as error:  # a read-only or full cache folder: the next run builds again
-            log.info("could not write the knowledge snapshot %s: %s", path, error,
-                     extra={"path": str(path)})  # fmt: skip
+            log.info(
+                "could not write the knowledge snapshot %s: %s",
+                path,
+                error,
+                extra={"path": str(path)},
+            )
 
     return StoredKnowledge(index, graph, version, remember)

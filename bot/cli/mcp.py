@@ -50,22 +50,38 @@ def mcp(
     store = open_store(settings.database_url)
     gate = RequestGate()  # pastes being matched; updates give way
     knowledge = LiveKnowledge(
-        store_loader(store), version_reader(store), changes=change_reader(store),
-        observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds, gate=gate,
-    )  # fmt: skip
+        store_loader(store),
+        version_reader(store),
+        changes=change_reader(store),
+        observed=observed_reader(store),
+        poll_seconds=settings.kb_refresh_seconds,
+        gate=gate,
+    )
     loaded = threading.Event()
     threading.Thread(
         target=_first_load, args=(knowledge, loaded), name="errkb-load", daemon=True
     ).start()
-    tools = Tools(index=knowledge.index.current, graph=knowledge.graph.current, store=store,
-                  settings=settings, clock=lambda: datetime.now(UTC), loaded=loaded.wait,
-                  gate=gate)  # fmt: skip
+    tools = Tools(
+        index=knowledge.index.current,
+        graph=knowledge.graph.current,
+        store=store,
+        settings=settings,
+        clock=lambda: datetime.now(UTC),
+        loaded=loaded.wait,
+        gate=gate,
+    )
     server = create_server(Served(tools, outcomes=settings.mcp_outcomes))
     try:
         if http:
-            serve_http(server, host=host, port=port, token=token,
-                       health=lambda: _health(store, knowledge, loaded),
-                       max_sessions=settings.mcp_max_sessions, idle_seconds=settings.mcp_idle_seconds)  # fmt: skip
+            serve_http(
+                server,
+                host=host,
+                port=port,
+                token=token,
+                health=lambda: _health(store, knowledge, loaded),
+                max_sessions=settings.mcp_max_sessions,
+                idle_seconds=settings.mcp_idle_seconds,
+            )
         else:
             server.run("stdio")
     except KeyboardInterrupt:
@@ -96,8 +112,11 @@ def _health(store: Any, knowledge: Any, loaded: threading.Event) -> tuple[bool, 
             conn.execute(text("SELECT 1"))
     except Exception as error:  # noqa: BLE001 - any failure means unreachable
         first = str(error).strip().splitlines()
-        data.update(database=False, status="broken",
-                    reason="database unreachable: " + (first[0] if first else type(error).__name__))  # fmt: skip
+        data.update(
+            database=False,
+            status="broken",
+            reason="database unreachable: " + (first[0] if first else type(error).__name__),
+        )
     records = knowledge.records if loaded.is_set() and knowledge.index.current() else None
     data["knowledge_base"] = {"loaded": records is not None, "records": records or 0}
     if loaded.is_set() and records is None and data["database"]:

@@ -56,14 +56,16 @@ def render() -> str:
 
 def current(readme: str) -> str:
     """What README.md holds between the markers."""
-    start, end = readme.find(BEGIN), readme.find(END)
+    start = readme.find(BEGIN)
+    end = readme.find(END)
     if start < 0 or end < start:
         raise ValueError(f"README.md has no command reference markers ({BEGIN!r} … {END!r})")
     return readme[start + len(BEGIN) : end].strip("\n") + "\n"
 
 
 def rewrite(readme: str) -> str:
-    start, end = readme.find(BEGIN), readme.find(END)
+    start = readme.find(BEGIN)
+    end = readme.find(END)
     current(readme)  # the markers exist
     return readme[: start + len(BEGIN)] + "\n\n" + render() + "\n" + readme[end:]
 
@@ -75,8 +77,10 @@ def main(argv: list[str]) -> int:
         return 0
     if "--check" in argv:
         if current(text) != render():
-            print("README.md's command reference is out of date: "
-                  "python -m bot.cli.reference --write", file=sys.stderr)  # fmt: skip
+            print(
+                "README.md's command reference is out of date: python -m bot.cli.reference --write",
+                file=sys.stderr,
+            )
             return 1
         return 0
     sys.stdout.write(render())

@@ -71,15 +71,30 @@ def serve(
     metrics = Metrics()
     gate = RequestGate(on_wait=metrics.update_wait)  # pastes being matched; updates give way
     knowledge = LiveKnowledge(
-        store_loader(store), version_reader(store), changes=change_reader(store),
-        observed=observed_reader(store), poll_seconds=settings.kb_refresh_seconds,
-        on_rebuild=metrics.rebuild, on_first_load=_freeze, freeze=True, gate=gate,
-        snapshot=lambda: snapshot_path(settings.cache_dir, settings.database_url, epoch_reader(store)()),
-    )  # fmt: skip
+        store_loader(store),
+        version_reader(store),
+        changes=change_reader(store),
+        observed=observed_reader(store),
+        poll_seconds=settings.kb_refresh_seconds,
+        on_rebuild=metrics.rebuild,
+        on_first_load=_freeze,
+        freeze=True,
+        gate=gate,
+        snapshot=lambda: snapshot_path(
+            settings.cache_dir, settings.database_url, epoch_reader(store)()
+        ),
+    )
     # built on its own thread: /healthz says "starting" meanwhile, pastes wait for it
     knowledge.start(wait=False)
-    bot = build_slack_bot(settings, store=store, index=knowledge.index, graph=knowledge.graph,
-                          clock=SystemClock(), metrics=metrics, gate=gate)  # fmt: skip
+    bot = build_slack_bot(
+        settings,
+        store=store,
+        index=knowledge.index,
+        graph=knowledge.graph,
+        clock=SystemClock(),
+        metrics=metrics,
+        gate=gate,
+    )
     bot.start()  # pending work from before a restart is taken up at once
     scheduler = _start_digest(settings, store, bot.gateway, knowledge, tokens=bot.runner.authorize)
     try:
@@ -126,10 +141,19 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any, *, to
                 "multi-workspace install without ERRKB_DIGEST_TEAM or SLACK_BOT_TOKEN: no staleness digest is posted"
             )
             return None
-        gateway = SlackGateway(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url,
-                               metrics=gateway.metrics, cache_seconds=settings.user_cache_seconds)  # fmt: skip
-    sender = DigestSender(settings=settings, store=store, gateway=gateway, graph=knowledge.graph.current,
-                          clock=SystemClock().now)  # fmt: skip
+        gateway = SlackGateway(
+            token=settings.slack_bot_token.get_secret_value(),
+            base_url=settings.slack_api_url,
+            metrics=gateway.metrics,
+            cache_seconds=settings.user_cache_seconds,
+        )
+    sender = DigestSender(
+        settings=settings,
+        store=store,
+        gateway=gateway,
+        graph=knowledge.graph.current,
+        clock=SystemClock().now,
+    )
     return start_scheduler(sender, settings)
 
 
@@ -161,17 +185,26 @@ def public_base(redirect_uri: str | None, host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-def _serve_http(bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int,
-                settings: Any) -> None:  # fmt: skip
+def _serve_http(
+    bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int, settings: Any
+) -> None:
     from bot.slack.server import Server
 
     def readiness() -> tuple[str, int | None, str | None]:
         now = knowledge.readiness()
         return now.state, now.records, now.reason
 
-    server = Server(bot.app, store, metrics, bot.runner, lambda: knowledge.records if knowledge.index.current() else None,
-                    host=host, port=port, readiness=readiness,
-                    slack=bot.link.problem if bot.link else None)  # fmt: skip
+    server = Server(
+        bot.app,
+        store,
+        metrics,
+        bot.runner,
+        lambda: knowledge.records if knowledge.index.current() else None,
+        host=host,
+        port=port,
+        readiness=readiness,
+        slack=bot.link.problem if bot.link else None,
+    )
 
     def stop(signum: int, _frame: object) -> None:
         log.info(

@@ -106,8 +106,13 @@ def _observe(store: Store, session_name: str, ids: list[str], window_hours: floa
     now = datetime.now(UTC)
     with store.transaction() as session:
         for rid in ids:
-            observe_error(session, scope=f"cli:{session_name}", record_id=rid, seen_at=now,
-                          window=timedelta(hours=window_hours))  # fmt: skip
+            observe_error(
+                session,
+                scope=f"cli:{session_name}",
+                record_id=rid,
+                seen_at=now,
+                window=timedelta(hours=window_hours),
+            )
 
 
 def triage(
@@ -122,7 +127,7 @@ def triage(
             help="Name a debugging session: errors seen in it one after another "
             "are recorded as observed transitions.",
         ),
-    ] = None,  # fmt: skip
+    ] = None,
 ) -> None:
     """With several errors in one paste they are ordered cause first along the
     transition graph; each answer says what usually precedes it, what comes

@@ -75,8 +75,13 @@ def collect(
     weights = importance_of(
         [c.record_id for c in candidates], matches=matches, centrality=centrality
     )
-    return select_stale(candidates, importance=weights, policy=policy_of(settings),
-                        today=local_today(settings, now), domains=domains)  # fmt: skip
+    return select_stale(
+        candidates,
+        importance=weights,
+        policy=policy_of(settings),
+        today=local_today(settings, now),
+        domains=domains,
+    )
 
 
 @dataclass(frozen=True)
@@ -123,13 +128,11 @@ class DigestSender:
         graph: Callable[[], KnowledgeGraph | None],
         clock: Callable[[], datetime],
     ) -> None:
-        self.settings, self.store, self.gateway, self.graph, self.clock = (
-            settings,
-            store,
-            gateway,
-            graph,
-            clock,
-        )
+        self.settings = settings
+        self.store = store
+        self.gateway = gateway
+        self.graph = graph
+        self.clock = clock
         self.trigger = make_trigger(settings.digest_cron, settings.timezone)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.started = clock()
@@ -170,8 +173,14 @@ class DigestSender:
         """Claim, build, post and mark done; False when another replica has it or Slack failed."""
         lease = timedelta(seconds=self.settings.digest_lease_seconds)
         with self.store.transaction() as session:
-            if not digest_repo.claim_run(session, period=period, audience=audience.key, owner=self.owner,
-                                         now=now, lease=lease):  # fmt: skip
+            if not digest_repo.claim_run(
+                session,
+                period=period,
+                audience=audience.key,
+                owner=self.owner,
+                now=now,
+                lease=lease,
+            ):
                 return False
         try:
             ts, shown = self._post(audience, now)
@@ -183,8 +192,15 @@ class DigestSender:
                 )
             return False
         with self.store.transaction() as session:
-            digest_repo.finish_run(session, period=period, audience=audience.key, owner=self.owner,
-                                   now=self.clock(), channel=audience.channel, ts=ts)  # fmt: skip
+            digest_repo.finish_run(
+                session,
+                period=period,
+                audience=audience.key,
+                owner=self.owner,
+                now=self.clock(),
+                channel=audience.channel,
+                ts=ts,
+            )
             digest_repo.mark_digested(session, record_ids=shown, at=now)
         log.info(
             "digest sent", extra={"period": period, "audience": audience.key, "records": len(shown)}
@@ -219,9 +235,16 @@ class DigestSender:
                 corrections_repo.wrong_counts(session, since=since) if audience.user is None else []
             )
             taught = corrections_repo.recent(session, since=since) if audience.user is None else []
-        msg = render_digest(locale, items, shown=self.settings.digest_size, unknown=unknown,
-                            today=local_today(self.settings, now), owner_domains=audience.domains,
-                            wrong=wrong, taught=taught)  # fmt: skip
+        msg = render_digest(
+            locale,
+            items,
+            shown=self.settings.digest_size,
+            unknown=unknown,
+            today=local_today(self.settings, now),
+            owner_domains=audience.domains,
+            wrong=wrong,
+            taught=taught,
+        )
         sent = self.gateway.post_message(
             channel=audience.channel, text=msg["text"], blocks=msg["blocks"]
         )
@@ -240,11 +263,24 @@ def start_scheduler(sender: DigestSender, settings: Settings) -> BackgroundSched
         log.info("no digest channel or domain owners: digest scheduler not started")
         return None
     scheduler = BackgroundScheduler(timezone=ZoneInfo(settings.timezone))
-    scheduler.add_job(_safely(sender), sender.trigger, id="digest", coalesce=True, max_instances=1,
-                      misfire_grace_time=None)  # fmt: skip
+    scheduler.add_job(
+        _safely(sender),
+        sender.trigger,
+        id="digest",
+        coalesce=True,
+        max_instances=1,
+        misfire_grace_time=None,
+    )
     # the retry tick also runs at once, so a digest missed while errkb was down goes out now
-    scheduler.add_job(_safely(sender), "interval", seconds=settings.digest_retry_seconds, id="digest-retry",
-                      coalesce=True, max_instances=1, next_run_time=sender.clock())  # fmt: skip
+    scheduler.add_job(
+        _safely(sender),
+        "interval",
+        seconds=settings.digest_retry_seconds,
+        id="digest-retry",
+        coalesce=True,
+        max_instances=1,
+        next_run_time=sender.clock(),
+    )
     scheduler.start()
     return scheduler
 

@@ -125,9 +125,10 @@ def select_stale(
     """Stale records, most important first; ties by days overdue, then id."""
     wanted = set(domains) if domains is not None else None
     stale = [
-        c for c in candidates
+        c
+        for c in candidates
         if (wanted is None or c.domain in wanted) and is_stale(c, policy, today)
-    ]  # fmt: skip
+    ]
     top_rank = max((importance.get(c.record_id, Importance()).pagerank for c in stale), default=0.0)
     items = []
     for candidate in stale:

@@ -104,8 +104,9 @@ def relative_days(locale: str, days: int) -> str:
     from babel.dates import format_timedelta
 
     found = supported(locale) or DEFAULT_LOCALE
-    return str(format_timedelta(timedelta(days=-days), granularity="day", add_direction=True,
-                                locale=found))  # fmt: skip
+    return str(
+        format_timedelta(timedelta(days=-days), granularity="day", add_direction=True, locale=found)
+    )
 
 
 def placeholders(text: str) -> frozenset[str]:
@@ -160,6 +161,18 @@ def negotiate_locale(
     return DEFAULT_LOCALE
 
 
-__all__ = ["AUTO", "DEFAULT_LOCALE", "available_locales", "catalog", "negotiate_locale",
-           "paste_language", "placeholders", "plural_categories", "plural_category", "plural_forms",
-           "relative_days", "supported", "t"]  # fmt: skip
+__all__ = [
+    "AUTO",
+    "DEFAULT_LOCALE",
+    "available_locales",
+    "catalog",
+    "negotiate_locale",
+    "paste_language",
+    "placeholders",
+    "plural_categories",
+    "plural_category",
+    "plural_forms",
+    "relative_days",
+    "supported",
+    "t",
+]

@@ -45,8 +45,12 @@ def fallback_note(view: LocalRecord, shown: Iterable[str] | None = None) -> str 
     kinds = dict.fromkeys(_field_kind(p) for p in paths)
     names = dict.fromkeys(_kind_label(k, locale) for k in kinds)
     own = view.record.locale
-    return t(locale, "fallback.note", language=language_name(locale, own),
-             fields=t(locale, "field.list.separator").join(names))  # fmt: skip
+    return t(
+        locale,
+        "fallback.note",
+        language=language_name(locale, own),
+        fields=t(locale, "field.list.separator").join(names),
+    )
 
 
 def _kind_label(kind: str, locale: str) -> str:
@@ -117,8 +121,7 @@ def locale_coverage(records: Sequence[Record], locale: str) -> LocaleCoverage:
         missing += len(paths)
         if paths:
             gaps.append(Gap(record.id, locale, paths))
-    return LocaleCoverage(locale, others, others - len(gaps), texts, texts - missing,
-                          tuple(gaps))  # fmt: skip
+    return LocaleCoverage(locale, others, others - len(gaps), texts, texts - missing, tuple(gaps))
 
 
 def coverage(records: Sequence[Record], locales: Iterable[str]) -> tuple[LocaleCoverage, ...]:
@@ -126,5 +129,12 @@ def coverage(records: Sequence[Record], locales: Iterable[str]) -> tuple[LocaleC
     return tuple(locale_coverage(records, locale) for locale in locales)
 
 
-__all__ = ["Gap", "LocaleCoverage", "coverage", "fallback_note", "fallen_back", "locale_coverage",
-           "record_coverage"]
+__all__ = [
+    "Gap",
+    "LocaleCoverage",
+    "coverage",
+    "fallback_note",
+    "fallen_back",
+    "locale_coverage",
+    "record_coverage",
+]

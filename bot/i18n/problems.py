@@ -20,12 +20,23 @@ from bot.records import TRANSLATION_KEY, Problem
 
 #: pydantic error types that say the same thing to a reader, by catalog key.
 _SAME = {
-    "number": ("float_type", "float_parsing", "float_finite_number", "decimal_type", "decimal_parsing"),
+    "number": (
+        "float_type",
+        "float_parsing",
+        "float_finite_number",
+        "decimal_type",
+        "decimal_parsing",
+    ),
     "whole_number": ("int_type", "int_parsing", "int_from_float", "int_parsing_size"),
-    "date": ("date_type", "date_parsing", "date_from_datetime_parsing", "date_from_datetime_inexact"),
+    "date": (
+        "date_type",
+        "date_parsing",
+        "date_from_datetime_parsing",
+        "date_from_datetime_inexact",
+    ),
     "object": ("dict_type", "model_type", "model_attributes_type"),
     "string_type": ("string_type", "string_sub_type", "string_unicode"),
-}  # fmt: skip
+}
 _KEY = {kind: key for key, kinds in _SAME.items() for kind in kinds}
 _TOKENS = re.compile(r"[^.\[\]]+|\[\d+\]")
 #: Names whose items read well on their own ("look-alike 2", not "… of transition graph").
@@ -60,7 +71,8 @@ def field_label(path: str, locale: str) -> str:
     parent = ""
     i = 0
     while i < len(tokens):
-        name, language = tokens[i], None
+        name = tokens[i]
+        language = None
         found = TRANSLATION_KEY.match(name)
         if found:
             name, language = found.groups()
@@ -71,8 +83,9 @@ def field_label(path: str, locale: str) -> str:
             phrase = _name(locale, name)
             i += 1
         if language:
-            phrase = t(locale, "field.translation", field=phrase,
-                       language=language_name(locale, language))  # fmt: skip
+            phrase = t(
+                locale, "field.translation", field=phrase, language=language_name(locale, language)
+            )
         if label is None or parent in _SELF_EXPLAINING:
             label = phrase
         else:

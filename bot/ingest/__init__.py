@@ -81,10 +81,13 @@ def read_records(
     (but at the first limit: a file past one is refused whole, in one line)."""
     files, problems = expand_paths(paths)
     result = ReadResult(problems=problems)
-    values_left, number = MAX_IMPORT_VALUES, 0
+    values_left = MAX_IMPORT_VALUES
+    number = 0
     for path in files:
         file = ReadResult()
-        more, unchecked, refusal = 0, 0, None
+        more = 0
+        unchecked = 0
+        refusal = None
         for thing in read_file(path, values_left=values_left):
             if isinstance(thing, Refusal):
                 refusal = thing

@@ -83,9 +83,10 @@ def count_values(data: Any) -> tuple[int, tuple[str, str] | None]:
             return seen, (path or "(record)", too_many_record_values())
         if isinstance(value, str):
             if len(value) > MAX_FIELD_CHARS:
-                return seen, (path or "(record)", (
-                    f"{len(value):,} characters; at most {MAX_FIELD_CHARS:,} are accepted"
-                ))  # fmt: skip
+                return seen, (
+                    path or "(record)",
+                    (f"{len(value):,} characters; at most {MAX_FIELD_CHARS:,} are accepted"),
+                )
             continue
         if not isinstance(value, dict | list):
             continue
@@ -105,6 +106,14 @@ def item_problem(data: Any) -> tuple[str, str] | None:
 
 
 __all__ = [
-    "MAX_DEPTH", "MAX_FIELD_CHARS", "MAX_FILE_BYTES", "MAX_FILE_ITEMS", "MAX_FILE_PROBLEMS",
-    "MAX_IMPORT_VALUES", "MAX_RECORD_CHARS", "MAX_VALUES", "count_values", "item_problem",
-]  # fmt: skip
+    "MAX_DEPTH",
+    "MAX_FIELD_CHARS",
+    "MAX_FILE_BYTES",
+    "MAX_FILE_ITEMS",
+    "MAX_FILE_PROBLEMS",
+    "MAX_IMPORT_VALUES",
+    "MAX_RECORD_CHARS",
+    "MAX_VALUES",
+    "count_values",
+    "item_problem",
+]

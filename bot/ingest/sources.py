@@ -98,7 +98,8 @@ class _Bounded(io.RawIOBase):
     have been read from it."""
 
     def __init__(self, inner: IO[bytes]) -> None:
-        self.inner, self.taken = inner, 0
+        self.inner = inner
+        self.taken = 0
 
     def readable(self) -> bool:
         return True
@@ -162,28 +163,34 @@ class _Prefixed:
     use of a text stream (``read`` and ``readline``)."""
 
     def __init__(self, head: str, rest: IO[str]) -> None:
-        self.head, self.rest = head, rest
+        self.head = head
+        self.rest = rest
 
     def read(self, size: int | None = -1) -> str:
         if size is None or size < 0:
             out, self.head = self.head + self.rest.read(), ""
             return out
         if len(self.head) >= size:
-            out, self.head = self.head[:size], self.head[size:]
+            out = self.head[:size]
+            self.head = self.head[size:]
             return out
-        out, self.head = self.head, ""
+        out = self.head
+        self.head = ""
         return out + self.rest.read(size - len(out))
 
     def readline(self, size: int | None = -1) -> str:
         limit = -1 if size is None else size
         end = self.head.find("\n")
         if end >= 0 and (limit < 0 or end + 1 <= limit):
-            out, self.head = self.head[: end + 1], self.head[end + 1 :]
+            out = self.head[: end + 1]
+            self.head = self.head[end + 1 :]
             return out
         if limit >= 0 and len(self.head) >= limit:
-            out, self.head = self.head[:limit], self.head[limit:]
+            out = self.head[:limit]
+            self.head = self.head[limit:]
             return out
-        out, self.head = self.head, ""
+        out = self.head
+        self.head = ""
         return out + self.rest.readline(-1 if limit < 0 else limit - len(out))
 
 
@@ -232,14 +239,19 @@ class _JsonStream:
     decoded plus one chunk, and grows (doubling) only while one value does not fit."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self.stream, self.buf, self.pos, self.eof, self.lines = stream, "", 0, False, 0
+        self.stream = stream
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.lines = 0
         self.decoder = json.JSONDecoder()
 
     def fill(self) -> None:
         chunk = self.stream.read(max(CHUNK, len(self.buf) - self.pos))
         self.eof = not chunk
         self.lines += self.buf.count("\n", 0, self.pos)
-        self.buf, self.pos = self.buf[self.pos :] + chunk, 0
+        self.buf = self.buf[self.pos :] + chunk
+        self.pos = 0
 
     def line(self, at: int) -> int:
         return self.lines + self.buf.count("\n", 0, at) + 1
@@ -264,7 +276,8 @@ class _JsonStream:
             except json.JSONDecodeError as exc:
                 if self.eof:
                     raise _at(exc, self.line(exc.pos)) from None
-                value, end = None, -1
+                value = None
+                end = -1
             if end != -1 and (end < len(self.buf) or self.eof):
                 self.pos = end
                 return value

@@ -21,8 +21,18 @@ import ahocorasick
 #: Services a paste can name without saying their name: their ports, client libraries,
 #: drivers and package paths. Name → lower-case literals, any of which names it.
 SERVICES: dict[str, tuple[str, ...]] = {
-    "postgres": (":5432", " 5432", "psycopg", "pg_hba", "postgres", "libpq", "org.postgresql",
-                 "asyncpg", "psql", "pgx"),
+    "postgres": (
+        ":5432",
+        " 5432",
+        "psycopg",
+        "pg_hba",
+        "postgres",
+        "libpq",
+        "org.postgresql",
+        "asyncpg",
+        "psql",
+        "pgx",
+    ),
     "mysql": (":3306", " 3306", "mysql", "mariadb", "pymysql", "com.mysql"),
     "redis": (":6379", " 6379", "redis", "ioredis", "jedis"),
     "mongodb": (":27017", " 27017", "mongo", "mongoose"),
@@ -34,14 +44,31 @@ SERVICES: dict[str, tuple[str, ...]] = {
     "nginx": ("nginx",),
     "grpc": ("grpc",),
     "huggingface": ("huggingface.co", "huggingface_hub", "hf_hub"),
-}  # fmt: skip
+}
 #: OS evidence in a paste: Windows paths and errors, macOS home folders, Linux package tools.
 OPERATING_SYSTEMS: dict[str, tuple[str, ...]] = {
-    "windows": ("c:\\", "d:\\", "winerror", "windows", ".exe", "powershell", "appdata", "\\users\\"),
+    "windows": (
+        "c:\\",
+        "d:\\",
+        "winerror",
+        "windows",
+        ".exe",
+        "powershell",
+        "appdata",
+        "\\users\\",
+    ),
     "macos": ("/users/", "darwin", "macos", "mac os", "brew install", "homebrew", ".dylib"),
-    "linux": ("/home/", "/usr/lib", "apt-get", "apt install", "ubuntu", "debian", "centos",
-              "linux"),
-}  # fmt: skip
+    "linux": (
+        "/home/",
+        "/usr/lib",
+        "apt-get",
+        "apt install",
+        "ubuntu",
+        "debian",
+        "centos",
+        "linux",
+    ),
+}
 
 
 def _automaton(groups: dict[str, tuple[str, ...]]) -> ahocorasick.Automaton:

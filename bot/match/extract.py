@@ -35,8 +35,13 @@ HEAD_LINES = 80
 MAX_ERROR_LINES = 200  # error lines told apart by template, the last ones of the paste
 
 ROLE_WEIGHT = {
-    "exception": 1.0, "error": 0.8, "context": 0.55, "prose": 0.35, "frame": 0.15, "marker": 0.1,
-}  # fmt: skip
+    "exception": 1.0,
+    "error": 0.8,
+    "context": 0.55,
+    "prose": 0.35,
+    "frame": 0.15,
+    "marker": 0.1,
+}
 
 
 @dataclass(frozen=True)
@@ -337,7 +342,8 @@ def extract(paste: str | Excerpt) -> Extraction:
         elif role == "prose" and (quoted := _QUOTED_EXCEPTION.search(line)):
             # a sentence that quotes the exception: the sentence is prose, the quote the error
             kept.append((no, line[: quoted.start()].rstrip(" :："), "prose"))
-            line, role = quoted.group(1), "exception"
+            line = quoted.group(1)
+            role = "exception"
         previous = "pyframe" if role == "frame" and line.startswith('File "') else role
         kept.append((no, line, role))
     roots = _chain_roots(kept)

@@ -207,11 +207,13 @@ class RecordParts:
         alternatives = None if analysed is None else [alt for _, alt in analysed]
         identity, context = record_terms(record, alternatives)
         return cls(
-            record.id, pack(record),
+            record.id,
+            pack(record),
             None if analysed is None else tuple(branch for branch, _ in analysed),
             _documents(vocabulary.encode(identity), vocabulary.encode(context)),
-            RecordInfo.of(record), variant_key(record),
-        )  # fmt: skip
+            RecordInfo.of(record),
+            variant_key(record),
+        )
 
     @property
     def record(self) -> Record:
@@ -258,7 +260,8 @@ class _PartsView(Sequence[T]):
     __slots__ = ("_parts", "_read")
 
     def __init__(self, parts: Sequence[RecordParts], read: Callable[[RecordParts], T]) -> None:
-        self._parts, self._read = parts, read
+        self._parts = parts
+        self._read = read
 
     def __len__(self) -> int:
         return len(self._parts)
@@ -462,9 +465,13 @@ class MatchIndex:
             gone = sorted(before._by_id[k] for k in changed if k in before._by_id)
             added = sorted(self._by_id[k] for k in upserted)
             self.similarity = before.similarity.update(
-                [s.identity for s in runs], _PartsView(self.parts, _identity), _PartsView(before.parts, _identity),
-                identity_terms, gone, added,
-            )  # fmt: skip
+                [s.identity for s in runs],
+                _PartsView(self.parts, _identity),
+                _PartsView(before.parts, _identity),
+                identity_terms,
+                gone,
+                added,
+            )
             self.context = before.context.update(
                 [s.context for s in runs],
                 _PartsView(self.parts, _context),
@@ -474,9 +481,13 @@ class MatchIndex:
                 added,
             )
             self.variants = before.variants.update(
-                before._variants, before._by_id, self._variants,
-                lambda n: self.parts[n].id, gone, added,
-            )  # fmt: skip
+                before._variants,
+                before._by_id,
+                self._variants,
+                lambda n: self.parts[n].id,
+                gone,
+                added,
+            )
         self.groups = self.variants.groups
         self.knowledge = Knowledge(
             self.similarity, self.context, self.info, self.groups, self._by_id
@@ -491,8 +502,10 @@ class MatchIndex:
         if self.skipped:
             log.warning(
                 "%d record(s) with a regex RE2 cannot run are matched by text only: %s",
-                len(self.skipped), ", ".join(self.skipped), extra={"records": self.skipped},
-            )  # fmt: skip
+                len(self.skipped),
+                ", ".join(self.skipped),
+                extra={"records": self.skipped},
+            )
 
     @classmethod
     def build(
@@ -534,8 +547,13 @@ class MatchIndex:
             rebuilt = _segments([added[k] for k in sorted(added)], self._segment_size)
         parts = list(chain.from_iterable(segment.parts for segment in rebuilt))
         upserted_ids = {record.id for record in upserted}
-        return MatchIndex(parts, self.vocabulary, segments=rebuilt, segment_size=self._segment_size,
-                          previous=(self, upserted_ids | set(removed), upserted_ids))  # fmt: skip
+        return MatchIndex(
+            parts,
+            self.vocabulary,
+            segments=rebuilt,
+            segment_size=self._segment_size,
+            previous=(self, upserted_ids | set(removed), upserted_ids),
+        )
 
     def __len__(self) -> int:
         return len(self.parts)

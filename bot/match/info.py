@@ -22,7 +22,16 @@ from bot.match.normalise import template
 from bot.records import Record
 
 FAMILIES = {
-    "python": {"python", "pip", "pytorch", "tensorflow", "huggingface", "conda", "opencv", "django"},
+    "python": {
+        "python",
+        "pip",
+        "pytorch",
+        "tensorflow",
+        "huggingface",
+        "conda",
+        "opencv",
+        "django",
+    },
     "java": {"java", "android", "kafka", "elasticsearch", "gradle", "maven", "kotlin", "spring"},
     "go": {"go", "golang"},
     "rust": {"rust", "cargo"},
@@ -30,7 +39,7 @@ FAMILIES = {
     "typescript": {"node", "npm", "react", "nextjs", "typescript"},
     "dotnet": {"dotnet", "csharp"},
     "php": {"php", "laravel"},
-}  # fmt: skip
+}
 ALL_LANGUAGE_DOMAINS = frozenset().union(*FAMILIES.values())
 #: Words that only name a language or runtime (``py`` from ``py311``, ``jdk17``): every
 #: paste in that language has them, so they say nothing about which library failed.

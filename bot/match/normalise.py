@@ -14,7 +14,12 @@ from functools import lru_cache
 from itertools import pairwise
 
 _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>"),
+    (
+        re.compile(
+            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+        ),
+        "<uuid>",
+    ),
     (re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>()]{1,500}"), "<url>"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
     (re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,}\b"), "<hex>"),
@@ -23,7 +28,7 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"'[^'\n<>]{1,200}'|\"[^\"\n<>]{1,200}\"|`[^`\n<>]{1,200}`"), "<q>"),
     (re.compile(r"\b\d+(?:\.\d+)+\b"), "<ver>"),
     (re.compile(r"\d+"), "<n>"),
-)  # fmt: skip
+)
 _DIGIT = re.compile(r"\d").search
 #: A cheap test per mask: can it match at all? (Most lines have no UUID, URL or IP.)
 _MASK_NEEDS = (
@@ -70,7 +75,8 @@ def version_hints(text: str, *, limit: int = 20) -> list[tuple[str, str]]:
     """``(name, version)`` pairs seen in a paste: ``torch 2.3``, ``CUDA 12.1``, ``vllm==0.4.2``."""
     found: dict[tuple[str, str], None] = {}
     for match in _VERSION.finditer(text[:20000]):
-        name, version = match.group(1).lower(), match.group(2)
+        name = match.group(1).lower()
+        version = match.group(2)
         if "." in version or name in ("cuda", "python", "jdk", "java", "node", "go"):
             found[(name, version)] = None
             if len(found) >= limit:

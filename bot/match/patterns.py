@@ -63,7 +63,8 @@ def split_alternatives(pattern: str) -> list[str]:
         if inner is None:
             break
         body = inner
-    parts, start = [], 0
+    parts = []
+    start = 0
     for i, ch, depth in _structure(body):
         if ch == "|" and depth == 0:
             parts.append(body[start:i])
@@ -75,7 +76,8 @@ def split_alternatives(pattern: str) -> list[str]:
 def non_capturing(pattern: str) -> str:
     """``pattern`` with its capturing groups made non-capturing: same matches, and RE2
     can answer "does it match?" from its DFA alone."""
-    out, last = [], 0
+    out = []
+    last = 0
     for i, ch, _ in _structure(pattern):
         if ch == "(" and pattern[i + 1 : i + 2] != "?":
             out.append(pattern[last : i + 1])
@@ -126,7 +128,9 @@ def analyse(pattern: str) -> Alternative:
 def _analyse_steps(pattern: str) -> Alternative:
     """:func:`analyse` of any pattern, step by step."""
     out: list[str] = []  # runs of literal text; a quantifier acts on the last character
-    gaps, i, end = 0, 0, len(pattern)
+    gaps = 0
+    i = 0
+    end = len(pattern)
     step = _ANALYSE_STEP.match
     while i < end:
         token = step(pattern, i).group()  # type: ignore[union-attr]  # every character is one
@@ -198,7 +202,8 @@ def _fragment_steps(pattern: str) -> list[str]:
     out: list[str] = []
     current = ""
     body = _FLAGS.sub("", pattern)
-    i, end = 0, len(body)
+    i = 0
+    end = len(body)
     step = _FRAGMENT_STEP.match
     while i < end:
         token = step(body, i).group()  # type: ignore[union-attr]  # every character is one

@@ -275,7 +275,9 @@ def candidates(
         found.update(knowledge.context.top_ids(context, CONTEXT_CANDIDATES))
         if shown:  # the error lines' best records among those named by the paste's libraries
             named = knowledge.context.scores({t for name in shown for t in tokens(name)}) > 0
-            found.update(knowledge.context.top_ids(np.where(named, context, 0.0), PACKAGE_CANDIDATES))
+            found.update(
+                knowledge.context.top_ids(np.where(named, context, 0.0), PACKAGE_CANDIDATES)
+            )
     records = sorted(found)
     index = np.array(records, dtype=np.int64)
     ids = (
@@ -315,8 +317,10 @@ def _text_evidence(
 ) -> None:
     """Fill each candidate's overlap with its best line (stage 2 facts, shared)."""
     idf = knowledge.identity.idf
-    doc_terms, doc_weight = knowledge.identity.doc_terms, knowledge.identity.doc_weight
-    base, important_set = sorted(important), set(important)
+    doc_terms = knowledge.identity.doc_terms
+    doc_weight = knowledge.identity.doc_weight
+    base = sorted(important)
+    important_set = set(important)
     seen: dict[int, tuple[frozenset[str], float, float, float]] = {}
 
     def line(pos: int) -> tuple[frozenset[str], float, float, float]:
@@ -337,20 +341,26 @@ def _text_evidence(
         doc = doc_terms[record]
         regex_pos = cand.regex_pos
         positions = base if regex_pos < 0 or regex_pos in important_set else [*base, regex_pos]
-        best, best_pos, explained = 0.0, regex_pos, 0.0
+        best = 0.0
+        best_pos = regex_pos
+        explained = 0.0
         for pos in positions:
             line_terms, line_weight, role_weight, informative = line(pos)
             common = doc & line_terms
             if not common:
                 continue
             found_weight = sum(map(idf.__getitem__, common))
-            recall, precision = found_weight / doc_weight[record], found_weight / line_weight
+            recall = found_weight / doc_weight[record]
+            precision = found_weight / line_weight
             value = recall * specific * (0.3 + 0.7 * precision) * role_weight
             if value > best:
                 # explaining all of "==> get this error" says nothing: count a line's share
                 # explained only as far as the line itself says something specific
-                best, best_pos, explained = value, pos, precision * informative
-        cand.overlap, cand.explained = best, explained
+                best = value
+                best_pos = pos
+                explained = precision * informative
+        cand.overlap = best
+        cand.explained = explained
         pos = regex_pos if regex_pos >= 0 and cand.regex >= best * 0.5 else best_pos
         cand.line_pos = pos
         cand.root = pos >= 0 and facts.lines[pos].root
@@ -404,7 +414,11 @@ def assemble(
         if record in chosen:
             p, error = max(p, LEARNED_SCORE), chosen[record]
             marks = (*values, 1.0)
-        elif error in declined or error in taught or (error < 0 and declined and len(extraction.errors) == 1):
+        elif (
+            error in declined
+            or error in taught
+            or (error < 0 and declined and len(extraction.errors) == 1)
+        ):
             # people said which record answers this error (or that none does): any other
             # record stays a candidate, never the answer, however well its words match
             p = min(p, F.ASK * 0.5)

@@ -62,8 +62,9 @@ def speaks(record: Record, locale: str) -> bool:
     return used == locale and bool(str(text).strip())
 
 
-def _preferred(matches: tuple[Match, ...], locale: str, record: Callable[[str], Record | None],
-               margin: float) -> tuple[Match, ...]:  # fmt: skip
+def _preferred(
+    matches: tuple[Match, ...], locale: str, record: Callable[[str], Record | None], margin: float
+) -> tuple[Match, ...]:
     if not matches:
         return matches
 
@@ -86,16 +87,27 @@ def _preferred(matches: tuple[Match, ...], locale: str, record: Callable[[str], 
         if own is not None and found is not None and same_error(own, found):
             # the same error twice: the reader's answers in the best's place, the other is
             # listed beside it as variants are
-            stand_in = replace(best, record_id=match.record_id, line=match.line, line_no=match.line_no,
-                               features=match.features, variants=(*match.variants, best.record_id))  # fmt: skip
+            stand_in = replace(
+                best,
+                record_id=match.record_id,
+                line=match.line,
+                line_no=match.line_no,
+                features=match.features,
+                variants=(*match.variants, best.record_id),
+            )
             return (stand_in, *matches[1:at], *matches[at + 1 :])
         if best.score - match.score <= margin and match.band == best.band:
             return (match, *matches[:at], *matches[at + 1 :])
     return matches
 
 
-def prefer_reader(triage: Triage, locale: str, record: Callable[[str], Record | None], *,
-                  margin: float = READER_MARGIN) -> Triage:  # fmt: skip
+def prefer_reader(
+    triage: Triage,
+    locale: str,
+    record: Callable[[str], Record | None],
+    *,
+    margin: float = READER_MARGIN,
+) -> Triage:
     """``triage`` with, overall and per error, the best match replaced by an equal one in
     ``locale`` when it has none (see the module docstring); ``record`` looks ids up."""
     return replace(

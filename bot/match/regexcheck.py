@@ -30,10 +30,14 @@ _UNSUPPORTED = (
 )
 #: Each construct in English, for logs and the command line (the catalogs say it in every locale).
 CONSTRUCTS = {
-    "lookahead": "a lookahead", "lookbehind": "a lookbehind", "backreference": "a backreference",
-    "atomic": "an atomic group", "possessive": "a possessive quantifier",
-    "conditional": "a conditional group", "end_z": r"the end-of-text anchor (RE2 writes it \z)",
-}  # fmt: skip
+    "lookahead": "a lookahead",
+    "lookbehind": "a lookbehind",
+    "backreference": "a backreference",
+    "atomic": "an atomic group",
+    "possessive": "a possessive quantifier",
+    "conditional": "a conditional group",
+    "end_z": r"the end-of-text anchor (RE2 writes it \z)",
+}
 
 
 #: The kinds of :class:`RegexIssue`: pydantic error types of a record's ``regex``.
@@ -52,8 +56,12 @@ class RegexIssue:
 
     @property
     def params(self) -> dict[str, str]:
-        found = {"construct": self.construct, "snippet": self.snippet, "error": self.error,
-                 "budget": str(MAX_MEM >> 20)}  # fmt: skip
+        found = {
+            "construct": self.construct,
+            "snippet": self.snippet,
+            "error": self.error,
+            "budget": str(MAX_MEM >> 20),
+        }
         return {k: v for k, v in found.items() if v}
 
     def __str__(self) -> str:
@@ -92,7 +100,7 @@ def _unsupported(pattern: str) -> tuple[str, str] | None:
 #: ``|``, ``^``, ``$`` and single quantifiers (counted ones on a single character only).
 #: Most record regexes are: they are told accepted without compiling them (a compile,
 #: ~0.1 ms, was the largest cost of a first build); any other pattern is compiled.
-_ONE = r"(?:[ !-#%-',\-/->@-Z_-z~]|\\[ -/:-@\[-`{-~]|\\[dDsSwW]|\.)"  # fmt: skip
+_ONE = r"(?:[ !-#%-',\-/->@-Z_-z~]|\\[ -/:-@\[-`{-~]|\\[dDsSwW]|\.)"
 _CLASS = r"\[\^?(?:[a-zA-Z0-9]-[a-zA-Z0-9]|\\[ -/:-@\[-`{-~]|\\[dDsSwW]|[ !-,./-Z_`a-z|~])+\]"
 _REPEAT = r"(?:[*+?]\??)"
 _PLAIN = re.compile(
@@ -168,6 +176,12 @@ def regex_problem(pattern: str) -> str | None:
 
 
 __all__ = [
-    "CONSTRUCTS", "KINDS", "MAX_MEM", "RegexIssue", "re2_accepts", "re2_options", "regex_issue",
+    "CONSTRUCTS",
+    "KINDS",
+    "MAX_MEM",
+    "RegexIssue",
+    "re2_accepts",
+    "re2_options",
+    "regex_issue",
     "regex_problem",
-]  # fmt: skip
+]

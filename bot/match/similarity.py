@@ -52,8 +52,13 @@ CACHED_SHARE = 0.25
 WARM_BATCH = 50_000
 #: How much each field counts in a record's context document.
 CONTEXT_FIELDS = {
-    "slug": 1.0, "regex": 1.0, "error_code": 1.0, "tags": 0.6, "root_cause": 0.5, "fixes": 0.5,
-}  # fmt: skip
+    "slug": 1.0,
+    "regex": 1.0,
+    "error_code": 1.0,
+    "tags": 0.6,
+    "root_cause": 0.5,
+    "fixes": 0.5,
+}
 
 
 def record_text(record: Record) -> list[str]:
@@ -95,7 +100,9 @@ def record_terms(
     get = context.get
     for name, texts in context_text(record, alternatives).items():
         weight = CONTEXT_FIELDS[name]
-        scan = recent_terms if name == "regex" else text_terms  # regex literals: often the same across records
+        scan = (
+            recent_terms if name == "regex" else text_terms
+        )  # regex literals: often the same across records
         for text in texts:
             for term in scan(text):
                 context[term] = get(term, 0.0) + weight
@@ -147,7 +154,8 @@ class Vocabulary:
         return copied
 
     def encode(self, doc: Mapping[str, float]) -> Encoded:
-        numbers, terms = self.numbers, self.terms
+        numbers = self.numbers
+        terms = self.terms
         added = [term for term in doc if term not in numbers]  # numbered in the doc's order
         if added:
             numbers.update(zip(added, range(len(terms), len(terms) + len(added)), strict=True))
@@ -167,7 +175,8 @@ class TermIdf(dict[str, float]):
     def __init__(self, vocabulary: Vocabulary, frequency: np.ndarray, size: int) -> None:
         super().__init__()
         self._numbers, self._known = vocabulary.numbers, len(frequency)
-        self._frequency, self._size = frequency, size
+        self._frequency = frequency
+        self._size = size
 
     def weight(self, term: str) -> float:
         known = self.get(term)
@@ -221,7 +230,9 @@ class Postings:
     terms: np.ndarray | None = None
 
     @classmethod
-    def of(cls, docs: Joined, terms: int, doc_ids: np.ndarray | None = None, *, compact: bool = False) -> Postings:
+    def of(
+        cls, docs: Joined, terms: int, doc_ids: np.ndarray | None = None, *, compact: bool = False
+    ) -> Postings:
         """The postings of joined ``docs`` (numbered 0…, or ``doc_ids``), for the first
         ``terms`` term numbers (``compact``: a table of the terms they have)."""
         numbers, tfs, per_doc = docs
@@ -246,7 +257,11 @@ class Postings:
             rows = terms[inside]
         else:
             at = np.searchsorted(self.terms, terms)
-            inside = np.flatnonzero(self.terms[np.minimum(at, len(self.terms) - 1)] == terms) if len(self.terms) else at[:0]
+            inside = (
+                np.flatnonzero(self.terms[np.minimum(at, len(self.terms) - 1)] == terms)
+                if len(self.terms)
+                else at[:0]
+            )
             rows = at[inside]
         first = self.starts[rows]
         lengths = self.starts[rows + 1] - first
@@ -307,9 +322,10 @@ class Similarity:
         document's terms (:attr:`doc_terms`) for comparing a line with it."""
         vocabulary = Vocabulary()
         return cls.from_encoded(
-            [vocabulary.encode(d) for d in docs], vocabulary,
+            [vocabulary.encode(d) for d in docs],
+            vocabulary,
             tuple(frozenset(d) for d in docs) if keep_terms else (),
-        )  # fmt: skip
+        )
 
     @classmethod
     def from_encoded(
@@ -338,8 +354,17 @@ class Similarity:
         doc = np.repeat(np.arange(count, dtype=np.int32), per_doc)
         lengths = np.bincount(doc, weights=tfs, minlength=count)
         base = Postings.of(docs, len(vocabulary))
-        return cls._weighted([docs], vocabulary, frequency, lengths, doc_terms, base, None, None,
-                             np.zeros(0, np.int64))  # fmt: skip
+        return cls._weighted(
+            [docs],
+            vocabulary,
+            frequency,
+            lengths,
+            doc_terms,
+            base,
+            None,
+            None,
+            np.zeros(0, np.int64),
+        )
 
     def update(
         self,
@@ -360,7 +385,8 @@ class Similarity:
         vocabulary = self.vocabulary
         count = sum(len(run[2]) for run in runs)
         old_count = len(self.lengths)
-        gone, new = np.array(removed, dtype=np.int64), np.array(added, dtype=np.int64)
+        gone = np.array(removed, dtype=np.int64)
+        new = np.array(added, dtype=np.int64)
         kept = moved(old_count, removed, added)  # old document → new
         kept[gone] = -1
         frequency = np.zeros(len(vocabulary), dtype=np.int32)
@@ -377,15 +403,41 @@ class Similarity:
         delta_docs = np.union1d(kept[self.delta_docs][kept[self.delta_docs] >= 0], new)
         if len(delta_docs) > max(FOLD_LEAST, FOLD_SHARE * count):  # folded into a new base
             base = Postings.of(joined_runs(runs), len(vocabulary))
-            updated = self._weighted(runs, vocabulary, frequency, lengths, doc_terms, base, None, None,
-                                     np.zeros(0, np.int64))  # fmt: skip
+            updated = self._weighted(
+                runs,
+                vocabulary,
+                frequency,
+                lengths,
+                doc_terms,
+                base,
+                None,
+                None,
+                np.zeros(0, np.int64),
+            )
         else:
-            base_map = kept if self.base_map is None else np.where(self.base_map >= 0, kept[self.base_map], -1)
+            base_map = (
+                kept
+                if self.base_map is None
+                else np.where(self.base_map >= 0, kept[self.base_map], -1)
+            )
             base_map = base_map.astype(np.int32)  # a changed document's old postings: none (-1)
-            delta = Postings.of(joined([docs[j] for j in delta_docs.tolist()]), len(vocabulary), delta_docs,
-                                compact=True)  # fmt: skip
-            updated = self._weighted(runs, vocabulary, frequency, lengths, doc_terms, self.base, base_map, delta,
-                                     delta_docs)  # fmt: skip
+            delta = Postings.of(
+                joined([docs[j] for j in delta_docs.tolist()]),
+                len(vocabulary),
+                delta_docs,
+                compact=True,
+            )
+            updated = self._weighted(
+                runs,
+                vocabulary,
+                frequency,
+                lengths,
+                doc_terms,
+                self.base,
+                base_map,
+                delta,
+                delta_docs,
+            )
         # the terms queries met here are weighted again now, not by the first pastes after,
         # a batch of about WARM_BATCH postings at a time (no one array step holds the
         # interpreter long: a server's update gives way to requests between steps)
@@ -396,7 +448,8 @@ class Similarity:
             held += len(ids)
             if held >= WARM_BATCH:
                 updated._weigh(np.array(batch, dtype=np.int64))
-                batch, held = [], 0
+                batch = []
+                held = 0
         if batch:
             updated._weigh(np.array(batch, dtype=np.int64))
         return updated
@@ -437,15 +490,27 @@ class Similarity:
         # what ranking compares lines with: the terms' IDF by name, when terms are kept
         idf = TermIdf(vocabulary, frequency if doc_terms else frequency[:0], size)
         return cls(
-            count, idf, vocabulary, frequency, base, base_map, delta, delta_docs, lengths, norm, self_score,
-            doc_terms, _floats(doc_weight),
-        )  # fmt: skip
+            count,
+            idf,
+            vocabulary,
+            frequency,
+            base,
+            base_map,
+            delta,
+            delta_docs,
+            lengths,
+            norm,
+            self_score,
+            doc_terms,
+            _floats(doc_weight),
+        )
 
     def scores(self, query_terms: Collection[str], *, normalised: bool = True) -> np.ndarray:
         """BM25 of every record against the query terms; normalised by each record's
         self-score (0..1-ish: how much of the record the query holds), or plain (how
         much of the query the record holds, for searching by a few words)."""
-        numbers, frequency = self.vocabulary.numbers, self.frequency
+        numbers = self.vocabulary.numbers
+        frequency = self.frequency
         known = len(frequency)  # terms numbered after this build are in none of its documents
         terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
         found = np.fromiter(
@@ -455,7 +520,9 @@ class Similarity:
         if not len(found):
             return np.zeros(self.size, dtype=np.float64)
         ids, weights = self._postings(found)
-        found_scores = np.bincount(ids, weights=weights, minlength=self.size).astype(np.float64, copy=False)
+        found_scores = np.bincount(ids, weights=weights, minlength=self.size).astype(
+            np.float64, copy=False
+        )
         return found_scores / self.self_score if normalised else found_scores
 
     def _postings(self, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -485,15 +552,26 @@ class Similarity:
                 live = ids >= 0
                 ids, tfs, which = ids[live], tfs[live], which[live]
             weights = _weights(idf[which], tfs, self.norm[ids]).astype(np.float32)
-            groups.append((ids.astype(np.int32, copy=False), weights, np.searchsorted(which, np.arange(len(terms) + 1))))
+            groups.append(
+                (
+                    ids.astype(np.int32, copy=False),
+                    weights,
+                    np.searchsorted(which, np.arange(len(terms) + 1)),
+                )
+            )
         weighed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         for k, term in enumerate(terms.tolist()):
             pairs = [(g[0][g[2][k] : g[2][k + 1]], g[1][g[2][k] : g[2][k + 1]]) for g in groups]
-            weighed[term] = pairs[0] if len(pairs) == 1 else (
-                np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs]))  # fmt: skip
+            weighed[term] = (
+                pairs[0]
+                if len(pairs) == 1
+                else (np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs]))
+            )
         room = self._room
         if room[0] < 0:
-            room[0] = int(CACHED_SHARE * (len(self.base.ids) + (len(self.delta.ids) if self.delta else 0)))
+            room[0] = int(
+                CACHED_SHARE * (len(self.base.ids) + (len(self.delta.ids) if self.delta else 0))
+            )
         size = sum(len(pair[0]) for pair in weighed.values())
         if size <= room[0]:
             room[0] -= size

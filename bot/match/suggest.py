@@ -19,7 +19,10 @@ from bot.match.extract import extract
 
 #: What varies between two pastes of one error, and the pattern that stands for it (first match wins).
 _VARIABLE: tuple[tuple[str, str], ...] = (
-    (r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", r"[0-9a-f-]+"),
+    (
+        r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
+        r"[0-9a-f-]+",
+    ),
     (r"\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>()]+", r"\S+"),
     (r"\b0x[0-9a-fA-F]+\b", r"0x[0-9a-f]+"),
     (r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,}\b", r"[0-9a-f]+"),
@@ -38,8 +41,14 @@ _SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|])")
 #: How much of a long line the regex keeps (it matches anywhere in a line: a prefix is enough).
 MAX_SOURCE_CHARS = 240
 #: Pastes name their language in the traceback's shape; these are errkb's domains for them.
-_KIND_DOMAINS = {"python": "python", "java": "java", "go": "go", "rust": "rust", "node": "node",
-                 "typescript": "typescript"}  # fmt: skip
+_KIND_DOMAINS = {
+    "python": "python",
+    "java": "java",
+    "go": "go",
+    "rust": "rust",
+    "node": "node",
+    "typescript": "typescript",
+}
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
 
@@ -51,7 +60,10 @@ def exception_line(paste: str) -> str:
     chosen = next((e for e in errors if e.role == "exception"), errors[0] if errors else None)
     if chosen is not None:
         return chosen.text
-    return next((line.text for line in extraction.lines if line.text.strip()), paste.strip()[:MAX_SOURCE_CHARS])
+    return next(
+        (line.text for line in extraction.lines if line.text.strip()),
+        paste.strip()[:MAX_SOURCE_CHARS],
+    )
 
 
 def _cut(line: str) -> str:
@@ -95,7 +107,9 @@ def suggest_domain(paste: str, neighbours: Sequence[tuple[str, float]]) -> str |
     if votes:
         return max(sorted(votes), key=lambda d: votes[d])
     words = set(_WORD.findall(paste.lower()))
-    hinted = Counter({domain: len(words & hints) for domain, hints in DOMAIN_HINTS.items() if words & hints})
+    hinted = Counter(
+        {domain: len(words & hints) for domain, hints in DOMAIN_HINTS.items() if words & hints}
+    )
     if hinted:
         return max(sorted(hinted), key=lambda d: hinted[d])
     errors = extract(paste).errors

@@ -43,7 +43,8 @@ def variant_groups(keys: Sequence[tuple[str, str]]) -> list[int]:
                 continue
             j = first.setdefault((part, value), i)
             if j != i:
-                a, b = find(i), find(j)
+                a = find(i)
+                b = find(j)
                 parent[max(a, b)] = min(a, b)
     return [find(i) for i in range(len(keys))]
 
@@ -76,7 +77,8 @@ class Layered(Mapping[str, str]):
     __slots__ = ("_base", "_changes")
 
     def __init__(self, base: dict[str, str], changes: dict[str, object] | None = None) -> None:
-        self._base, self._changes = base, changes or {}
+        self._base = base
+        self._changes = changes or {}
 
     def __getitem__(self, key: str) -> str:
         value = self._changes.get(key, self._base.get(key, _GONE))
@@ -94,7 +96,10 @@ class Layered(Mapping[str, str]):
 
     def changed(self, changes: Mapping[str, str | None]) -> Layered:
         """A new version with ``changes`` (a key's new value, or None: gone); this one stays."""
-        merged: dict[str, object] = {**self._changes, **{k: _GONE if v is None else v for k, v in changes.items()}}
+        merged: dict[str, object] = {
+            **self._changes,
+            **{k: _GONE if v is None else v for k, v in changes.items()},
+        }
         if len(merged) <= max(FOLD_LEAST, len(self._base) // 16):
             return Layered(self._base, merged)
         base = dict(self._base)

@@ -75,8 +75,11 @@ class BearerToken:
         if scope["type"] == "http" and not self._allowed(
             dict(scope["headers"]).get(b"authorization", b"")
         ):
-            response = JSONResponse({"error": "invalid_token", "error_description": "a valid bearer token is required"},
-                                    status_code=401, headers={"WWW-Authenticate": 'Bearer realm="errkb"'})  # fmt: skip
+            response = JSONResponse(
+                {"error": "invalid_token", "error_description": "a valid bearer token is required"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="errkb"'},
+            )
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -91,7 +94,8 @@ class HealthRoute:
     probe has no token, and the answer names no record): 200 when ``health`` says ok, else 503."""
 
     def __init__(self, app: ASGIApp, health: Callable[[], tuple[bool, dict[str, Any]]]) -> None:
-        self.app, self.health = app, health
+        self.app = app
+        self.health = health
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == HEALTH_PATH and scope["method"] == "GET":
@@ -110,17 +114,26 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | None,
-               health: Callable[[], tuple[bool, dict[str, Any]]] | None = None,
-               max_sessions: int = 256, idle_seconds: float = 300.0) -> None:  # fmt: skip
+def serve_http(
+    server: MCPServer[Any],
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    health: Callable[[], tuple[bool, dict[str, Any]]] | None = None,
+    max_sessions: int = 256,
+    idle_seconds: float = 300.0,
+) -> None:
     """Serve until SIGTERM or SIGINT (uvicorn's own handling: open streams get a grace period)."""
     import uvicorn
 
     check_bind(host, token)
     app: ASGIApp = server.streamable_http_app(
-        streamable_http_path=PATH, host=host, max_sessions=max_sessions,
+        streamable_http_path=PATH,
+        host=host,
+        max_sessions=max_sessions,
         session_idle_timeout=idle_seconds,
-    )  # fmt: skip
+    )
     if token is not None:
         app = BearerToken(app, token)
     if health is not None:
@@ -141,7 +154,12 @@ def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | Non
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, stop)
     shown = f"[{host}]" if ":" in host else host
-    log.info("errkb MCP serving at http://%s:%s%s", shown, bound, PATH,
-             extra={"port": bound, "token": token is not None})  # fmt: skip
+    log.info(
+        "errkb MCP serving at http://%s:%s%s",
+        shown,
+        bound,
+        PATH,
+        extra={"port": bound, "token": token is not None},
+    )
     userver.run(sockets=[sock])
     log.info("errkb MCP stopped")

@@ -101,5 +101,14 @@ class Outcome(BaseModel):
     client: str
 
 
-__all__ = ["Edge", "Neighbours", "Node", "Observed", "Outcome", "SearchHit", "SearchResult",
-           "StaleList", "StaleRecord"]  # fmt: skip
+__all__ = [
+    "Edge",
+    "Neighbours",
+    "Node",
+    "Observed",
+    "Outcome",
+    "SearchHit",
+    "SearchResult",
+    "StaleList",
+    "StaleRecord",
+]

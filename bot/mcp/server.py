@@ -55,9 +55,11 @@ INSTRUCTIONS = (
 
 Lang = Annotated[
     str,
-    Field(pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$",
-          description="Language of the answer: en, zh, ... (English where a text is not translated)."),
-]  # fmt: skip
+    Field(
+        pattern=r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$",
+        description="Language of the answer: en, zh, ... (English where a text is not translated).",
+    ),
+]
 RecordId = Annotated[
     str, Field(min_length=1, max_length=300, description="A record id, e.g. llm/vllm-oom.")
 ]
@@ -201,8 +203,9 @@ def report_outcome(
     served = _served(ctx)
     params = ctx.session.client_params
     client = params.client_info.name if params is not None else "unknown-client"
-    outcome = served.tools.report_outcome(record_id, workaround, worked, note,
-                                          client=client, voter=voter(ctx, served))  # fmt: skip
+    outcome = served.tools.report_outcome(
+        record_id, workaround, worked, note, client=client, voter=voter(ctx, served)
+    )
     return _result(outcome, text.outcome_text(outcome, lang))
 
 
@@ -243,8 +246,12 @@ class _Server(MCPServer[Served]):
             if isinstance(cause, ErrkbError):
                 raise ToolError(_one_line(str(cause))) from cause
             incident = uuid.uuid4().hex[:8]
-            log.error("tool %s failed unexpectedly", name, exc_info=cause,
-                      extra={"tool": name, "incident": incident})  # fmt: skip
+            log.error(
+                "tool %s failed unexpectedly",
+                name,
+                exc_info=cause,
+                extra={"tool": name, "incident": incident},
+            )
             raise ToolError(
                 f"errkb failed unexpectedly (incident {incident}); it has been logged"
             ) from None
@@ -287,8 +294,12 @@ def create_server(served: Served) -> MCPServer[Served]:
     for tool in READ_TOOLS:
         server.add_tool(tool, annotations=READ_ONLY)
     if served.outcomes:
-        writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                 open_world_hint=False)  # fmt: skip
+        writes = ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        )
         server.add_tool(report_outcome, annotations=writes)
     server.resource("errkb://record/{+id}", name="record", mime_type="application/json")(
         record_resource

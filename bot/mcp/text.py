@@ -43,8 +43,11 @@ def record_text(
     answer: AnswerRecord, loc: str, today: date, report: TriageReport | None = None
 ) -> str:
     """One record: signature, root cause, workarounds best first, dead ends, graph, freshness."""
-    head = answer.id if answer.band is None else t(loc, "agent.match", id=answer.id, band=answer.band,
-                                                   score=f"{answer.score or 0:.2f}")  # fmt: skip
+    head = (
+        answer.id
+        if answer.band is None
+        else t(loc, "agent.match", id=answer.id, band=answer.band, score=f"{answer.score or 0:.2f}")
+    )
     lines = [head, _line(answer.signature, 1_000)]
     if answer.untranslated:  # the reader's language lacks some texts: say so, in it
         lines.append(answer.untranslated)
@@ -79,8 +82,16 @@ def _workaround_lines(answer: AnswerRecord, loc: str) -> list[str]:
         if w.fixed + w.failed:
             facts.append(t(loc, "answer.observed", fixed=w.fixed, total=w.fixed + w.failed))
         shown = f" ({'; '.join(facts)})" if facts else ""
-        lines.append(t(loc, "agent.workaround", rank=w.rank, action=w.action.strip(), facts=shown,
-                       position=w.position))  # fmt: skip
+        lines.append(
+            t(
+                loc,
+                "agent.workaround",
+                rank=w.rank,
+                action=w.action.strip(),
+                facts=shown,
+                position=w.position,
+            )
+        )
         if w.how.strip():
             lines.append(_indented(t(loc, "answer.how", how=w.how.strip())))
         if w.condition.strip():
@@ -95,9 +106,15 @@ def _graph_lines(report: TriageReport, record_id: str, loc: str) -> list[str]:
     return [
         *_labelled(loc, "agent.causes", [(c.id, c.label) for c in causes[:SHOWN_GRAPH_ITEMS]]),
         *_labelled(loc, "agent.next", [(n.id, n.label) for n in following[:SHOWN_GRAPH_ITEMS]]),
-        *_labelled(loc, "agent.lookalikes", [(a.id, a.distinctions[0] if a.distinctions else a.label)
-                                              for a in alike[:SHOWN_GRAPH_ITEMS]]),
-    ]  # fmt: skip
+        *_labelled(
+            loc,
+            "agent.lookalikes",
+            [
+                (a.id, a.distinctions[0] if a.distinctions else a.label)
+                for a in alike[:SHOWN_GRAPH_ITEMS]
+            ],
+        ),
+    ]
 
 
 def triage_text(report: TriageReport, today: date) -> str:
@@ -115,8 +132,10 @@ def triage_text(report: TriageReport, today: date) -> str:
         return "\n\n".join(["\n".join(intro), *parts] if intro else parts)
     if report.matches:
         lines = [*intro, t(loc, "agent.uncertain")]
-        lines += [f"  - {m.id} ({m.band}, {m.score:.2f}): {_line(m.signature, 200)}"
-                  for m in report.matches[:SHOWN_CANDIDATES]]  # fmt: skip
+        lines += [
+            f"  - {m.id} ({m.band}, {m.score:.2f}): {_line(m.signature, 200)}"
+            for m in report.matches[:SHOWN_CANDIDATES]
+        ]
         return "\n".join([*lines, t(loc, "uncertain.hint")])
     key = "agent.nothing" if report.errors else "nothing.no_error"
     return "\n".join([*intro, t(loc, key)])
@@ -135,8 +154,11 @@ def neighbours_text(nb: Neighbours) -> str:
     ordered = sorted(nb.nodes, key=lambda n: (abs(n.layer), -n.score, n.id))
     before = [(n.id, f"{n.score:.0%} · {n.label}") for n in ordered if n.layer < 0]
     after = [(n.id, f"{n.score:.0%} · {n.label}") for n in ordered if n.layer > 0]
-    alike = {e.target if e.source == nb.centre else e.source for e in nb.edges
-             if e.kind == "frequently_confused_with"}  # fmt: skip
+    alike = {
+        e.target if e.source == nb.centre else e.source
+        for e in nb.edges
+        if e.kind == "frequently_confused_with"
+    }
     labels = {n.id: n.label for n in nb.nodes}
     lines = [t(loc, "agent.neighbours", id=nb.centre, hops=nb.depth)]
     lines += _labelled(loc, "agent.causes", before)
@@ -160,8 +182,14 @@ def stale_text(stale: StaleList, loc: str) -> str:
 
 def outcome_text(outcome: Outcome, loc: str) -> str:
     total = outcome.fixed + outcome.failed
-    text = t(loc, f"agent.outcome.{outcome.verdict}", id=outcome.record_id, position=outcome.workaround,
-             fixed=outcome.fixed, total=total)  # fmt: skip
+    text = t(
+        loc,
+        f"agent.outcome.{outcome.verdict}",
+        id=outcome.record_id,
+        position=outcome.workaround,
+        fixed=outcome.fixed,
+        total=total,
+    )
     return text if outcome.changed else f"{text} {t(loc, 'agent.outcome.same')}"
 
 
@@ -175,5 +203,12 @@ def prompt_text(loc: str, *, outcomes: bool, error: str = "") -> str:
     return "\n\n".join(parts)
 
 
-__all__ = ["neighbours_text", "outcome_text", "prompt_text", "record_text", "search_text",
-           "stale_text", "triage_text"]  # fmt: skip
+__all__ = [
+    "neighbours_text",
+    "outcome_text",
+    "prompt_text",
+    "record_text",
+    "search_text",
+    "stale_text",
+    "triage_text",
+]

@@ -39,7 +39,8 @@ from bot.store.db import Store
 from graph.build import KnowledgeGraph
 
 #: Longest client name and voter kept with a verdict (the vote table's user column is 50).
-CLIENT_CHARS, VOTER_CHARS = 40, 46
+CLIENT_CHARS = 40
+VOTER_CHARS = 46
 NOTE_CHARS = 1_000
 #: How long a call waits for the knowledge base's first load before saying it is loading.
 LOAD_WAIT_SECONDS = 30.0
@@ -95,8 +96,14 @@ class Tools:
         read = read_paste(paste, self.settings.paste_limit)
         with self.gate:
             result = prefer_reader(index.triage(read), lang, index.record)
-        return build_report(result, index.record, self.graph(), locale=lang,
-                            counts=self._counts(result.answer_ids()), read=read)  # fmt: skip
+        return build_report(
+            result,
+            index.record,
+            self.graph(),
+            locale=lang,
+            counts=self._counts(result.answer_ids()),
+            read=read,
+        )
 
     def search(self, words: str, limit: int, lang: str) -> SearchResult:
         index = self._index()
@@ -127,38 +134,72 @@ class Tools:
             raise RecordNotFound(record_id)
         nb = neighbourhood(kg, record_id, depth=hops, locale=lang)
         return Neighbours(
-            centre=nb.centre, depth=nb.depth, locale=nb.locale, left_out=nb.left_out,
+            centre=nb.centre,
+            depth=nb.depth,
+            locale=nb.locale,
+            left_out=nb.left_out,
             nodes=[Node.model_validate(n, from_attributes=True) for n in nb.nodes],
             edges=[Edge.model_validate(e, from_attributes=True) for e in nb.edges],
-            observed=[Observed(source=e.source, target=e.target, count=e.count, first_seen=e.first_seen.isoformat(),
-                               last_seen=e.last_seen.isoformat()) for e in kg.observed_from(record_id)],
-        )  # fmt: skip
+            observed=[
+                Observed(
+                    source=e.source,
+                    target=e.target,
+                    count=e.count,
+                    first_seen=e.first_seen.isoformat(),
+                    last_seen=e.last_seen.isoformat(),
+                )
+                for e in kg.observed_from(record_id)
+            ],
+        )
 
     def stale(self, domain: str | None, limit: int, lang: str) -> StaleList:
         from bot.digest.jobs import collect, local_today
         from bot.digest.select import explain
 
-        index, now = self._index(), self.clock()
+        index = self._index()
+        now = self.clock()
         with self.store.transaction() as session:
             try:
-                items = collect(session, settings=self.settings, graph=self.graph(), now=now,
-                                domains=[domain] if domain else None)  # fmt: skip
+                items = collect(
+                    session,
+                    settings=self.settings,
+                    graph=self.graph(),
+                    now=now,
+                    domains=[domain] if domain else None,
+                )
             except UnknownDomain as exc:
                 raise exc.in_locale(lang) from None
         records = []
         for item in items[:limit]:
             record = index.record(item.record_id)
             signature = str(record.text("signature", lang)[0]) if record else item.signature
-            records.append(StaleRecord(
-                id=item.record_id, domain=item.domain, signature=signature, last_confirmed=item.last_confirmed,
-                threshold_days=item.threshold_days, days_overdue=item.days_overdue, score=item.score,
-                matches=item.importance.matches, leads_in=item.importance.leads_in, why=explain(item, t, lang),
-            ))  # fmt: skip
+            records.append(
+                StaleRecord(
+                    id=item.record_id,
+                    domain=item.domain,
+                    signature=signature,
+                    last_confirmed=item.last_confirmed,
+                    threshold_days=item.threshold_days,
+                    days_overdue=item.days_overdue,
+                    score=item.score,
+                    matches=item.importance.matches,
+                    leads_in=item.importance.leads_in,
+                    why=explain(item, t, lang),
+                )
+            )
         today = local_today(self.settings, now)
         return StaleList(today=today, domain=domain, total=len(items), records=records)
 
-    def report_outcome(self, record_id: str, workaround: int, worked: bool, note: str | None, *,
-                       client: str, voter: str) -> Outcome:  # fmt: skip
+    def report_outcome(
+        self,
+        record_id: str,
+        workaround: int,
+        worked: bool,
+        note: str | None,
+        *,
+        client: str,
+        voter: str,
+    ) -> Outcome:
         """Count whether ``workaround`` (its position in the record) fixed the error, as the
         vote of ``voter`` (who holds the credentials, not the name ``client`` gives itself):
         one verdict per voter, record and workaround in each UTC day, changeable within it.
@@ -168,14 +209,23 @@ class Tools:
 
         record = self._record(record_id)
         if not 0 <= workaround < len(record.workarounds):
-            raise ErrkbError(f"record {record_id!r} has no workaround {workaround} "
-                             f"(positions 0 to {len(record.workarounds) - 1})")  # fmt: skip
+            raise ErrkbError(
+                f"record {record_id!r} has no workaround {workaround} "
+                f"(positions 0 to {len(record.workarounds) - 1})"
+            )
         verdict: Literal["fixed", "failed"] = "fixed" if worked else "failed"
-        user, now = f"mcp:{voter[:VOTER_CHARS]}", self.clock()
+        user = f"mcp:{voter[:VOTER_CHARS]}"
+        now = self.clock()
         with self.store.transaction() as session:
-            outcome = slack_repo.cast_vote(session, user_id=user, record_id=record_id, position=workaround,
-                                           thread=f"mcp:{now.date().isoformat()}", verdict=verdict,
-                                           at=now)  # fmt: skip
+            outcome = slack_repo.cast_vote(
+                session,
+                user_id=user,
+                record_id=record_id,
+                position=workaround,
+                thread=f"mcp:{now.date().isoformat()}",
+                verdict=verdict,
+                at=now,
+            )
             if verdict == "fixed" and outcome.changed:
                 slack_repo.record_evidence(
                     session, record_id=record_id, actor=user, today=now.date(), at=now
@@ -187,14 +237,29 @@ class Tools:
                     "note": (note or "")[:NOTE_CHARS],
                     "client": client[:CLIENT_CHARS],
                 }
-                repository.add_audit(session, actor=user, record_id=record_id, action="outcome", at=now,
-                                     before={"verdict": outcome.previous}, after=after)  # fmt: skip
+                repository.add_audit(
+                    session,
+                    actor=user,
+                    record_id=record_id,
+                    action="outcome",
+                    at=now,
+                    before={"verdict": outcome.previous},
+                    after=after,
+                )
             counts = slack_repo.workaround_counts(session, record_ids=[record_id])
         fixed, failed = counts.get((record_id, workaround), (0, 0))
         action = str(record.text("workarounds", "en")[0][workaround])
-        return Outcome(record_id=record_id, workaround=workaround, action=action, verdict=verdict,
-                       changed=outcome.changed, previous=outcome.previous,  # type: ignore[arg-type]
-                       fixed=fixed, failed=failed, client=client)  # fmt: skip
+        return Outcome(
+            record_id=record_id,
+            workaround=workaround,
+            action=action,
+            verdict=verdict,
+            changed=outcome.changed,
+            previous=outcome.previous,  # type: ignore[arg-type]
+            fixed=fixed,
+            failed=failed,
+            client=client,
+        )
 
 
 __all__ = ["Tools"]

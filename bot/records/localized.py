@@ -146,8 +146,16 @@ class LocalRecord:
             for i, item in enumerate(getattr(graph, k)):
                 head = f"transition_graph.{k}[{i}]"
                 target = item if isinstance(item, str) else item.error_id
-                out.append(LocalLink(k, i, target, item, self.texts[f"{head}.condition"],
-                                     self.texts[f"{head}.distinction"]))  # fmt: skip
+                out.append(
+                    LocalLink(
+                        k,
+                        i,
+                        target,
+                        item,
+                        self.texts[f"{head}.condition"],
+                        self.texts[f"{head}.distinction"],
+                    )
+                )
         return tuple(out)
 
     @property
@@ -211,5 +219,13 @@ def _pick(
     return Text(source, own, fallback=not _same_language(own, wanted))
 
 
-__all__ = ["has_words", "LocalDeadEnd", "LocalLink", "LocalRecord", "LocalVersion",
-                      "LocalWorkaround", "Text", "localize"]  # fmt: skip
+__all__ = [
+    "has_words",
+    "LocalDeadEnd",
+    "LocalLink",
+    "LocalRecord",
+    "LocalVersion",
+    "LocalWorkaround",
+    "Text",
+    "localize",
+]

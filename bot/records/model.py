@@ -51,13 +51,34 @@ STORED = {"stored": True}
 
 #: Native fields in the order the seed example writes them.
 NATIVE_ORDER = (
-    "id", "signature", "regex", "domain", "category", "subcategory",
-    "root_cause", "root_cause_type", "versions", "os_specific", "dead_ends",
-    "workarounds", "transition_graph", "official_doc_url", "official_doc_section",
-    "error_code", "verification_tier", "confidence", "fix_success_rate",
-    "resolvable", "first_seen", "last_confirmed", "last_updated",
-    "evidence_count", "tags", "locale", "aliases",
-)  # fmt: skip
+    "id",
+    "signature",
+    "regex",
+    "domain",
+    "category",
+    "subcategory",
+    "root_cause",
+    "root_cause_type",
+    "versions",
+    "os_specific",
+    "dead_ends",
+    "workarounds",
+    "transition_graph",
+    "official_doc_url",
+    "official_doc_section",
+    "error_code",
+    "verification_tier",
+    "confidence",
+    "fix_success_rate",
+    "resolvable",
+    "first_seen",
+    "last_confirmed",
+    "last_updated",
+    "evidence_count",
+    "tags",
+    "locale",
+    "aliases",
+)
 
 
 class _Item(BaseModel):
@@ -310,8 +331,11 @@ class Record(BaseModel):
             return text.value, text.locale
         if field not in TRANSLATABLE_LIST:
             raise KeyError(field)
-        texts = [w.action for w in view.workarounds] if field == "workarounds" else \
-            [d.text for d in view.dead_ends]  # fmt: skip
+        texts = (
+            [w.action for w in view.workarounds]
+            if field == "workarounds"
+            else [d.text for d in view.dead_ends]
+        )
         if any(t.fallback for t in texts):
             return [t.value for t in texts], self.locale
         return [t.value for t in texts], texts[0].locale if texts else view.locale
@@ -352,9 +376,10 @@ def _one_union_member(errors: list[Any]) -> list[Any]:
     """A link that is neither an id nor a valid object: keep what the object form says."""
     objects = {tuple(e["loc"][: e["loc"].index("Link")]) for e in errors if "Link" in e["loc"]}
     return [
-        e for e in errors
+        e
+        for e in errors
         if not (e["loc"] and e["loc"][-1] == "str" and tuple(e["loc"][:-1]) in objects)
-    ]  # fmt: skip
+    ]
 
 
 def record_problems(exc: ValidationError) -> list[Problem]:

@@ -234,8 +234,13 @@ def _list_lengths(translation: Translation, record: Record) -> list[tuple[str, i
     graph = translation.transition_graph
     for kind in LINK_KINDS:
         if graph is not None and (entries := getattr(graph, kind)) is not None:
-            out.append((f"transition_graph.{kind}", len(entries),
-                        len(getattr(record.transition_graph, kind))))  # fmt: skip
+            out.append(
+                (
+                    f"transition_graph.{kind}",
+                    len(entries),
+                    len(getattr(record.transition_graph, kind)),
+                )
+            )
     return out
 
 
@@ -255,9 +260,13 @@ def check_translations(record: Record) -> None:
                     "translation_too_long",
                     "{key} has {entries} entries but {field} has only {items}: "
                     "entry i translates {field}[i]",
-                    {"key": translation_key(field, locale), "field": field,
-                     "entries": entries, "items": items},
-                )  # fmt: skip
+                    {
+                        "key": translation_key(field, locale),
+                        "field": field,
+                        "entries": entries,
+                        "items": items,
+                    },
+                )
         sources = source_texts(record) if sources is None else sources
         for path in translated_texts(translation, record):
             if not sources.get(path, "").strip():

@@ -90,45 +90,90 @@ def _facts(loc: str, record: Record, pos: int, counts: Counts) -> str:
 
 
 def _controls(view: Reply, shown: Shown, record: Record, best: int | None, errors: int) -> Block:
-    loc, reply = view.locale, view.reply_id
+    loc = view.locale
+    reply = view.reply_id
     assert reply is not None
     error = f"“{cut(str(record.localized(loc).signature), 40)}”"  # an error line, quoted
     elements = []
     if best is not None and view.votes:
         vote = VoteState(reply=reply, record=record.id, pos=best).dump()
         elements += [
-            button(t(loc, "button.fixed"), ActionId.VOTE_FIXED, value=vote, style="primary",
-                   label=t(loc, "label.fixed", error=error)),
-            button(t(loc, "button.failed"), ActionId.VOTE_FAILED, value=vote,
-                   label=t(loc, "label.failed", error=error)),
-        ]  # fmt: skip
-    elements.append(button(t(loc, "button.not_this"), ActionId.NOT_THIS,
-                           value=CorrectState(reply=reply, page=shown.page).dump(),
-                           label=t(loc, "label.not_this")))  # fmt: skip
+            button(
+                t(loc, "button.fixed"),
+                ActionId.VOTE_FIXED,
+                value=vote,
+                style="primary",
+                label=t(loc, "label.fixed", error=error),
+            ),
+            button(
+                t(loc, "button.failed"),
+                ActionId.VOTE_FAILED,
+                value=vote,
+                label=t(loc, "label.failed", error=error),
+            ),
+        ]
+    elements.append(
+        button(
+            t(loc, "button.not_this"),
+            ActionId.NOT_THIS,
+            value=CorrectState(reply=reply, page=shown.page).dump(),
+            label=t(loc, "label.not_this"),
+        )
+    )
     more = PageState(reply=reply, page=shown.page, expanded=not shown.expanded).dump()
-    elements.append(button(t(loc, "button.less" if shown.expanded else "button.more"), ActionId.MORE,
-                           value=more, label=t(loc, "label.less" if shown.expanded else "label.more")))  # fmt: skip
+    elements.append(
+        button(
+            t(loc, "button.less" if shown.expanded else "button.more"),
+            ActionId.MORE,
+            value=more,
+            label=t(loc, "label.less" if shown.expanded else "label.more"),
+        )
+    )
     if errors > 1:
         following = (shown.page + 1) % errors
-        elements.append(button(t(loc, "button.next_error", n=following + 1, count=errors), ActionId.PAGE,
-                               value=PageState(reply=reply, page=following, expanded=False).dump(),
-                               label=t(loc, "label.next_error", n=following + 1, count=errors)))  # fmt: skip
+        elements.append(
+            button(
+                t(loc, "button.next_error", n=following + 1, count=errors),
+                ActionId.PAGE,
+                value=PageState(reply=reply, page=following, expanded=False).dump(),
+                label=t(loc, "label.next_error", n=following + 1, count=errors),
+            )
+        )
     if view.ephemeral:
         elements.append(
             button(t(loc, "button.share"), ActionId.SHARE, value=ReplyState(reply=reply).dump())
         )
     elif shown.removable:
-        sure = confirmation(t(loc, "remove.confirm.title"), t(loc, "remove.confirm.text"),
-                            t(loc, "remove.confirm.yes"), t(loc, "remove.confirm.no"))  # fmt: skip
-        elements.append(button(t(loc, "button.remove"), ActionId.REMOVE, value=ReplyState(reply=reply).dump(),
-                               label=t(loc, "label.remove"), confirm=sure))  # fmt: skip
+        sure = confirmation(
+            t(loc, "remove.confirm.title"),
+            t(loc, "remove.confirm.text"),
+            t(loc, "remove.confirm.yes"),
+            t(loc, "remove.confirm.no"),
+        )
+        elements.append(
+            button(
+                t(loc, "button.remove"),
+                ActionId.REMOVE,
+                value=ReplyState(reply=reply).dump(),
+                label=t(loc, "label.remove"),
+                confirm=sure,
+            )
+        )
     return actions(elements, block_id=BlockId.ANSWER_ACTIONS)
 
 
-def first_screen(local: LocalRecord, line: str, view: Reply, shown: Shown, counts: Counts,
-                 errors: int, fix_first: bool) -> list[Block]:  # fmt: skip
+def first_screen(
+    local: LocalRecord,
+    line: str,
+    view: Reply,
+    shown: Shown,
+    counts: Counts,
+    errors: int,
+    fix_first: bool,
+) -> list[Block]:
     """The answer's first blocks for one error: cause, best fix, its commands, controls, context."""
-    loc, record = view.locale, local.record
+    loc = view.locale
+    record = local.record
     quoted = cut(line or str(local.signature), LINE_CHARS)
     cause = first_sentence(str(local.root_cause), CAUSE_CHARS)
     # the error line as code that copies and searches as written, backticks and all
@@ -153,8 +198,10 @@ def first_screen(local: LocalRecord, line: str, view: Reply, shown: Shown, count
         blocks.append(_controls(view, shown, record, best, errors))
     notes = [code(cut(record.id, ID_CHARS)), freshness(loc, record.last_confirmed, view.today)]
     if errors > 1:
-        notes.append(t(loc, "answer.error_of", n=shown.page + 1, count=errors)
-                     + (" · " + t(loc, "answer.fix_first") if fix_first else ""))  # fmt: skip
+        notes.append(
+            t(loc, "answer.error_of", n=shown.page + 1, count=errors)
+            + (" · " + t(loc, "answer.fix_first") if fix_first else "")
+        )
     untranslated = fallback_note(local, shown_paths)
     if untranslated:
         notes.append(untranslated)
@@ -172,8 +219,14 @@ def notification(local: LocalRecord, loc: str) -> str:
     return t(loc, "answer.notification", cause=cause, fix=fix)
 
 
-def render_answer(records: Sequence[Record], view: Reply, shown: Shown, graph: GraphSections,
-                  counts: Counts, variants: Mapping[str, Sequence[str]] | None = None) -> Message:  # fmt: skip
+def render_answer(
+    records: Sequence[Record],
+    view: Reply,
+    shown: Shown,
+    graph: GraphSections,
+    counts: Counts,
+    variants: Mapping[str, Sequence[str]] | None = None,
+) -> Message:
     """The answer to a paste: one error at a time, the likely cause first."""
     loc = view.locale
     by_id = {r.id: r for r in records}

@@ -96,8 +96,13 @@ def _add_button(reply: Reply) -> Block | None:
 
 def skipped_note(locale: str, skipped: Skipped) -> str:
     """What reading a long paste skipped, in ``locale``: plain text, no markup."""
-    return t(locale, "paste.skipped", chars=f"{skipped.chars:,}", lines=f"{skipped.lines:,}",
-             read=f"{skipped.read:,}")  # fmt: skip
+    return t(
+        locale,
+        "paste.skipped",
+        chars=f"{skipped.chars:,}",
+        lines=f"{skipped.lines:,}",
+        read=f"{skipped.read:,}",
+    )
 
 
 def paste_notes(reply: Reply) -> list[Block]:
@@ -114,7 +119,8 @@ def paste_notes(reply: Reply) -> list[Block]:
 
 
 def _workaround_blocks(local: LocalRecord, reply: Reply, counts: Counts) -> list[Block]:
-    loc, record = reply.locale, local.record
+    loc = reply.locale
+    record = local.record
     order = ranked_workarounds(record)
     if not order:
         return []
@@ -137,12 +143,24 @@ def _workaround_blocks(local: LocalRecord, reply: Reply, counts: Counts) -> list
             out.append(preformatted(str(w.how)))
         if reply.votes and reply.reply_id:
             state = VoteState(reply=reply.reply_id, record=record.id, pos=pos).dump()
-            out.append(actions([
-                button(t(loc, "button.fixed"), ActionId.VOTE_FIXED, value=state,
-                       label=t(loc, "label.fixed_n", n=rank)),
-                button(t(loc, "button.failed"), ActionId.VOTE_FAILED, value=state,
-                       label=t(loc, "label.failed_n", n=rank)),
-            ]))  # fmt: skip
+            out.append(
+                actions(
+                    [
+                        button(
+                            t(loc, "button.fixed"),
+                            ActionId.VOTE_FIXED,
+                            value=state,
+                            label=t(loc, "label.fixed_n", n=rank),
+                        ),
+                        button(
+                            t(loc, "button.failed"),
+                            ActionId.VOTE_FAILED,
+                            value=state,
+                            label=t(loc, "label.failed_n", n=rank),
+                        ),
+                    ]
+                )
+            )
     if len(order) > SHOWN_WORKAROUNDS:
         more = t(
             loc, "answer.more_workarounds", count=len(order) - SHOWN_WORKAROUNDS, id=esc(record.id)
@@ -177,30 +195,44 @@ def _graph_blocks(
         )
     following = graph.next_of(record_id)[:SHOWN_GRAPH_ITEMS]
     if following:
-        lines.append(t(loc, "answer.next") + "\n"
-                     + "\n".join("• " + item(n.id, n.label, n.conditions) for n in following))  # fmt: skip
+        lines.append(
+            t(loc, "answer.next")
+            + "\n"
+            + "\n".join("• " + item(n.id, n.label, n.conditions) for n in following)
+        )
     alike = graph.lookalikes_of(record_id)[:SHOWN_GRAPH_ITEMS]
     if alike:
-        lines.append(t(loc, "answer.lookalikes") + "\n"
-                     + "\n".join("• " + item(a.id, a.label, a.distinctions) for a in alike))  # fmt: skip
+        lines.append(
+            t(loc, "answer.lookalikes")
+            + "\n"
+            + "\n".join("• " + item(a.id, a.label, a.distinctions) for a in alike)
+        )
     if variants:
         lines.append(t(loc, "answer.variants", ids=", ".join(code(v) for v in variants[:5])))
     return [section("\n".join(lines))] if lines else []
 
 
-def record_details(local: LocalRecord, reply: Reply, graph: GraphSections, counts: Counts,
-                   variants: Sequence[str] = ()) -> list[Block]:  # fmt: skip
+def record_details(
+    local: LocalRecord,
+    reply: Reply,
+    graph: GraphSections,
+    counts: Counts,
+    variants: Sequence[str] = (),
+) -> list[Block]:
     """What "More" shows: every workaround, dead ends, what comes before and after, look-alikes,
     variants, versions and docs."""
-    loc, record = reply.locale, local.record
+    loc = reply.locale
+    record = local.record
     blocks = [divider()]
     blocks += _workaround_blocks(local, reply, counts)
     blocks += _dead_end_blocks(local, loc)
     blocks += _graph_blocks(record.id, graph, loc, variants)
     footer = []
     if record.versions:
-        versions = ", ".join(v.item.version + (f" ({v.behavior_change})" if str(v.behavior_change).strip() else "")
-                             for v in local.versions[:8])  # fmt: skip
+        versions = ", ".join(
+            v.item.version + (f" ({v.behavior_change})" if str(v.behavior_change).strip() else "")
+            for v in local.versions[:8]
+        )
         footer.append(t(loc, "answer.versions", versions=esc(cut(versions, 600))))
     if record.official_doc_url:
         footer.append(link(record.official_doc_url, t(loc, "answer.docs")))
@@ -287,5 +319,16 @@ def ephemeral(payload: Message) -> Message:
     return {**payload, "response_type": "ephemeral", "replace_original": False}
 
 
-__all__ = ["Counts", "Reply", "ago", "ephemeral", "freshness", "paste_notes", "record_blocks", "record_details",
-           "render_candidates", "render_nothing", "skipped_note"]  # fmt: skip
+__all__ = [
+    "Counts",
+    "Reply",
+    "ago",
+    "ephemeral",
+    "freshness",
+    "paste_notes",
+    "record_blocks",
+    "record_details",
+    "render_candidates",
+    "render_nothing",
+    "skipped_note",
+]

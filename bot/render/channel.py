@@ -24,16 +24,27 @@ def threshold_text(locale: str, settings: ChannelSettings) -> str:
 
 def channel_status(locale: str, settings: ChannelSettings) -> str:
     """One line: mode, threshold, language (``/errkb help`` shows it for the channel)."""
-    status = t(locale, "channel.status", mode=t(locale, f"channel.mode.name.{settings.mode}"),
-               threshold=threshold_text(locale, settings), language=language_name(locale, settings.locale))  # fmt: skip
+    status = t(
+        locale,
+        "channel.status",
+        mode=t(locale, f"channel.mode.name.{settings.mode}"),
+        threshold=threshold_text(locale, settings),
+        language=language_name(locale, settings.locale),
+    )
     return status + (t(locale, "channel.status.alerts") if settings.alerts else "")
 
 
 def usage_text(locale: str) -> str:
     """How to change each setting, with the real presets and languages."""
     presets = {name: round(score * 100) for name, score in THRESHOLDS.items()}
-    return t(locale, "channel.usage", choices="|".join((*available_locales(), "auto")),
-             low=round(LOWEST * 100), high=round(HIGHEST * 100), **presets)  # fmt: skip
+    return t(
+        locale,
+        "channel.usage",
+        choices="|".join((*available_locales(), "auto")),
+        low=round(LOWEST * 100),
+        high=round(HIGHEST * 100),
+        **presets,
+    )
 
 
 def render_channel(
@@ -48,8 +59,12 @@ def render_channel(
         t(locale, "channel.alerts.on" if settings.alerts else "channel.alerts.off"),
     ]
     head = t(locale, note_key) if note_key else t(locale, "channel.title")
-    blocks = [section(head), section("\n".join(lines)), section(usage_text(locale)),
-              context(t(locale, "channel.who"))]  # fmt: skip
+    blocks = [
+        section(head),
+        section("\n".join(lines)),
+        section(usage_text(locale)),
+        context(t(locale, "channel.who")),
+    ]
     return message(f"{head} {channel_status(locale, settings)}", blocks)
 
 
@@ -71,5 +86,12 @@ def render_welcome(locale: str, settings: ChannelSettings) -> Message:
     )
 
 
-__all__ = ["channel_status", "language_name", "render_channel", "render_channel_usage", "render_welcome",
-           "threshold_text", "usage_text"]  # fmt: skip
+__all__ = [
+    "channel_status",
+    "language_name",
+    "render_channel",
+    "render_channel_usage",
+    "render_welcome",
+    "threshold_text",
+    "usage_text",
+]

@@ -66,7 +66,8 @@ def shorten(text: str, limit: int) -> str:
 
 
 def _boundary(text: str, i: int) -> bool:
-    before, after = text[i - 1], text[i]
+    before = text[i - 1]
+    after = text[i]
     return (
         after == " "
         or before in _BREAKS
@@ -92,8 +93,13 @@ def render_search_options(records: Sequence[Record], locale: str) -> list[dict[s
     return [record_option(r, locale) for r in records[:SEARCH_OPTIONS]]
 
 
-def render_correct_modal(locale: str, state: CorrectionModalState, wrong: Record, sample: str,
-                         alternatives: Sequence[Record]) -> dict[str, Any]:  # fmt: skip
+def render_correct_modal(
+    locale: str,
+    state: CorrectionModalState,
+    wrong: Record,
+    sample: str,
+    alternatives: Sequence[Record],
+) -> dict[str, Any]:
     """The modal asking which known error it is (or none): the candidates, and a search."""
     options = [record_option(r, locale) for r in alternatives[: OPTIONS - 1]]
     options.append({"text": plain(t(locale, "correct.none"), OPTION_TEXT), "value": NONE})
@@ -106,13 +112,22 @@ def render_correct_modal(locale: str, state: CorrectionModalState, wrong: Record
     blocks: list[Block] = [
         section(t(locale, "correct.intro", id=code(wrong.id))),
         context(code(cut(sample, 300))),
-        {"type": "input", "block_id": BlockId.CORRECT_CHOICE, "optional": True,
-         "label": plain(t(locale, "correct.choice"), INPUT_LABEL),
-         "element": {"type": "radio_buttons", "action_id": InputId.VALUE, "options": options}},
-        {"type": "input", "block_id": BlockId.CORRECT_SEARCH, "optional": True,
-         "label": plain(t(locale, "correct.search"), INPUT_LABEL), "element": search,
-         "hint": plain(t(locale, "correct.search.hint"), INPUT_LABEL)},
-    ]  # fmt: skip
+        {
+            "type": "input",
+            "block_id": BlockId.CORRECT_CHOICE,
+            "optional": True,
+            "label": plain(t(locale, "correct.choice"), INPUT_LABEL),
+            "element": {"type": "radio_buttons", "action_id": InputId.VALUE, "options": options},
+        },
+        {
+            "type": "input",
+            "block_id": BlockId.CORRECT_SEARCH,
+            "optional": True,
+            "label": plain(t(locale, "correct.search"), INPUT_LABEL),
+            "element": search,
+            "hint": plain(t(locale, "correct.search.hint"), INPUT_LABEL),
+        },
+    ]
     return modal_view(
         locale, CallbackId.CORRECT_VIEW, "correct.title", "correct.submit", state.dump(), blocks
     )

@@ -36,7 +36,7 @@ from bot.render.kit import (
     plain,
     rich_list,
     section,
-)  # fmt: skip
+)
 from bot.render.modal import modal_view
 from bot.render.state import CorrectionState, DeprecateState, DigestItemState
 
@@ -62,9 +62,13 @@ def item_blocks(locale: str, rank: int, item: StaleItem, today: date) -> list[Bl
     """One stale record: what it is, why it ranks there, its buttons (the digest, the Home tab)."""
     state = DigestItemState(record=item.record_id, domain=item.domain).dump()
     text = t(
-        locale, "digest.item", rank=rank, signature=esc(cut(item.title(locale), SIGNATURE_CHARS)),
-        id=code(item.record_id), fresh=freshness(locale, item.last_confirmed, today),
-    )  # fmt: skip
+        locale,
+        "digest.item",
+        rank=rank,
+        signature=esc(cut(item.title(locale), SIGNATURE_CHARS)),
+        id=code(item.record_id),
+        fresh=freshness(locale, item.last_confirmed, today),
+    )
     buttons = [
         button(
             t(locale, "digest.button.confirm"),
@@ -121,10 +125,18 @@ def correction_blocks(
                 if item.record_id
                 else t(locale, "digest.corrections.none_choice")
             )
-            text = t(locale, "digest.corrections.taught_item", template=code(cut(item.template, 200)),
-                     choice=choice, user=mention(item.user_id))  # fmt: skip
-            undo = button(t(locale, "button.undo"), ActionId.UNDO_CORRECTION,
-                          value=CorrectionState(correction=item.id).dump())  # fmt: skip
+            text = t(
+                locale,
+                "digest.corrections.taught_item",
+                template=code(cut(item.template, 200)),
+                choice=choice,
+                user=mention(item.user_id),
+            )
+            undo = button(
+                t(locale, "button.undo"),
+                ActionId.UNDO_CORRECTION,
+                value=CorrectionState(correction=item.id).dump(),
+            )
             blocks.append(section(text, accessory=undo))
     return blocks
 
@@ -207,8 +219,14 @@ def render_deprecate_modal(locale: str, state: DeprecateState) -> dict[str, Any]
             "max_length": 1000,
         },
     }
-    return modal_view(locale, CallbackId.DEPRECATE_VIEW, "digest.deprecate.title", "digest.deprecate.submit",
-                      state.dump(), [reason])  # fmt: skip
+    return modal_view(
+        locale,
+        CallbackId.DEPRECATE_VIEW,
+        "digest.deprecate.title",
+        "digest.deprecate.submit",
+        state.dump(),
+        [reason],
+    )
 
 
 def render_stale_lines(locale: str, items: Sequence[StaleItem]) -> list[str]:

@@ -14,16 +14,22 @@ SIGNATURE_CHARS = 300
 TEXT_CHARS = 700
 
 
-def render_known_now(locale: str, record: Record, *, asker: str, added_by: str,
-                     fixed_by: str | None = None) -> Message:  # fmt: skip
+def render_known_now(
+    locale: str, record: Record, *, asker: str, added_by: str, fixed_by: str | None = None
+) -> Message:
     """ "errkb now knows this error": the record's error, cause and first thing to try, for
     the person who pasted it (mentioned), with "Show" for the whole record; ``fixed_by``
     is credited when their reply in the thread held the fix."""
     view = localize(record, locale)
     signature = str(view.signature).strip()
     first = signature.splitlines()[0] if signature else record.id
-    head = t(locale, "followup.text", user=mention(asker), signature=esc(cut(first, SIGNATURE_CHARS)),
-             id=code(record.id))  # fmt: skip
+    head = t(
+        locale,
+        "followup.text",
+        user=mention(asker),
+        signature=esc(cut(first, SIGNATURE_CHARS)),
+        id=code(record.id),
+    )
     lines = [head]
     cause = str(view.root_cause).strip()
     if cause:

@@ -109,13 +109,22 @@ def _show(locale: str, record: Record) -> Block:
 def search_blocks(view: HomeView) -> list[Block]:
     """The search box, and what the last search found."""
     loc = view.locale
-    element: Block = {"type": "plain_text_input", "action_id": ActionId.HOME_SEARCH,
-                      "placeholder": plain(t(loc, "home.search.placeholder"), 150),
-                      "dispatch_action_config": {"trigger_actions_on": ["on_enter_pressed"]}}  # fmt: skip
+    element: Block = {
+        "type": "plain_text_input",
+        "action_id": ActionId.HOME_SEARCH,
+        "placeholder": plain(t(loc, "home.search.placeholder"), 150),
+        "dispatch_action_config": {"trigger_actions_on": ["on_enter_pressed"]},
+    }
     if view.search:
         element["initial_value"] = cut(view.search, SEARCH_CHARS)
-    box = {"type": "input", "block_id": BlockId.HOME_SEARCH, "dispatch_action": True, "optional": True,
-           "label": plain(t(loc, "home.search.label"), 2000), "element": element}  # fmt: skip
+    box = {
+        "type": "input",
+        "block_id": BlockId.HOME_SEARCH,
+        "dispatch_action": True,
+        "optional": True,
+        "label": plain(t(loc, "home.search.label"), 2000),
+        "element": element,
+    }
     if not view.search:
         return [box]
     words = esc(cut(view.search, SEARCH_CHARS))
@@ -133,12 +142,17 @@ def language_block(view: HomeView) -> Block:
     """The user's language, and a select to change it (stored like ``/errkb lang``)."""
     loc = view.locale
     options = [{"text": plain(t(loc, "home.lang.auto"), BUTTON_TEXT), "value": AUTO}] + [
-        {"text": plain(t(loc, f"lang.name.{code_}"), BUTTON_TEXT), "value": code_} for code_ in available_locales()
-    ]  # fmt: skip
+        {"text": plain(t(loc, f"lang.name.{code_}"), BUTTON_TEXT), "value": code_}
+        for code_ in available_locales()
+    ]
     current = view.chosen if view.chosen in available_locales() else AUTO
     chosen = next(o for o in options if o["value"] == current)
-    select = {"type": "static_select", "action_id": ActionId.HOME_LANG, "options": options,
-              "initial_option": chosen}  # fmt: skip
+    select = {
+        "type": "static_select",
+        "action_id": ActionId.HOME_LANG,
+        "options": options,
+        "initial_option": chosen,
+    }
     block = section(
         t(loc, "home.lang", language=t(loc, f"lang.name.{view.locale}")), accessory=select
     )
@@ -159,8 +173,14 @@ def recent_blocks(view: HomeView) -> list[Block]:
             else channel_link(answer.channel)
         )
         key = "home.recent.closest" if answer.closest else "home.recent.item"
-        text = t(loc, key, signature=_signature(answer.record, loc), id=code(answer.record.id), where=where,
-                 day=answer.at.date().isoformat())  # fmt: skip
+        text = t(
+            loc,
+            key,
+            signature=_signature(answer.record, loc),
+            id=code(answer.record.id),
+            where=where,
+            day=answer.at.date().isoformat(),
+        )
         out.append(section(text, accessory=_show(loc, answer.record)))
     return out
 
@@ -214,10 +234,14 @@ def maintainer_blocks(view: HomeView, now: datetime) -> list[Block]:
         return [divider(), *stale] if stale else []
     unknown = [unknown_block(loc, item, now) for item in view.unknown[:SHOWN_UNKNOWN]]
     return [
-        divider(), header(t(loc, "home.maintainers.title")),
-        section(t(loc, "unknown.title")), *(unknown or [context(t(loc, "unknown.none"))]),
-        *stale_blocks(view), *corrections_blocks(loc, view.corrections), alerts_block(view),
-    ]  # fmt: skip
+        divider(),
+        header(t(loc, "home.maintainers.title")),
+        section(t(loc, "unknown.title")),
+        *(unknown or [context(t(loc, "unknown.none"))]),
+        *stale_blocks(view),
+        *corrections_blocks(loc, view.corrections),
+        alerts_block(view),
+    ]
 
 
 def alerts_block(view: HomeView) -> Block:
@@ -236,9 +260,14 @@ def render_home(view: HomeView, now: datetime) -> dict[str, Any]:
     top = [header(t(loc, "home.title")), context(t(loc, "home.intro"))]
     stats = stats_block(view)
     blocks = [
-        *top, *search_blocks(view), language_block(view), divider(), *recent_blocks(view),
-        *([stats] if stats else []), *maintainer_blocks(view, now),
-    ]  # fmt: skip
+        *top,
+        *search_blocks(view),
+        language_block(view),
+        divider(),
+        *recent_blocks(view),
+        *([stats] if stats else []),
+        *maintainer_blocks(view, now),
+    ]
     return {"type": "home", "blocks": fit(blocks, ELLIPSIS, HOME_BLOCKS)}
 
 

@@ -85,9 +85,16 @@ def rich_text(*parts: Part) -> Block:
 
 def rich_list(items: Sequence[Sequence[Part]]) -> Block:
     """A bulleted ``rich_text`` list, each item of ``(text, style)`` parts (see :func:`rich_text`)."""
-    return {"type": "rich_text", "elements": [
-        {"type": "rich_text_list", "style": "bullet", "elements": [_rich_section(i) for i in items]}
-    ]}  # fmt: skip
+    return {
+        "type": "rich_text",
+        "elements": [
+            {
+                "type": "rich_text_list",
+                "style": "bullet",
+                "elements": [_rich_section(i) for i in items],
+            }
+        ],
+    }
 
 
 def link(url: str, label: str) -> str:
@@ -157,17 +164,25 @@ def button(
 
 def confirmation(title: str, text: str, yes: str, no: str) -> Block:
     """The "are you sure?" dialog of a button (plain text throughout)."""
-    return {"title": plain(title, MODAL_TITLE), "text": plain(text, CONFIRM_TEXT),
-            "confirm": plain(yes, MODAL_BUTTON), "deny": plain(no, MODAL_BUTTON), "style": "danger"}  # fmt: skip
+    return {
+        "title": plain(title, MODAL_TITLE),
+        "text": plain(text, CONFIRM_TEXT),
+        "confirm": plain(yes, MODAL_BUTTON),
+        "deny": plain(no, MODAL_BUTTON),
+        "style": "danger",
+    }
 
 
 def preformatted(text: str, limit: int = PREFORMATTED_TEXT) -> Block:
     """A copyable code block (``rich_text_preformatted``): commands and config, as written.
     Rich text is never read as markup, so nothing in it needs escaping."""
     body = cut(text.strip("\n"), limit) or " "
-    return {"type": "rich_text", "elements": [
-        {"type": "rich_text_preformatted", "elements": [{"type": "text", "text": body}]}
-    ]}  # fmt: skip
+    return {
+        "type": "rich_text",
+        "elements": [
+            {"type": "rich_text_preformatted", "elements": [{"type": "text", "text": body}]}
+        ],
+    }
 
 
 def actions(elements: Sequence[Block], *, block_id: str | None = None) -> Block:

@@ -33,10 +33,15 @@ FIELDS = (
 )
 #: Which record field's problems show under which input.
 FIELD_BLOCKS = {
-    "id": BlockId.RECORD_ID, "signature": BlockId.SIGNATURE, "regex": BlockId.REGEX,
-    "domain": BlockId.DOMAIN, "category": BlockId.CATEGORY, "root_cause": BlockId.ROOT_CAUSE,
-    "workarounds": BlockId.WORKAROUND, "official_doc_url": BlockId.DOCS,
-}  # fmt: skip
+    "id": BlockId.RECORD_ID,
+    "signature": BlockId.SIGNATURE,
+    "regex": BlockId.REGEX,
+    "domain": BlockId.DOMAIN,
+    "category": BlockId.CATEGORY,
+    "root_cause": BlockId.ROOT_CAUSE,
+    "workarounds": BlockId.WORKAROUND,
+    "official_doc_url": BlockId.DOCS,
+}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -95,8 +100,14 @@ def render_add_modal(locale: str, state: AddState, values: Mapping[BlockId, str]
     )
 
 
-def modal_view(locale: str, callback_id: str, title_key: str, submit_key: str, metadata: str,
-               blocks: list[Block]) -> dict[str, Any]:  # fmt: skip
+def modal_view(
+    locale: str,
+    callback_id: str,
+    title_key: str,
+    submit_key: str,
+    metadata: str,
+    blocks: list[Block],
+) -> dict[str, Any]:
     """A modal with a translated title, submit and cancel, carrying ``metadata``."""
     return {
         "type": "modal",

@@ -107,8 +107,13 @@ def render_help(locale: str, commands: Sequence[str], *, status: str | None = No
 def unknown_block(locale: str, item: UnknownItem, now: datetime) -> Block:
     """One unknown error with its "Add to knowledge base" button (``/errkb unknown``, the Home tab)."""
     examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
-    text = t(locale, "unknown.item", count=item.count, example=code(cut(item.example, 900)),
-             when=ago(locale, item.last_seen.date(), now.date()))  # fmt: skip
+    text = t(
+        locale,
+        "unknown.item",
+        count=item.count,
+        example=code(cut(item.example, 900)),
+        when=ago(locale, item.last_seen.date(), now.date()),
+    )
     if examples:
         text += "\n" + t(locale, "unknown.examples", links=examples)
     notes = [t(locale, "unknown.source", app=esc(item.source))] if item.source else []
@@ -139,5 +144,12 @@ def render_error(locale: str, key: str, **params: object) -> Message:
     return message(text, [section(f":warning: {text}")])
 
 
-__all__ = ["render_error", "render_help", "render_record", "render_refusal", "render_search",
-           "render_text", "render_unknown"]  # fmt: skip
+__all__ = [
+    "render_error",
+    "render_help",
+    "render_record",
+    "render_refusal",
+    "render_search",
+    "render_text",
+    "render_unknown",
+]

@@ -37,13 +37,25 @@ class StoredReply(Protocol):
 
 def shown_of(args: Mapping[str, Any], *, removable: bool = True) -> Shown:
     view = args.get("view") or {}
-    return Shown(page=int(view.get("page", 0)), expanded=bool(view.get("expanded", False)),
-                 lines=dict(args.get("lines") or {}), removable=removable)  # fmt: skip
+    return Shown(
+        page=int(view.get("page", 0)),
+        expanded=bool(view.get("expanded", False)),
+        lines=dict(args.get("lines") or {}),
+        removable=removable,
+    )
 
 
-def stored_view(reply: StoredReply, *, kb: MatchIndex, kg: KnowledgeGraph | None, counts: blocks.Counts,
-                today: date, ephemeral: bool, note: str | None = None,
-                fresh: Mapping[str, Record] | None = None) -> Message:  # fmt: skip
+def stored_view(
+    reply: StoredReply,
+    *,
+    kb: MatchIndex,
+    kg: KnowledgeGraph | None,
+    counts: blocks.Counts,
+    today: date,
+    ephemeral: bool,
+    note: str | None = None,
+    fresh: Mapping[str, Record] | None = None,
+) -> Message:
     """``reply`` rendered now (``fresh``: records with their evidence as stored, which the
     index may hold stale)."""
 
@@ -52,9 +64,16 @@ def stored_view(reply: StoredReply, *, kb: MatchIndex, kg: KnowledgeGraph | None
 
     args = reply.args
     add = AddState(**args["add"]) if args.get("add") else None
-    view = blocks.Reply(locale=reply.locale, today=today, reply_id=reply.id, ephemeral=ephemeral,
-                        note=note, cut_at=args.get("cut_at"), add=add,
-                        skipped=Skipped(**args["skipped"]) if args.get("skipped") else None)  # fmt: skip
+    view = blocks.Reply(
+        locale=reply.locale,
+        today=today,
+        reply_id=reply.id,
+        ephemeral=ephemeral,
+        note=note,
+        cut_at=args.get("cut_at"),
+        add=add,
+        skipped=Skipped(**args["skipped"]) if args.get("skipped") else None,
+    )
     if reply.kind == "answer":
         records = [r for r in map(record, args["records"]) if r is not None]
         if records:

@@ -64,8 +64,13 @@ def record_panel(
     parts += [
         Text(str(local.signature), style="bold red"),
         Text(""),
-        _labelled(t(locale, "cli.root_cause"), "bold", str(local.root_cause), _note(locale, local.root_cause)),
-    ]  # fmt: skip
+        _labelled(
+            t(locale, "cli.root_cause"),
+            "bold",
+            str(local.root_cause),
+            _note(locale, local.root_cause),
+        ),
+    ]
     ranked = ranked_workarounds(record)
     if ranked:
         parts += [Text(""), Text(t(locale, "cli.workarounds"), style="bold green")]
@@ -186,10 +191,16 @@ def triage_view(
     if not result.answered and not report.matches:  # no candidate above the floor
         return [*head, Text(t(locale, "cli.nothing_known"), style="bold")]
     if not result.answered:
-        columns = [Column(t(locale, "cli.col.record")), Column(t(locale, "cli.col.score"), "right"),
-                   Column(t(locale, "cli.col.band")), Column(t(locale, "cli.col.line"))]  # fmt: skip
-        rows = [[m.id, f"{m.score:.2f}", t(locale, f"cli.band.{m.band}"), _first_line(m.line, 80)]
-                for m in report.matches[:5]]  # fmt: skip
+        columns = [
+            Column(t(locale, "cli.col.record")),
+            Column(t(locale, "cli.col.score"), "right"),
+            Column(t(locale, "cli.col.band")),
+            Column(t(locale, "cli.col.line")),
+        ]
+        rows = [
+            [m.id, f"{m.score:.2f}", t(locale, f"cli.band.{m.band}"), _first_line(m.line, 80)]
+            for m in report.matches[:5]
+        ]
         return [
             *head,
             Text(t(locale, "cli.not_sure"), style="yellow"),
@@ -203,7 +214,8 @@ def triage_view(
         )
     matches = {m.record_id: m for m in result.matches}
     for rid in ids:
-        found, match = record(rid), matches.get(rid)
+        found = record(rid)
+        match = matches.get(rid)
         if found is None or match is None:
             continue
         band = t(locale, f"cli.band.{match.band}")
@@ -220,8 +232,11 @@ def search_view(hits: Sequence[tuple[Record, float]], locale: str, *, width: int
     """Search results: id, signature in ``locale``, score."""
     if not hits:
         return Text(t(locale, "cli.search.none"))
-    columns = [Column(t(locale, "cli.col.record")), Column(t(locale, "cli.col.signature")),
-               Column(t(locale, "cli.col.score"), "right")]  # fmt: skip
+    columns = [
+        Column(t(locale, "cli.col.record")),
+        Column(t(locale, "cli.col.signature")),
+        Column(t(locale, "cli.col.score"), "right"),
+    ]
     rows = [
         [r.id, _first_line(r.text("signature", locale)[0], 100), f"{score:.2f}"]
         for r, score in hits

@@ -29,8 +29,14 @@ def _cut(text: str) -> str:
 def step_outputs(triage: Triage, kb: MatchIndex, locale: str) -> dict[str, Any]:
     """The step's outputs: the record that answers the text when errkb is sure enough for
     someone who asked, else ``answered`` false and empty texts."""
-    outputs: dict[str, Any] = {"answered": False, "record_id": "", "signature": "", "root_cause": "", "fix": "",
-                               "link": ""}  # fmt: skip
+    outputs: dict[str, Any] = {
+        "answered": False,
+        "record_id": "",
+        "signature": "",
+        "root_cause": "",
+        "fix": "",
+        "link": "",
+    }
     found = ChannelSettings("").answer_matches(triage, asked=True)
     record = kb.record(found[0].record_id) if found else None
     if record is None:
@@ -43,8 +49,14 @@ def step_outputs(triage: Triage, kb: MatchIndex, locale: str) -> dict[str, Any]:
         fix = str(best.action).strip()
         how = str(best.how or "").strip()
         fix = f"{fix}\n{how}" if how and how not in fix else fix
-    outputs.update(answered=True, record_id=record.id, signature=_cut(str(view.signature)),
-                   root_cause=_cut(str(view.root_cause)), fix=_cut(fix), link=record.official_doc_url or "")  # fmt: skip
+    outputs.update(
+        answered=True,
+        record_id=record.id,
+        signature=_cut(str(view.signature)),
+        root_cause=_cut(str(view.root_cause)),
+        fix=_cut(fix),
+        link=record.official_doc_url or "",
+    )
     return outputs
 
 

@@ -59,8 +59,15 @@ def _private(slack: SlackGateway, job: ShortcutJob, payload: Message) -> None:
         )
 
 
-def open_add_from_message(job: ShortcutJob, *, store: Store, slack: SlackGateway, settings: Settings,
-                          index: IndexSource, metrics: Metrics) -> None:  # fmt: skip
+def open_add_from_message(
+    job: ShortcutJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    metrics: Metrics,
+) -> None:
     slack_locale = slack.user_locale(job.user)
     allowed = job.user in maintainers(settings, slack)
     line = exception_line(job.text) if allowed and extract(job.text).errors else ""
@@ -83,12 +90,18 @@ def open_add_from_message(job: ShortcutJob, *, store: Store, slack: SlackGateway
         metrics.decline("not_maintainer")
         return
     if noted is not None:  # any message of a thread whose fix was found: the thread's error
-        line, unknown = noted.example, noted.id
+        line = noted.example
+        unknown = noted.id
     line = line or exception_line(job.text)
     text = job.text if noted is None else noted.sample
     domain = suggest_domain(text, neighbours(loaded(index), text, line)) if line else None
-    state = AddState(unknown=unknown, channel=job.channel, thread=thread, locale=locale,
-                     fix_by=fix.user_id if fix else None)  # fmt: skip
+    state = AddState(
+        unknown=unknown,
+        channel=job.channel,
+        thread=thread,
+        locale=locale,
+        fix_by=fix.user_id if fix else None,
+    )
     values = prefill_fix(prefill(line, line, domain=domain), fix)
     if job.trigger_id:
         slack.open_view(trigger_id=job.trigger_id, view=render_add_modal(locale, state, values))

@@ -70,8 +70,16 @@ def loaded(index: IndexSource) -> MatchIndex:
     return kb
 
 
-def render_reply(session: Session, reply: StoredReply, *, index: IndexSource, graph: GraphSource,
-                 today: date, ephemeral: bool, note: str | None = None) -> Message:  # fmt: skip
+def render_reply(
+    session: Session,
+    reply: StoredReply,
+    *,
+    index: IndexSource,
+    graph: GraphSource,
+    today: date,
+    ephemeral: bool,
+    note: str | None = None,
+) -> Message:
     """:func:`~bot.render.stored.stored_view` with the evidence and vote counts read in
     ``session`` (evidence changes no index: it is read fresh each time)."""
     kb = loaded(index)
@@ -79,8 +87,16 @@ def render_reply(session: Session, reply: StoredReply, *, index: IndexSource, gr
     shown = [r for r in map(kb.record, ids) if r is not None]
     fresh = {r.id: r for r in slack_repo.with_evidence(session, records=shown)}
     counts = slack_repo.workaround_counts(session, record_ids=ids)
-    return stored_view(reply, kb=kb, kg=graph.current(), counts=counts, today=today, ephemeral=ephemeral,
-                       note=note, fresh=fresh)  # fmt: skip
+    return stored_view(
+        reply,
+        kb=kb,
+        kg=graph.current(),
+        counts=counts,
+        today=today,
+        ephemeral=ephemeral,
+        note=note,
+        fresh=fresh,
+    )
 
 
 def paste_text(
@@ -88,7 +104,8 @@ def paste_text(
 ) -> tuple[str, list[str]]:
     """The message text plus the text of its attached snippets / .log / .txt files, at
     most ``limit`` characters in all, and the names of the files that could not be read."""
-    parts, unread = [paste.text], []
+    parts = [paste.text]
+    unread = []
     budget = limit
     for file in paste.files[:3]:
         if file.is_text and file.url and budget > 0:
@@ -124,8 +141,13 @@ def thread_error(
     return None
 
 
-def triage_timed(kb: MatchIndex, text: str | Excerpt, metrics: Metrics, gate: RequestGate,
-                 learned: dict[str, str | None] | None = None) -> Triage:  # fmt: skip
+def triage_timed(
+    kb: MatchIndex,
+    text: str | Excerpt,
+    metrics: Metrics,
+    gate: RequestGate,
+    learned: dict[str, str | None] | None = None,
+) -> Triage:
     with gate:
         started = time.perf_counter()
         found = kb.triage(text, learned=learned) if learned else kb.triage(text)
@@ -153,17 +175,28 @@ def _learned(session: Session, text: str | Excerpt) -> dict[str, str | None]:
     return corrections_repo.learned(session, templates=templates) if templates else {}
 
 
-def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store, index: IndexSource,
-                 graph: GraphSource, slack: SlackGateway, clock: Clock, metrics: Metrics,
-                 gate: RequestGate) -> Outcome | Turn:  # fmt: skip
+def answer_paste(
+    paste: PasteJob,
+    *,
+    job: Job,
+    settings: Settings,
+    store: Store,
+    index: IndexSource,
+    graph: GraphSource,
+    slack: SlackGateway,
+    clock: Clock,
+    metrics: Metrics,
+    gate: RequestGate,
+) -> Outcome | Turn:
     """Triage ``paste`` and answer it (in its thread, or privately); in a thread errkb
     answered already, a mention without a new error is a turn of conversation instead
     (:mod:`bot.slack.thread`)."""
     kb = loaded(index)
     pasted, unread = paste_text(paste, slack)
     read = read_paste(pasted, settings.paste_limit)
-    turn = answer_turn(paste, read.text, job=job.key, settings=settings, store=store, slack=slack,
-                       metrics=metrics)  # fmt: skip
+    turn = answer_turn(
+        paste, read.text, job=job.key, settings=settings, store=store, slack=slack, metrics=metrics
+    )
     if turn is not None:
         return turn
     learned, here = read_context(store, read, paste.channel)
@@ -176,7 +209,8 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
     if paste.mention and not triage.errors:
         found = thread_error(paste, slack, kb, settings.paste_limit, gate)
         if found is not None:
-            read, triage = found, triage_timed(kb, found, metrics, gate, read_learned(store, found))
+            read = found
+            triage = triage_timed(kb, found, metrics, gate, read_learned(store, found))
     text = read.text
     outcome = decide(triage, asked=paste.asked, channel=here)
     if outcome == "silent" and not triage.errors:
@@ -202,19 +236,38 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
         if outcome == "silent":
             metrics.decline("not_confident" if not known else "channel_quiet")
             return outcome
-        locale = user_locale(session, settings, user=reader, slack_locale=slack_locale, channel=paste.channel,
-                             text=text)  # fmt: skip
+        locale = user_locale(
+            session,
+            settings,
+            user=reader,
+            slack_locale=slack_locale,
+            channel=paste.channel,
+            text=text,
+        )
         triage = prefer_reader(triage, locale, kb.record)
         add = (
             AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts)
             if unknown
             else None
         )
-        args = reply_args(outcome, triage, read, add.model_dump(exclude_none=True) if add else None,
-                          asked=paste.asked, channel=here)  # fmt: skip
+        args = reply_args(
+            outcome,
+            triage,
+            read,
+            add.model_dump(exclude_none=True) if add else None,
+            asked=paste.asked,
+            channel=here,
+        )
         args["job"] = job.key  # a retry of this job is not a later turn in its thread
-        reply = _remember(session, paste, outcome, args, locale, now,
-                          window=timedelta(hours=settings.observe_window_hours))  # fmt: skip
+        reply = _remember(
+            session,
+            paste,
+            outcome,
+            args,
+            locale,
+            now,
+            window=timedelta(hours=settings.observe_window_hours),
+        )
         if public:  # from here on, an attempt may have posted: see deliver()
             jobs_repo.mark_stage(session, job_id=job.id, owner=job.owner, stage=POSTING)
         note = panels.unread_files_note(locale, unread) if unread else None
@@ -223,8 +276,15 @@ def answer_paste(paste: PasteJob, *, job: Job, settings: Settings, store: Store,
             payload = panels.render_text(locale, key)
             payload = panels.with_note(payload, note) if note else payload
         else:
-            payload = render_reply(session, reply, index=index, graph=graph, today=now.date(),
-                                   ephemeral=not public, note=note)  # fmt: skip
+            payload = render_reply(
+                session,
+                reply,
+                index=index,
+                graph=graph,
+                today=now.date(),
+                ephemeral=not public,
+                note=note,
+            )
     sent = deliver(paste, payload, job=job, slack=slack, public=public)
     if sent.ok and public and sent.ts:
         # the thread is answered (later mentions are conversation), and a pointer links here
@@ -250,25 +310,53 @@ def _note_unknown(
 ) -> int | None:
     first = None
     for error in triage.errors[:NOTED_ERRORS]:
-        found = slack_repo.note_unknown(session, template=error.template, sample=error.text, permalink=permalink,
-                                        at=now, channel=paste.channel, thread_ts=paste.thread_ts, user_id=paste.user,
-                                        source=paste.source)  # fmt: skip
+        found = slack_repo.note_unknown(
+            session,
+            template=error.template,
+            sample=error.text,
+            permalink=permalink,
+            at=now,
+            channel=paste.channel,
+            thread_ts=paste.thread_ts,
+            user_id=paste.user,
+            source=paste.source,
+        )
         first = first or found
     return first
 
 
-def _remember(session: Session, paste: PasteJob, outcome: Outcome, args: dict[str, Any], locale: str,
-              now: Any, *, window: timedelta) -> Reply:  # fmt: skip
+def _remember(
+    session: Session,
+    paste: PasteJob,
+    outcome: Outcome,
+    args: dict[str, Any],
+    locale: str,
+    now: Any,
+    *,
+    window: timedelta,
+) -> Reply:
     """Store the reply and what answering taught: matches (for the digest), sightings."""
-    reply_id = slack_repo.add_reply(session, kind="nothing" if outcome == "no_error" else outcome,
-                                    locale=locale, user_id=paste.user, channel=paste.channel,
-                                    thread_ts=paste.thread_ts, args=args, at=now)  # fmt: skip
+    reply_id = slack_repo.add_reply(
+        session,
+        kind="nothing" if outcome == "no_error" else outcome,
+        locale=locale,
+        user_id=paste.user,
+        channel=paste.channel,
+        thread_ts=paste.thread_ts,
+        args=args,
+        at=now,
+    )
     records = args.get("records", [])
     digest_repo.note_matches(session, record_ids=records, at=now)
     if paste.thread_ts:
         for record_id in records:
-            observe_error(session, scope=f"slack:{paste.channel}:{paste.thread_ts}", record_id=record_id,
-                          seen_at=now, window=window)  # fmt: skip
+            observe_error(
+                session,
+                scope=f"slack:{paste.channel}:{paste.thread_ts}",
+                record_id=record_id,
+                seen_at=now,
+                window=window,
+            )
     reply = slack_repo.get_reply(session, reply_id=reply_id)
     assert reply is not None
     return reply
@@ -287,8 +375,13 @@ def deliver(
     if not public:
         if paste.response_url:
             return slack.respond(paste.response_url, blocks.ephemeral(payload))
-        return slack.post_ephemeral(channel=paste.channel, user=paste.user, text=payload["text"],
-                                    blocks=payload["blocks"], thread_ts=paste.thread_ts)  # fmt: skip
+        return slack.post_ephemeral(
+            channel=paste.channel,
+            user=paste.user,
+            text=payload["text"],
+            blocks=payload["blocks"],
+            thread_ts=paste.thread_ts,
+        )
     assert paste.thread_ts is not None
     if job.stage == POSTING:
         ts = slack.find_marked(
@@ -296,8 +389,13 @@ def deliver(
         )
         if ts is not None:
             return Sent(ok=True, ts=ts)
-    return slack.post_message(channel=paste.channel, text=payload["text"], blocks=payload["blocks"],
-                              thread_ts=paste.thread_ts, marker=job.key)  # fmt: skip
+    return slack.post_message(
+        channel=paste.channel,
+        text=payload["text"],
+        blocks=payload["blocks"],
+        thread_ts=paste.thread_ts,
+        marker=job.key,
+    )
 
 
 __all__ = ["answer_paste", "deliver", "loaded", "read_context", "render_reply"]

@@ -28,8 +28,14 @@ from bot.slack.gateway import SlackGateway
 from bot.slack.middleware import Middleware
 
 
-def create_app(settings: Settings, *, gateway: SlackGateway, middleware: Middleware, oauth: OAuthSettings | None,
-               authorize: Callable[..., AuthorizeResult] | None = None) -> App:  # fmt: skip
+def create_app(
+    settings: Settings,
+    *,
+    gateway: SlackGateway,
+    middleware: Middleware,
+    oauth: OAuthSettings | None,
+    authorize: Callable[..., AuthorizeResult] | None = None,
+) -> App:
     """The Slack app with every listener, the middleware and the request error handler.
 
     Bolt's per-request client is built from ``client``'s base URL and given the token
@@ -47,7 +53,7 @@ def create_app(settings: Settings, *, gateway: SlackGateway, middleware: Middlew
             timeout=gateway.client.timeout,
             retry_handlers=gateway.client.retry_handlers,
             logger=client_logger,
-        ),  # fmt: skip
+        ),
         signing_secret=settings.slack_signing_secret.get_secret_value(),
         process_before_response=True,
         token_verification_enabled=False,

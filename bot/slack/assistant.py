@@ -45,8 +45,13 @@ def start_thread(
     """A new assistant thread: offer what errkb does, as prompts in the person's language."""
     locale = _locale(store, settings, slack, job.user, job.channel)
     title, prompts = render_prompts(locale)
-    sent = slack.call("assistant.threads.setSuggestedPrompts", channel_id=job.channel, thread_ts=job.thread_ts,
-                      title=title, prompts=prompts)  # fmt: skip
+    sent = slack.call(
+        "assistant.threads.setSuggestedPrompts",
+        channel_id=job.channel,
+        thread_ts=job.thread_ts,
+        title=title,
+        prompts=prompts,
+    )
     if not sent.ok:
         log.info("no suggested prompts in %s: %s", job.channel, sent.error)
 
@@ -54,8 +59,12 @@ def start_thread(
 def working(slack: SlackGateway, paste: PasteJob, locale: str) -> None:
     """Show that errkb is looking the paste up (Slack clears it when errkb replies)."""
     assert paste.thread_ts is not None
-    slack.call("assistant.threads.setStatus", channel_id=paste.channel, thread_ts=paste.thread_ts,
-               status=t(locale, "assistant.status"))  # fmt: skip
+    slack.call(
+        "assistant.threads.setStatus",
+        channel_id=paste.channel,
+        thread_ts=paste.thread_ts,
+        status=t(locale, "assistant.status"),
+    )
 
 
 def titled(slack: SlackGateway, paste: PasteJob, triage: Triage, *, sent: bool) -> None:

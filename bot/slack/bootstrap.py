@@ -65,8 +65,9 @@ class SlackBot:
             self.link.stop()
 
 
-def _job_tokens(oauth: OAuthSettings | None, link: SlackLink | None,
-                settings: Settings) -> Callable[[str | None], str | None]:  # fmt: skip
+def _job_tokens(
+    oauth: OAuthSettings | None, link: SlackLink | None, settings: Settings
+) -> Callable[[str | None], str | None]:
     """The bot token for a job's workspace: the installation's, refreshed when due (multi-workspace),
     else the gateway's own, once Slack takes it."""
     if oauth is not None:
@@ -80,41 +81,91 @@ def _job_tokens(oauth: OAuthSettings | None, link: SlackLink | None,
     return authorize
 
 
-def build_slack_bot(settings: Settings, *, store: Store, index: IndexSource, graph: GraphSource, clock: Clock,
-                    metrics: Metrics, gateway: SlackGateway | None = None,
-                    queue_clock: Callable[[], datetime] = wall_clock,
-                    gate: RequestGate | None = None,
-                    slack_backoff: tuple[float, float] = (1.0, 30.0)) -> SlackBot:  # fmt: skip
+def build_slack_bot(
+    settings: Settings,
+    *,
+    store: Store,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+    metrics: Metrics,
+    gateway: SlackGateway | None = None,
+    queue_clock: Callable[[], datetime] = wall_clock,
+    gate: RequestGate | None = None,
+    slack_backoff: tuple[float, float] = (1.0, 30.0),
+) -> SlackBot:
     """The Slack bot; ``clock`` dates what users see, ``queue_clock`` times the work queue,
     ``gate`` is entered to match a paste (the one the knowledge updates give way to),
     ``slack_backoff`` is the first and longest wait between checks of a token Slack refused."""
-    token = None if settings.multi_workspace or settings.slack_bot_token is None else (
-        settings.slack_bot_token.get_secret_value())  # fmt: skip
-    gateway = gateway or SlackGateway(token=token, base_url=settings.slack_api_url, metrics=metrics,
-                                      cache_seconds=settings.user_cache_seconds)  # fmt: skip
-    deps: dict[str, object] = {"settings": settings, "store": store, "index": index, "graph": graph,
-                               "slack": gateway, "clock": clock, "metrics": metrics,
-                               "gate": gate or RequestGate()}  # fmt: skip
+    token = (
+        None
+        if settings.multi_workspace or settings.slack_bot_token is None
+        else (settings.slack_bot_token.get_secret_value())
+    )
+    gateway = gateway or SlackGateway(
+        token=token,
+        base_url=settings.slack_api_url,
+        metrics=metrics,
+        cache_seconds=settings.user_cache_seconds,
+    )
+    deps: dict[str, object] = {
+        "settings": settings,
+        "store": store,
+        "index": index,
+        "graph": graph,
+        "slack": gateway,
+        "clock": clock,
+        "metrics": metrics,
+        "gate": gate or RequestGate(),
+    }
     oauth = oauth_settings(settings, store)
-    link = None if oauth is not None else SlackLink(gateway, first_backoff=slack_backoff[0],
-                                                    max_backoff=slack_backoff[1])  # fmt: skip
-    runner = JobRunner(store=store, handlers=job_handlers(deps), metrics=metrics, clock=queue_clock,
-                       workers=settings.workers, lease=timedelta(seconds=settings.job_lease_seconds),
-                       on_failure=functools.partial(report_failure, slack=gateway, settings=settings),
-                       authorize=_job_tokens(oauth, link, settings))  # fmt: skip
+    link = (
+        None
+        if oauth is not None
+        else SlackLink(gateway, first_backoff=slack_backoff[0], max_backoff=slack_backoff[1])
+    )
+    runner = JobRunner(
+        store=store,
+        handlers=job_handlers(deps),
+        metrics=metrics,
+        clock=queue_clock,
+        workers=settings.workers,
+        lease=timedelta(seconds=settings.job_lease_seconds),
+        on_failure=functools.partial(report_failure, slack=gateway, settings=settings),
+        authorize=_job_tokens(oauth, link, settings),
+    )
     if link is not None:
         gateway.on_token_refused = link.refused
         link.on_ok = runner.hurry_refused
-    intake = Intake(store=store, clock=queue_clock, metrics=metrics, limit=settings.queue_limit,
-                    deadline=timedelta(seconds=settings.answer_deadline_seconds), workers=runner)  # fmt: skip
-    submissions = Submissions(add_record=inject(feedback.submit_record, deps), deprecate=inject(digest.deprecate, deps),
-                              correct=inject(corrections.correct, deps),
-                              search=inject(corrections.search_records, deps),
-                              triage_step=inject(workflow.triage_step, deps))  # fmt: skip
+    intake = Intake(
+        store=store,
+        clock=queue_clock,
+        metrics=metrics,
+        limit=settings.queue_limit,
+        deadline=timedelta(seconds=settings.answer_deadline_seconds),
+        workers=runner,
+    )
+    submissions = Submissions(
+        add_record=inject(feedback.submit_record, deps),
+        deprecate=inject(digest.deprecate, deps),
+        correct=inject(corrections.correct, deps),
+        search=inject(corrections.search_records, deps),
+        triage_step=inject(workflow.triage_step, deps),
+    )
     revocations = Revocations(installations=oauth.installation_store if oauth else None, link=link)
-    middleware = Middleware(metrics=metrics, intake=intake, submissions=submissions,
-                            team=link.team if link else None, org=link.org if link else None,
-                            revocations=revocations)  # fmt: skip
-    app = create_app(settings, gateway=gateway, middleware=middleware, oauth=oauth,
-                     authorize=link.bolt_authorize() if link else None)  # fmt: skip
+    middleware = Middleware(
+        metrics=metrics,
+        intake=intake,
+        submissions=submissions,
+        team=link.team if link else None,
+        org=link.org if link else None,
+        revocations=revocations,
+    )
+    app = create_app(
+        settings,
+        gateway=gateway,
+        middleware=middleware,
+        oauth=oauth,
+        authorize=link.bolt_authorize() if link else None,
+    )
     return SlackBot(app=app, runner=runner, intake=intake, gateway=gateway, link=link)

@@ -53,43 +53,86 @@ def respond(slack: SlackGateway, cmd: CommandJob, payload: Message) -> None:
     if cmd.response_url:
         slack.respond(cmd.response_url, blocks.ephemeral(payload))
     else:
-        slack.post_ephemeral(channel=cmd.channel, user=cmd.user, text=payload["text"], blocks=payload["blocks"],
-                             thread_ts=cmd.thread_ts)  # fmt: skip
+        slack.post_ephemeral(
+            channel=cmd.channel,
+            user=cmd.user,
+            text=payload["text"],
+            blocks=payload["blocks"],
+            thread_ts=cmd.thread_ts,
+        )
 
 
 def locale_of(store: Store, slack: SlackGateway, settings: Settings, cmd: CommandJob) -> str:
     slack_locale = slack.user_locale(cmd.user)
     with store.transaction() as session:
-        return user_locale(session, settings, user=cmd.user, slack_locale=slack_locale, channel=cmd.channel,
-                           text=cmd.arg)  # fmt: skip
+        return user_locale(
+            session,
+            settings,
+            user=cmd.user,
+            slack_locale=slack_locale,
+            channel=cmd.channel,
+            text=cmd.arg,
+        )
 
 
 def _first_word(arg: str) -> str:
     return arg.split()[0].strip("`") if arg.strip() else ""
 
 
-def run_search(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
-               graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+def run_search(
+    cmd: CommandJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     slack_locale = slack.user_locale(cmd.user)
     with store.transaction() as session:
-        locale = user_locale(session, settings, user=cmd.user, slack_locale=slack_locale, channel=cmd.channel,
-                             text=cmd.arg)  # fmt: skip
+        locale = user_locale(
+            session,
+            settings,
+            user=cmd.user,
+            slack_locale=slack_locale,
+            channel=cmd.channel,
+            text=cmd.arg,
+        )
         if not cmd.arg:
             payload = panels.render_text(locale, "search.usage")
         else:
-            reply_id = slack_repo.add_reply(session, kind="search", locale=locale, user_id=cmd.user,
-                                            channel=cmd.channel, thread_ts=None, args={"words": cmd.arg[:500]},
-                                            at=clock.now())  # fmt: skip
+            reply_id = slack_repo.add_reply(
+                session,
+                kind="search",
+                locale=locale,
+                user_id=cmd.user,
+                channel=cmd.channel,
+                thread_ts=None,
+                args={"words": cmd.arg[:500]},
+                at=clock.now(),
+            )
             reply = slack_repo.get_reply(session, reply_id=reply_id)
             assert reply is not None
-            payload = render_reply(session, reply, index=index, graph=graph, today=clock.now().date(),
-                                   ephemeral=True)  # fmt: skip
+            payload = render_reply(
+                session, reply, index=index, graph=graph, today=clock.now().date(), ephemeral=True
+            )
     respond(slack, cmd, payload)
 
 
-def show_record(*, record_id: str, user: str, channel: str | None, response_url: str | None, store: Store,
-                slack: SlackGateway, settings: Settings, index: IndexSource, graph: GraphSource,
-                clock: Clock) -> None:  # fmt: skip
+def show_record(
+    *,
+    record_id: str,
+    user: str,
+    channel: str | None,
+    response_url: str | None,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     """A record, privately, with "Share in channel"; without a channel (the Home tab), in
     errkb's Messages tab."""
     if loaded(index).record(record_id) is None:
@@ -99,12 +142,28 @@ def show_record(*, record_id: str, user: str, channel: str | None, response_url:
         locale = user_locale(
             session, settings, user=user, slack_locale=slack_locale, channel=channel
         )
-        reply_id = slack_repo.add_reply(session, kind="record", locale=locale, user_id=user, channel=channel or user,
-                                        thread_ts=None, args={"record": record_id}, at=clock.now())  # fmt: skip
+        reply_id = slack_repo.add_reply(
+            session,
+            kind="record",
+            locale=locale,
+            user_id=user,
+            channel=channel or user,
+            thread_ts=None,
+            args={"record": record_id},
+            at=clock.now(),
+        )
         reply = slack_repo.get_reply(session, reply_id=reply_id)
         assert reply is not None
-        payload = blocks.ephemeral(render_reply(session, reply, index=index, graph=graph,
-                                                today=clock.now().date(), ephemeral=channel is not None))  # fmt: skip
+        payload = blocks.ephemeral(
+            render_reply(
+                session,
+                reply,
+                index=index,
+                graph=graph,
+                today=clock.now().date(),
+                ephemeral=channel is not None,
+            )
+        )
     if response_url:
         slack.respond(response_url, payload)
     elif channel:
@@ -115,20 +174,45 @@ def show_record(*, record_id: str, user: str, channel: str | None, response_url:
         slack.post_message(channel=user, text=payload["text"], blocks=payload["blocks"])
 
 
-def run_show(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
-             graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+def run_show(
+    cmd: CommandJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     record_id = _first_word(cmd.arg)
     if not record_id:
         respond(
             slack, cmd, panels.render_text(locale_of(store, slack, settings, cmd), "show.usage")
         )
         return
-    show_record(record_id=record_id, user=cmd.user, channel=cmd.channel, response_url=cmd.response_url,
-                store=store, slack=slack, settings=settings, index=index, graph=graph, clock=clock)  # fmt: skip
+    show_record(
+        record_id=record_id,
+        user=cmd.user,
+        channel=cmd.channel,
+        response_url=cmd.response_url,
+        store=store,
+        slack=slack,
+        settings=settings,
+        index=index,
+        graph=graph,
+        clock=clock,
+    )
 
 
-def run_graph(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, graph: GraphSource,
-              metrics: Metrics) -> None:  # fmt: skip
+def run_graph(
+    cmd: CommandJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    graph: GraphSource,
+    metrics: Metrics,
+) -> None:
     locale = locale_of(store, slack, settings, cmd)
     record_id = _first_word(cmd.arg)
     if not record_id:
@@ -146,9 +230,17 @@ def run_graph(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: S
     # privately, like every /errkb reply: the picture goes to the person's direct messages
     opened = slack.call("conversations.open", users=cmd.user)
     direct = str(((opened.data or {}).get("channel") or {}).get("id") or "") if opened.ok else ""
-    sent = slack.upload_png(channel=direct, content=png, filename=f"errkb-{name}.png",
-                            title=t(locale, "graph.title", id=record_id),
-                            comment=t(locale, "graph.comment", id=record_id)) if direct else None  # fmt: skip
+    sent = (
+        slack.upload_png(
+            channel=direct,
+            content=png,
+            filename=f"errkb-{name}.png",
+            title=t(locale, "graph.title", id=record_id),
+            comment=t(locale, "graph.comment", id=record_id),
+        )
+        if direct
+        else None
+    )
     if sent is None or not sent.ok:
         respond(slack, cmd, panels.render_text(locale, "graph.no_dm"))
         return
@@ -156,22 +248,48 @@ def run_graph(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: S
     metrics.answer("graph")
 
 
-def run_stale(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, graph: GraphSource,
-              clock: Clock) -> None:  # fmt: skip
+def run_stale(
+    cmd: CommandJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     """The digest's list on demand, for everyone or one domain, with its buttons."""
     locale = locale_of(store, slack, settings, cmd)
     domain = _first_word(cmd.arg) or None
     now = clock.now()
     with store.read() as session:
         known = digest_repo.domains(session)
-        items = [] if domain and domain not in known else collect(
-            session, settings=settings, graph=graph.current(), now=now, domains=[domain] if domain else None)  # fmt: skip
+        items = (
+            []
+            if domain and domain not in known
+            else collect(
+                session,
+                settings=settings,
+                graph=graph.current(),
+                now=now,
+                domains=[domain] if domain else None,
+            )
+        )
     if domain and domain not in known:
-        respond(slack, cmd, panels.render_text(locale, "stale.unknown_domain", domain=domain,
-                                               domains=", ".join(sorted(known))))  # fmt: skip
+        respond(
+            slack,
+            cmd,
+            panels.render_text(
+                locale, "stale.unknown_domain", domain=domain, domains=", ".join(sorted(known))
+            ),
+        )
         return
-    respond(slack, cmd, render_digest(locale, items, shown=settings.digest_size, unknown=[],
-                                      today=local_today(settings, now)))  # fmt: skip
+    respond(
+        slack,
+        cmd,
+        render_digest(
+            locale, items, shown=settings.digest_size, unknown=[], today=local_today(settings, now)
+        ),
+    )
 
 
 def run_unknown(
@@ -193,8 +311,9 @@ def run_lang(
         )
         return
     with store.transaction() as session:
-        slack_repo.choose_locale(session, user_id=cmd.user, locale=None if choice == AUTO else choice,
-                                 at=clock.now())  # fmt: skip
+        slack_repo.choose_locale(
+            session, user_id=cmd.user, locale=None if choice == AUTO else choice, at=clock.now()
+        )
     locale = locale_of(store, slack, settings, cmd)
     if choice == AUTO:
         respond(slack, cmd, panels.render_text(locale, "lang.auto"))
@@ -242,8 +361,15 @@ def _change_channel(
         channel_repo.set_channel_alerts(session, channel=channel, alerts=value, by=by, at=at)
 
 
-def run_channel(cmd: CommandJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock,
-                metrics: Metrics) -> None:  # fmt: skip
+def run_channel(
+    cmd: CommandJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    clock: Clock,
+    metrics: Metrics,
+) -> None:
     """``/errkb channel``: show the channel's settings, or change one (maintainers, the channel's creator)."""
     asked = parse_channel_command(cmd.arg)
     if _direct(cmd.channel):
@@ -294,8 +420,14 @@ class Subcommand:
 SUBCOMMANDS: dict[str, Subcommand] = {
     s.name: s
     for s in (
-        Subcommand("paste", None), Subcommand("search", run_search), Subcommand("show", run_show),
-        Subcommand("graph", run_graph), Subcommand("stale", run_stale), Subcommand("unknown", run_unknown),
-        Subcommand("lang", run_lang), Subcommand("channel", run_channel), Subcommand("help", run_help),
+        Subcommand("paste", None),
+        Subcommand("search", run_search),
+        Subcommand("show", run_show),
+        Subcommand("graph", run_graph),
+        Subcommand("stale", run_stale),
+        Subcommand("unknown", run_unknown),
+        Subcommand("lang", run_lang),
+        Subcommand("channel", run_channel),
+        Subcommand("help", run_help),
     )
-}  # fmt: skip
+}

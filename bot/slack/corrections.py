@@ -65,21 +65,39 @@ def _reply(session: Any, reply_id: int) -> Reply:
 def _show(slack: SlackGateway, click: ActionJob, payload: dict[str, Any]) -> None:
     """The clicked message, changed in place (public by chat.update, private by its response_url)."""
     if click.message is not None:
-        slack.update_message(channel=click.message[0], ts=click.message[1], text=payload["text"],
-                             blocks=payload["blocks"])  # fmt: skip
+        slack.update_message(
+            channel=click.message[0],
+            ts=click.message[1],
+            text=payload["text"],
+            blocks=payload["blocks"],
+        )
     elif click.response_url:
         slack.respond(click.response_url, {**payload, "replace_original": True})
 
 
-def page(click: ActionJob, state: PageState, *, store: Store, slack: SlackGateway, index: IndexSource,
-         graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+def page(
+    click: ActionJob,
+    state: PageState,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     """ "More"/"Less" and "Next error": the same answer, another view of it."""
     with store.transaction() as session:
         reply = _reply(session, state.reply)
         args = {**reply.args, "view": {"page": state.page, "expanded": state.expanded}}
         slack_repo.set_reply_args(session, reply_id=reply.id, args=args)
-        payload = render_reply(session, replace(reply, args=args), index=index, graph=graph,
-                               today=clock.now().date(), ephemeral=click.message is None)  # fmt: skip
+        payload = render_reply(
+            session,
+            replace(reply, args=args),
+            index=index,
+            graph=graph,
+            today=clock.now().date(),
+            ephemeral=click.message is None,
+        )
     _show(slack, click, payload)
 
 
@@ -92,8 +110,16 @@ def _answered(reply: Reply, graph: GraphSource, page: int) -> str:
     return ordered[min(page, len(ordered) - 1)]
 
 
-def not_this(click: ActionJob, state: CorrectState, *, store: Store, slack: SlackGateway, settings: Settings,
-             index: IndexSource, graph: GraphSource) -> None:  # fmt: skip
+def not_this(
+    click: ActionJob,
+    state: CorrectState,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+) -> None:
     """Open the "Not this error" modal: the other records the error could be, or none."""
     kb = loaded(index)
     slack_locale = slack.user_locale(click.user)
@@ -111,9 +137,13 @@ def not_this(click: ActionJob, state: CorrectState, *, store: Store, slack: Slac
         for r in map(kb.record, reply.args.get("alternatives", {}).get(wrong_id, []))
         if r is not None
     ]
-    modal = CorrectionModalState(reply=reply.id, wrong=wrong_id, locale=locale,
-                                 channel=click.message[0] if click.message else None,
-                                 ts=click.message[1] if click.message else None)  # fmt: skip
+    modal = CorrectionModalState(
+        reply=reply.id,
+        wrong=wrong_id,
+        locale=locale,
+        channel=click.message[0] if click.message else None,
+        ts=click.message[1] if click.message else None,
+    )
     sample = str(
         reply.args.get("samples", {}).get(wrong_id) or reply.args.get("lines", {}).get(wrong_id, "")
     )
@@ -124,8 +154,9 @@ def not_this(click: ActionJob, state: CorrectState, *, store: Store, slack: Slac
         )
 
 
-def correct(state: CorrectionModalState, user: str, values: dict[str, Any], *, store: Store,
-            clock: Clock) -> dict[str, str] | str:  # fmt: skip
+def correct(
+    state: CorrectionModalState, user: str, values: dict[str, Any], *, store: Store, clock: Clock
+) -> dict[str, str] | str:
     """Store the choice while Slack waits for the modal: problems for the modal, or the choice."""
     picked = chosen(values)
     if picked is None:
@@ -141,9 +172,16 @@ def correct(state: CorrectionModalState, user: str, values: dict[str, Any], *, s
         if (
             template
         ):  # the error is remembered by its template: the next paste of it is answered right
-            corrections_repo.teach(session, template=template, sample=args.get("samples", {}).get(state.wrong, ""),
-                                   record_id=record_id, wrong_id=state.wrong, user_id=user,
-                                   channel=state.channel or reply.channel, at=clock.now())  # fmt: skip
+            corrections_repo.teach(
+                session,
+                template=template,
+                sample=args.get("samples", {}).get(state.wrong, ""),
+                record_id=record_id,
+                wrong_id=state.wrong,
+                user_id=user,
+                channel=state.channel or reply.channel,
+                at=clock.now(),
+            )
         records = [record_id if r == state.wrong else r for r in args.get("records", [])]
         records = [r for r in dict.fromkeys(records) if r]
         for key in ("lines", "templates", "samples"):
@@ -152,8 +190,11 @@ def correct(state: CorrectionModalState, user: str, values: dict[str, Any], *, s
                 found[record_id] = found[state.wrong]
             found.pop(state.wrong, None)
             args[key] = found
-        args.update(records=records, corrected={"by": user, "record": record_id},
-                    view={"page": 0, "expanded": False})  # fmt: skip
+        args.update(
+            records=records,
+            corrected={"by": user, "record": record_id},
+            view={"page": 0, "expanded": False},
+        )
         slack_repo.set_reply_args(session, reply_id=reply.id, args=args)
     log.info(
         "answer corrected", extra={"reply": reply.id, "record_id": record_id, "wrong": state.wrong}
@@ -176,8 +217,18 @@ def search_records(
     return render_search_options(records, state.locale)
 
 
-def after_correct(state: CorrectionModalState, user: str, result: str, *, store: Store, slack: SlackGateway,
-                  index: IndexSource, graph: GraphSource, clock: Clock, metrics: Metrics) -> None:  # fmt: skip
+def after_correct(
+    state: CorrectionModalState,
+    user: str,
+    result: str,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+    metrics: Metrics,
+) -> None:
     """The corrected answer, in place: the right record, or the answer withdrawn."""
     if not (state.channel and state.ts):
         return
@@ -186,8 +237,15 @@ def after_correct(state: CorrectionModalState, user: str, result: str, *, store:
         reply = _reply(session, state.reply)
         note = correction_note(reply.locale, mention(user), record_id)
         if reply.args.get("records"):
-            payload = render_reply(session, reply, index=index, graph=graph, today=clock.now().date(),
-                                   ephemeral=False, note=note)  # fmt: skip
+            payload = render_reply(
+                session,
+                reply,
+                index=index,
+                graph=graph,
+                today=clock.now().date(),
+                ephemeral=False,
+                note=note,
+            )
         else:
             payload = panels.render_note(reply.locale, "correct.done.none", user=user)
     slack.update_message(
@@ -196,8 +254,15 @@ def after_correct(state: CorrectionModalState, user: str, result: str, *, store:
     metrics.answer("correction")
 
 
-def remove(click: ActionJob, state: ReplyState, *, store: Store, slack: SlackGateway, settings: Settings,
-           metrics: Metrics) -> None:  # fmt: skip
+def remove(
+    click: ActionJob,
+    state: ReplyState,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    metrics: Metrics,
+) -> None:
     """Delete a public answer: the person who asked, or a maintainer."""
     slack_locale = slack.user_locale(click.user)
     with store.read() as session:
@@ -215,8 +280,16 @@ def remove(click: ActionJob, state: ReplyState, *, store: Store, slack: SlackGat
     metrics.answer("removed")
 
 
-def undo(click: ActionJob, state: CorrectionState, *, store: Store, slack: SlackGateway, settings: Settings,
-         clock: Clock, metrics: Metrics) -> None:  # fmt: skip
+def undo(
+    click: ActionJob,
+    state: CorrectionState,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    clock: Clock,
+    metrics: Metrics,
+) -> None:
     """A maintainer forgets a learned choice."""
     slack_locale = slack.user_locale(click.user)
     allowed = click.user in maintainers(settings, slack)
@@ -224,12 +297,25 @@ def undo(click: ActionJob, state: CorrectionState, *, store: Store, slack: Slack
         locale = user_locale(
             session, settings, user=click.user, slack_locale=slack_locale, channel=click.channel
         )
-        undone = corrections_repo.undo(session, correction_id=state.correction, user_id=click.user,
-                                       at=clock.now()) if allowed else None  # fmt: skip
+        undone = (
+            corrections_repo.undo(
+                session, correction_id=state.correction, user_id=click.user, at=clock.now()
+            )
+            if allowed
+            else None
+        )
     if not allowed:
         private(slack, click, panels.render_text(locale, "correct.undo_refused"))
         metrics.decline("not_maintainer")
         return
     if undone is not None:
-        private(slack, click, panels.render_note(locale, "correct.undone", user=click.user,
-                                                 id=undone.record_id or undone.wrong_id or ""))  # fmt: skip
+        private(
+            slack,
+            click,
+            panels.render_note(
+                locale,
+                "correct.undone",
+                user=click.user,
+                id=undone.record_id or undone.wrong_id or "",
+            ),
+        )

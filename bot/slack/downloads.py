@@ -36,7 +36,8 @@ def origin_of(url: str) -> Origin | None:
         port = parts.port
     except ValueError:
         return None
-    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
     if scheme not in DEFAULT_PORTS or not host:
         return None
     return scheme, host, port or DEFAULT_PORTS[scheme]
@@ -61,16 +62,24 @@ class _SlackOnlyRedirects(urllib.request.HTTPRedirectHandler):
     def __init__(self, api_origin: Origin | None) -> None:
         self.api_origin = api_origin
 
-    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
-                         headers: Any, newurl: str) -> urllib.request.Request | None:  # fmt: skip
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
         if not may_carry_token(newurl, self.api_origin):
             log.info("snippet download redirected off Slack: not followed")
             return None  # urllib then raises HTTPError for the redirect itself
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def download(url: str, *, token: str | None, api_origin: Origin | None, max_bytes: int,
-             timeout: float = 10) -> bytes | None:  # fmt: skip
+def download(
+    url: str, *, token: str | None, api_origin: Origin | None, max_bytes: int, timeout: float = 10
+) -> bytes | None:
     """At most ``max_bytes`` of the file at ``url``, or None when it is not Slack's or
     could not be read."""
     if not may_carry_token(url, api_origin):

@@ -51,46 +51,96 @@ def private(
         )
 
 
-def vote(click: ActionJob, state: VoteState, verdict: str, *, store: Store, slack: SlackGateway,
-         index: IndexSource, graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+def vote(
+    click: ActionJob,
+    state: VoteState,
+    verdict: str,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     """Record a vote, count it, and update the answer in place to say so."""
     now = clock.now()
     with store.transaction() as session:
         reply = slack_repo.get_reply(session, reply_id=state.reply)
         if reply is None:
             raise BadState(f"reply {state.reply} is gone")
-        outcome = slack_repo.cast_vote(session, user_id=click.user, record_id=state.record, position=state.pos,
-                                       thread=reply.thread, verdict=verdict, at=now)  # fmt: skip
+        outcome = slack_repo.cast_vote(
+            session,
+            user_id=click.user,
+            record_id=state.record,
+            position=state.pos,
+            thread=reply.thread,
+            verdict=verdict,
+            at=now,
+        )
         if verdict == "fixed" and outcome.changed:
-            slack_repo.record_evidence(session, record_id=state.record, actor=f"slack:{click.user}",
-                                       today=now.date(), at=now)  # fmt: skip
+            slack_repo.record_evidence(
+                session,
+                record_id=state.record,
+                actor=f"slack:{click.user}",
+                today=now.date(),
+                at=now,
+            )
         note = t(reply.locale, f"vote.{verdict}", user=click.user)
-        payload = render_reply(session, reply, index=index, graph=graph, today=now.date(),
-                               ephemeral=click.message is None, note=note)  # fmt: skip
+        payload = render_reply(
+            session,
+            reply,
+            index=index,
+            graph=graph,
+            today=now.date(),
+            ephemeral=click.message is None,
+            note=note,
+        )
     if click.message is not None:  # (channel, ts) of the public message that was clicked
-        slack.update_message(channel=click.message[0], ts=click.message[1], text=payload["text"],
-                             blocks=payload["blocks"])  # fmt: skip
+        slack.update_message(
+            channel=click.message[0],
+            ts=click.message[1],
+            text=payload["text"],
+            blocks=payload["blocks"],
+        )
     elif click.response_url:
         slack.respond(click.response_url, {**payload, "replace_original": True})
 
 
-def share(click: ActionJob, state: ReplyState, *, store: Store, slack: SlackGateway, index: IndexSource,
-          graph: GraphSource, clock: Clock, metrics: Metrics) -> None:  # fmt: skip
+def share(
+    click: ActionJob,
+    state: ReplyState,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+    metrics: Metrics,
+) -> None:
     """Post a private reply for everyone (in its thread when it has one)."""
     with store.transaction() as session:
         reply = slack_repo.get_reply(session, reply_id=state.reply)
         if reply is None:
             raise BadState(f"reply {state.reply} is gone")
         target = click.channel or reply.channel
-        copy_id = slack_repo.add_reply(session, kind=reply.kind, locale=reply.locale, user_id=click.user,
-                                       channel=target, thread_ts=reply.thread_ts, args=reply.args,
-                                       at=clock.now())  # fmt: skip
+        copy_id = slack_repo.add_reply(
+            session,
+            kind=reply.kind,
+            locale=reply.locale,
+            user_id=click.user,
+            channel=target,
+            thread_ts=reply.thread_ts,
+            args=reply.args,
+            at=clock.now(),
+        )
         copy = slack_repo.get_reply(session, reply_id=copy_id)
         assert copy is not None
-        payload = render_reply(session, copy, index=index, graph=graph, today=clock.now().date(),
-                               ephemeral=False)  # fmt: skip
-    sent = slack.post_message(channel=target, text=payload["text"], blocks=payload["blocks"],
-                              thread_ts=copy.thread_ts)  # fmt: skip
+        payload = render_reply(
+            session, copy, index=index, graph=graph, today=clock.now().date(), ephemeral=False
+        )
+    sent = slack.post_message(
+        channel=target, text=payload["text"], blocks=payload["blocks"], thread_ts=copy.thread_ts
+    )
     if not sent.ok:
         private(slack, click, panels.render_text(reply.locale, "share.not_in_channel"))
         return
@@ -99,8 +149,16 @@ def share(click: ActionJob, state: ReplyState, *, store: Store, slack: SlackGate
     metrics.answer("share")
 
 
-def open_add_modal(click: ActionJob, state: AddState, *, store: Store, slack: SlackGateway,
-                   settings: Settings, metrics: Metrics, index: IndexSource) -> None:  # fmt: skip
+def open_add_modal(
+    click: ActionJob,
+    state: AddState,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    metrics: Metrics,
+    index: IndexSource,
+) -> None:
     """Maintainers get the modal prefilled from the unknown error; others a polite refusal."""
     slack_locale = slack.user_locale(click.user)
     allowed = click.user in maintainers(settings, slack)
@@ -127,14 +185,25 @@ def open_add_modal(click: ActionJob, state: AddState, *, store: Store, slack: Sl
         line = unknown.example
         domain = suggest_domain(unknown.sample, neighbours(loaded(index), unknown.sample, line))
         values = prefill_fix(prefill(unknown.sample, unknown.template, domain=domain), fix)
-    view = render_add_modal(locale, state.model_copy(update={"locale": locale, "fix_by": fix.user_id if fix else None}),
-                            values)  # fmt: skip
+    view = render_add_modal(
+        locale,
+        state.model_copy(update={"locale": locale, "fix_by": fix.user_id if fix else None}),
+        values,
+    )
     if click.trigger_id:
         slack.open_view(trigger_id=click.trigger_id, view=view)
 
 
-def submit_record(state: AddState, user: str, state_values: dict[str, Any], *, store: Store,
-                  slack: SlackGateway, settings: Settings, clock: Clock) -> dict[str, str] | str:  # fmt: skip
+def submit_record(
+    state: AddState,
+    user: str,
+    state_values: dict[str, Any],
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    clock: Clock,
+) -> dict[str, str] | str:
     """Validate and add the modal's record: its id, or ``{block_id: problem}`` for the modal.
     Runs while Slack waits for the modal's answer."""
     if user not in maintainers(settings, slack):
@@ -158,7 +227,12 @@ def submit_record(state: AddState, user: str, state_values: dict[str, Any], *, s
 def thank_for_record(state: AddState, user: str, record_id: str, *, slack: SlackGateway) -> None:
     payload = panels.render_text(state.locale, "modal.created", id=record_id)
     if state.channel:
-        slack.post_ephemeral(channel=state.channel, user=user, text=payload["text"], blocks=payload["blocks"],
-                             thread_ts=state.thread)  # fmt: skip
+        slack.post_ephemeral(
+            channel=state.channel,
+            user=user,
+            text=payload["text"],
+            blocks=payload["blocks"],
+            thread_ts=state.thread,
+        )
     else:
         slack.post_message(channel=user, text=payload["text"], blocks=payload["blocks"])

@@ -55,8 +55,14 @@ def _marked(job: FixJob, slack: SlackGateway) -> tuple[str | None, dict[str, Any
         channel=job.channel, thread_ts=job.thread_ts, limit=THREAD_MESSAGES, latest=job.ts
     )
     said = _ts({"ts": job.ts})
-    before = [m for m in found if _ts(m) < said and m.get("ts") != job.thread_ts and _by_person(m)
-              and m.get("user") != job.by]  # fmt: skip
+    before = [
+        m
+        for m in found
+        if _ts(m) < said
+        and m.get("ts") != job.thread_ts
+        and _by_person(m)
+        and m.get("user") != job.by
+    ]
     return job.thread_ts, (before[-1] if before else None)
 
 
@@ -79,8 +85,14 @@ def capture_fix(job: FixJob, *, store: Store, slack: SlackGateway, metrics: Metr
         return
     permalink = slack.permalink(channel=job.channel, ts=str(reply["ts"]))
     with store.transaction() as session:
-        sightings.set_fix(session, sighting_id=noted.id, text=str(reply.get("text") or ""),
-                          user_id=str(reply["user"]), ts=str(reply["ts"]), permalink=permalink)  # fmt: skip
+        sightings.set_fix(
+            session,
+            sighting_id=noted.id,
+            text=str(reply.get("text") or ""),
+            user_id=str(reply["user"]),
+            ts=str(reply["ts"]),
+            permalink=permalink,
+        )
     log.info(
         "fix found in a thread", extra={"unknown_id": noted.unknown_id, "channel": job.channel}
     )

@@ -25,8 +25,15 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
-def tell_pasters(job: FollowUpJob, *, store: Store, slack: SlackGateway, settings: Settings, clock: Clock,
-                 metrics: Metrics) -> None:  # fmt: skip
+def tell_pasters(
+    job: FollowUpJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    clock: Clock,
+    metrics: Metrics,
+) -> None:
     with store.read() as session:
         record = repository.get_record(session, record_id=job.record)
         waiting = sightings.untold(session, unknown_id=job.unknown)
@@ -47,14 +54,23 @@ def tell_pasters(job: FollowUpJob, *, store: Store, slack: SlackGateway, setting
                 session, sighting_id=sighting.id, record_id=record.id, at=clock.now()
             ):
                 continue  # another attempt told it
-            locale = answered or user_locale(session, settings, user=sighting.user_id, slack_locale=slack_locale,
-                                             channel=sighting.channel)  # fmt: skip
+            locale = answered or user_locale(
+                session,
+                settings,
+                user=sighting.user_id,
+                slack_locale=slack_locale,
+                channel=sighting.channel,
+            )
         payload = render_known_now(
             locale, record, asker=sighting.user_id, added_by=job.by, fixed_by=job.fix_by
         )
         try:
-            sent = slack.post_message(channel=sighting.channel, thread_ts=sighting.thread_ts, text=payload["text"],
-                                      blocks=payload["blocks"])  # fmt: skip
+            sent = slack.post_message(
+                channel=sighting.channel,
+                thread_ts=sighting.thread_ts,
+                text=payload["text"],
+                blocks=payload["blocks"],
+            )
         except Exception:
             with store.transaction() as session:
                 sightings.release(session, sighting_id=sighting.id)

@@ -50,7 +50,9 @@ _STATUS = {400: "400 Bad Request", 401: "401 Unauthorized", 413: "413 Content To
 class RefusalLog:
     """One log line per ``every`` seconds at most, counting the refusals it stands for."""
 
-    def __init__(self, *, every: float = LOG_EVERY, clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+    def __init__(
+        self, *, every: float = LOG_EVERY, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.every = every
         self.clock = clock
         self._lock = threading.Lock()
@@ -66,16 +68,19 @@ class RefusalLog:
             counts, self._counts = dict(self._counts), Counter()
             self._next = now + self.every
         log.warning(
-            "refused %d request(s) to %s: %s", sum(counts.values()), path,
+            "refused %d request(s) to %s: %s",
+            sum(counts.values()),
+            path,
             ", ".join(f"{n} {why}" for why, n in sorted(counts.items())),
             extra={"refused": counts, "path": path},
-        )  # fmt: skip
+        )
 
 
 def _respond(start_response: StartResponse, status: int, message: str) -> list[bytes]:
     body = json.dumps({"ok": False, "error": message}).encode()
-    start_response(_STATUS[status], [("Content-Type", "application/json"),
-                                     ("Content-Length", str(len(body)))])  # fmt: skip
+    start_response(
+        _STATUS[status], [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+    )
     return [body]
 
 
@@ -95,9 +100,12 @@ def _read_body(environ: dict[str, Any]) -> bytes | None:
 
 
 def check(
-    body: bytes, timestamp: str | None, signature: str | None, content_type: str | None,
+    body: bytes,
+    timestamp: str | None,
+    signature: str | None,
+    content_type: str | None,
     verifier: SignatureVerifier,
-) -> tuple[int, str] | None:  # fmt: skip
+) -> tuple[int, str] | None:
     """``(status, reason)`` when the request is refused, None when it may go to Bolt."""
     if not timestamp or not signature:
         return 401, "unsigned"
@@ -119,7 +127,9 @@ def check(
     return (400, problem) if problem else None
 
 
-def gate(bolt: WsgiApp, signing_secret: str, *, path: str, refusals: RefusalLog | None = None) -> WsgiApp:  # fmt: skip
+def gate(
+    bolt: WsgiApp, signing_secret: str, *, path: str, refusals: RefusalLog | None = None
+) -> WsgiApp:
     """``bolt`` behind the checks above, for POST requests to ``path``; others pass through."""
     verifier = SignatureVerifier(signing_secret)
     refused = refusals or RefusalLog()
@@ -131,8 +141,13 @@ def gate(bolt: WsgiApp, signing_secret: str, *, path: str, refusals: RefusalLog 
         if body is None:
             refused.refused(f"body over {MAX_BODY >> 20} MiB", path)
             return _respond(start_response, 413, "request body too large")
-        problem = check(body, environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
-                        environ.get("HTTP_X_SLACK_SIGNATURE"), environ.get("CONTENT_TYPE"), verifier)  # fmt: skip
+        problem = check(
+            body,
+            environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP"),
+            environ.get("HTTP_X_SLACK_SIGNATURE"),
+            environ.get("CONTENT_TYPE"),
+            verifier,
+        )
         if problem is not None:
             status, reason = problem
             refused.refused(reason, path)

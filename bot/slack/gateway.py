@@ -43,18 +43,40 @@ from bot.slack.scope import current
 log = logging.getLogger(__name__)
 
 #: Error codes that describe the conversation, not an outage: results, logged at INFO.
-EXPECTED = frozenset({
-    "channel_not_found", "not_in_channel", "is_archived", "user_not_found", "users_not_found",
-    "message_not_found", "cant_update_message", "edit_window_closed", "expired_trigger_id",
-    "invalid_trigger_id", "no_such_subteam", "subteam_not_found", "user_not_in_channel",
-    "restricted_action", "thread_not_found", "file_not_found", "not_allowed_token_type",
-    "already_reacted",
-})  # fmt: skip
+EXPECTED = frozenset(
+    {
+        "channel_not_found",
+        "not_in_channel",
+        "is_archived",
+        "user_not_found",
+        "users_not_found",
+        "message_not_found",
+        "cant_update_message",
+        "edit_window_closed",
+        "expired_trigger_id",
+        "invalid_trigger_id",
+        "no_such_subteam",
+        "subteam_not_found",
+        "user_not_in_channel",
+        "restricted_action",
+        "thread_not_found",
+        "file_not_found",
+        "not_allowed_token_type",
+        "already_reacted",
+    }
+)
 #: Error codes Slack gives when it, not the call, is at fault: retried later.
-TRANSIENT_ERRORS = frozenset({
-    "internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited",
-    "team_added_to_org", "timeout",
-})  # fmt: skip
+TRANSIENT_ERRORS = frozenset(
+    {
+        "internal_error",
+        "fatal_error",
+        "service_unavailable",
+        "request_timeout",
+        "ratelimited",
+        "team_added_to_org",
+        "timeout",
+    }
+)
 #: Error codes about the token itself, whatever the method.
 TOKEN_ERRORS = frozenset(
     {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive"}
@@ -69,9 +91,19 @@ MARKER_EVENT = "errkb_answer"
 REPLIES_PAGE = 200
 MAX_REPLY_PAGES = 100
 
-JSON_METHODS = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.update", "views.open",
-                          "views.publish", "views.update", "assistant.threads.setSuggestedPrompts",
-                          "assistant.threads.setStatus", "assistant.threads.setTitle"})  # fmt: skip
+JSON_METHODS = frozenset(
+    {
+        "chat.postMessage",
+        "chat.postEphemeral",
+        "chat.update",
+        "views.open",
+        "views.publish",
+        "views.update",
+        "assistant.threads.setSuggestedPrompts",
+        "assistant.threads.setStatus",
+        "assistant.threads.setTitle",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -126,7 +158,8 @@ SDK_LOG.addFilter(_Reported())
 
 class _TtlCache:
     def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.seconds, self.clock = seconds, clock
+        self.seconds = seconds
+        self.clock = clock
         self._data: dict[str, tuple[float, Any]] = {}
         self._lock = threading.Lock()
 
@@ -185,8 +218,13 @@ class SlackGateway:
             else:
                 response = self.client.api_call(method, params=params)
         except SlackApiError as exc:
-            return self._failed(method, exc.response.status_code, exc.response.get("error"),
-                                exc.response.headers, str(params.get("channel") or "") or None)  # fmt: skip
+            return self._failed(
+                method,
+                exc.response.status_code,
+                exc.response.get("error"),
+                exc.response.headers,
+                str(params.get("channel") or "") or None,
+            )
         except (SlackRequestError, OSError) as exc:
             self.metrics.slack_error(method, type(exc).__name__)
             raise SlackUnavailable(f"Slack {method} unreachable: {type(exc).__name__}") from None
@@ -218,8 +256,15 @@ class SlackGateway:
 
     # -- messages -----------------------------------------------------------------
 
-    def post_message(self, *, channel: str, text: str, blocks: Sequence[dict[str, Any]],
-                     thread_ts: str | None = None, marker: str | None = None) -> Sent:  # fmt: skip
+    def post_message(
+        self,
+        *,
+        channel: str,
+        text: str,
+        blocks: Sequence[dict[str, Any]],
+        thread_ts: str | None = None,
+        marker: str | None = None,
+    ) -> Sent:
         """Post; ``marker`` is kept in the message's metadata so :meth:`find_marked`
         can tell later whether this very message went out."""
         params: dict[str, Any] = {
@@ -267,8 +312,9 @@ class SlackGateway:
         log.warning("gave up looking for an answer after %d pages", MAX_REPLY_PAGES)
         return None
 
-    def thread_messages(self, *, channel: str, thread_ts: str, limit: int = 50,
-                        latest: str | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    def thread_messages(
+        self, *, channel: str, thread_ts: str, limit: int = 50, latest: str | None = None
+    ) -> list[dict[str, Any]]:
         """The thread's root and its most recent ``limit`` replies (before ``latest`` when
         given), oldest first; empty when Slack will not say. Slack pages replies oldest
         first, so the cursor is followed to the end (at most :data:`MAX_REPLY_PAGES` pages
@@ -294,8 +340,15 @@ class SlackGateway:
             params["cursor"] = cursor
         return [*root, *recent]
 
-    def post_ephemeral(self, *, channel: str, user: str, text: str, blocks: Sequence[dict[str, Any]],
-                       thread_ts: str | None = None) -> Sent:  # fmt: skip
+    def post_ephemeral(
+        self,
+        *,
+        channel: str,
+        user: str,
+        text: str,
+        blocks: Sequence[dict[str, Any]],
+        thread_ts: str | None = None,
+    ) -> Sent:
         params: dict[str, Any] = {
             "channel": channel,
             "user": user,
@@ -345,16 +398,34 @@ class SlackGateway:
     def publish_home(self, *, user: str, view: dict[str, Any]) -> Sent:
         return self.call("views.publish", user_id=user, view=view)
 
-    def upload_png(self, *, channel: str, content: bytes, filename: str, title: str,
-                   comment: str, thread_ts: str | None = None) -> Sent:  # fmt: skip
+    def upload_png(
+        self,
+        *,
+        channel: str,
+        content: bytes,
+        filename: str,
+        title: str,
+        comment: str,
+        thread_ts: str | None = None,
+    ) -> Sent:
         try:
             response = self.client.files_upload_v2(
-                channel=channel, content=content, filename=filename, title=title,
-                initial_comment=comment, thread_ts=thread_ts, token=self.token(),
-            )  # fmt: skip
+                channel=channel,
+                content=content,
+                filename=filename,
+                title=title,
+                initial_comment=comment,
+                thread_ts=thread_ts,
+                token=self.token(),
+            )
         except SlackApiError as exc:
-            return self._failed("files_upload_v2", exc.response.status_code, exc.response.get("error"),
-                                exc.response.headers, channel)  # fmt: skip
+            return self._failed(
+                "files_upload_v2",
+                exc.response.status_code,
+                exc.response.get("error"),
+                exc.response.headers,
+                channel,
+            )
         except (SlackRequestError, OSError) as exc:
             self.metrics.slack_error("files_upload_v2", type(exc).__name__)
             raise SlackUnavailable(f"Slack file upload unreachable: {type(exc).__name__}") from None
@@ -417,8 +488,9 @@ class SlackGateway:
     def download_text(self, url: str, *, limit: int) -> str | None:
         """A snippet's text (at most ``limit`` characters), fetched with the bot token from
         Slack alone (:mod:`bot.slack.downloads`); None when it could not be read."""
-        data = download(url, token=self.token(), api_origin=origin_of(self.client.base_url),
-                        max_bytes=limit * 4)  # fmt: skip
+        data = download(
+            url, token=self.token(), api_origin=origin_of(self.client.base_url), max_bytes=limit * 4
+        )
         if data is None:
             self.metrics.slack_error("files.download", "unread")
             return None

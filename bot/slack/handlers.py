@@ -67,13 +67,31 @@ def inject(fn: Callable[..., Any], deps: Mapping[str, object]) -> Callable[..., 
     return functools.partial(fn, **{n: deps[n] for n in wanted if n in deps})
 
 
-def show_clicked(click: ActionJob, state: RecordState | DigestItemState, *, store: Store, slack: SlackGateway,
-                 settings: Settings, index: IndexSource, graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+def show_clicked(
+    click: ActionJob,
+    state: RecordState | DigestItemState,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     """ "Show" on a search result, "Open" in the digest: the record, privately (from the Home
     tab, in errkb's Messages tab)."""
-    commands.show_record(record_id=state.record, user=click.user, channel=click.channel,
-                         response_url=click.response_url, store=store, slack=slack, settings=settings,
-                         index=index, graph=graph, clock=clock)  # fmt: skip
+    commands.show_record(
+        record_id=state.record,
+        user=click.user,
+        channel=click.channel,
+        response_url=click.response_url,
+        store=store,
+        slack=slack,
+        settings=settings,
+        index=index,
+        graph=graph,
+        clock=clock,
+    )
 
 
 @dataclass(frozen=True)
@@ -128,13 +146,12 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
     buttons = {action: (b.state, inject(b.run, deps), b.args) for action, b in BUTTONS.items()}
     inputs = {action: inject(run, deps) for action, run in INPUTS.items()}
     after = {callback: (model, inject(run, deps)) for callback, (model, run) in AFTER_MODAL.items()}
-    publish_home, welcome_channel = inject(home.publish_home, deps), inject(welcome, deps)
+    publish_home = inject(home.publish_home, deps)
+    welcome_channel = inject(welcome, deps)
     follow_up = inject(tell_pasters, deps)
     shortcuts = {callback: inject(run, deps) for callback, run in SHORTCUTS.items()}
-    start_assistant, capture_fix = (
-        inject(assistant.start_thread, deps),
-        inject(fixes.capture_fix, deps),
-    )
+    start_assistant = inject(assistant.start_thread, deps)
+    capture_fix = inject(fixes.capture_fix, deps)
 
     def handle_paste(job: Job) -> None:
         paste(PasteJob.model_validate(job.payload), job=job)
@@ -164,7 +181,9 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
         run(load_state(model, done.metadata), done.user, done.result)
 
     handlers: dict[JobKind, Handler] = {
-        JobKind.PASTE: handle_paste, JobKind.COMMAND: handle_command, JobKind.ACTION: handle_action,
+        JobKind.PASTE: handle_paste,
+        JobKind.COMMAND: handle_command,
+        JobKind.ACTION: handle_action,
         JobKind.VIEW_DONE: handle_view_done,
         JobKind.HOME: lambda job: publish_home(HomeJob.model_validate(job.payload)),
         JobKind.WELCOME: lambda job: welcome_channel(WelcomeJob.model_validate(job.payload)),
@@ -172,5 +191,5 @@ def job_handlers(deps: Mapping[str, object]) -> dict[str, Handler]:
         JobKind.SHORTCUT: handle_shortcut,
         JobKind.ASSISTANT: lambda job: start_assistant(AssistantJob.model_validate(job.payload)),
         JobKind.FIX: lambda job: capture_fix(FixJob.model_validate(job.payload)),
-    }  # fmt: skip
+    }
     return {str(kind): handler for kind, handler in handlers.items()}

@@ -72,14 +72,17 @@ class _Translated:
                     known = tuple(_counted(record_coverage(record, locale)) for locale in locales)
                 counts[data] = known
             self._counts = counts
-            texts, missing = [0] * len(locales), [0] * len(locales)
+            texts = [0] * len(locales)
+            missing = [0] * len(locales)
             for known in counts.values():
                 for n, found in enumerate(known):
                     if found is not None:
                         texts[n] += found[0]
                         missing[n] += found[1]
-            shares = {locale: 100.0 if not texts[n] else 100.0 * (texts[n] - missing[n]) / texts[n]
-                      for n, locale in enumerate(locales)}  # fmt: skip
+            shares = {
+                locale: 100.0 if not texts[n] else 100.0 * (texts[n] - missing[n]) / texts[n]
+                for n, locale in enumerate(locales)
+            }
             self._last = (kb, shares)
             return shares
 
@@ -97,13 +100,28 @@ def recent(kb: MatchIndex, seen: list[home_repo.AnswerSeen]) -> list[RecentAnswe
     for answer in seen:
         record = next((r for r in map(kb.record, answer.records) if r is not None), None)
         if record is not None:
-            out.append(RecentAnswer(answer.reply_id, answer.channel, answer.at, record,
-                                    closest=answer.kind == "candidates"))  # fmt: skip
+            out.append(
+                RecentAnswer(
+                    answer.reply_id,
+                    answer.channel,
+                    answer.at,
+                    record,
+                    closest=answer.kind == "candidates",
+                )
+            )
     return out[:SHOWN_RECENT]
 
 
-def publish_home(job: HomeJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
-                 graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+def publish_home(
+    job: HomeJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     kb = loaded(index)
     slack_locale = slack.user_locale(job.user)
     maintainer = job.user in maintainers(settings, slack)
@@ -115,8 +133,17 @@ def publish_home(job: HomeJob, *, store: Store, slack: SlackGateway, settings: S
         )
         chosen = slack_repo.chosen_locale(session, user_id=job.user)
         seen = home_repo.recent_answers(session, user_id=job.user, limit=SHOWN_RECENT * 3)
-        stale = collect(session, settings=settings, graph=graph.current(), now=now,
-                        domains=None if maintainer else owned) if maintainer or owned else []  # fmt: skip
+        stale = (
+            collect(
+                session,
+                settings=settings,
+                graph=graph.current(),
+                now=now,
+                domains=None if maintainer else owned,
+            )
+            if maintainer or owned
+            else []
+        )
         unknown = slack_repo.unknown_errors(session, limit=SHOWN_UNKNOWN) if maintainer else []
         unknown_total = home_repo.unknown_count(session) if maintainer else None
         alert_channels = channel_repo.alert_channels(session) if maintainer else []
@@ -129,32 +156,77 @@ def publish_home(job: HomeJob, *, store: Store, slack: SlackGateway, settings: S
     stats = KbStats(
         len(kb), translated(kb), stale=len(stale) if maintainer else None, unknown=unknown_total
     )
-    view = HomeView(locale=locale, today=local_today(settings, now), chosen=chosen, search=job.search,
-                    results=results, recent=recent(kb, seen), stats=stats, maintainer=maintainer,
-                    unknown=unknown, stale=stale, stale_total=len(stale), alert_channels=alert_channels)  # fmt: skip
+    view = HomeView(
+        locale=locale,
+        today=local_today(settings, now),
+        chosen=chosen,
+        search=job.search,
+        results=results,
+        recent=recent(kb, seen),
+        stats=stats,
+        maintainer=maintainer,
+        unknown=unknown,
+        stale=stale,
+        stale_total=len(stale),
+        alert_channels=alert_channels,
+    )
     sent = slack.publish_home(user=job.user, view=render_home(view, now))
     if not sent.ok:
         log.info("Home tab not published: %s", sent.error)
 
 
-def search_home(click: ActionJob, *, store: Store, slack: SlackGateway, settings: Settings, index: IndexSource,
-                graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+def search_home(
+    click: ActionJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     """Enter in the Home tab's search box: the tab again, with what was found."""
     words = (click.value or "").strip()[:SEARCH_CHARS] or None
-    publish_home(HomeJob(user=click.user, search=words), store=store, slack=slack, settings=settings,
-                 index=index, graph=graph, clock=clock)  # fmt: skip
+    publish_home(
+        HomeJob(user=click.user, search=words),
+        store=store,
+        slack=slack,
+        settings=settings,
+        index=index,
+        graph=graph,
+        clock=clock,
+    )
 
 
-def choose_home_language(click: ActionJob, *, store: Store, slack: SlackGateway, settings: Settings,
-                         index: IndexSource, graph: GraphSource, clock: Clock) -> None:  # fmt: skip
+def choose_home_language(
+    click: ActionJob,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
     """The Home tab's language select: stored like ``/errkb lang``, the tab again in it."""
     choice = (click.value or "").strip().lower()
     if choice in (*available_locales(), AUTO):
         with store.transaction() as session:
-            slack_repo.choose_locale(session, user_id=click.user, locale=None if choice == AUTO else choice,
-                                     at=clock.now())  # fmt: skip
-    publish_home(HomeJob(user=click.user), store=store, slack=slack, settings=settings, index=index,
-                 graph=graph, clock=clock)  # fmt: skip
+            slack_repo.choose_locale(
+                session,
+                user_id=click.user,
+                locale=None if choice == AUTO else choice,
+                at=clock.now(),
+            )
+    publish_home(
+        HomeJob(user=click.user),
+        store=store,
+        slack=slack,
+        settings=settings,
+        index=index,
+        graph=graph,
+        clock=clock,
+    )
 
 
 __all__ = ["choose_home_language", "publish_home", "search_home"]

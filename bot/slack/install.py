@@ -62,10 +62,15 @@ def oauth_settings(settings: Settings, store: Store) -> OAuthSettings | None:
         settings.secret_key_previous.get_secret_value() if settings.secret_key_previous else None,
     )
     installations = EncryptedInstallationStore(
-        SQLAlchemyInstallationStore(client_id=client_id, engine=store.engine, bots_table_name=BOTS,
-                                    installations_table_name=INSTALLATIONS, logger=logger),
+        SQLAlchemyInstallationStore(
+            client_id=client_id,
+            engine=store.engine,
+            bots_table_name=BOTS,
+            installations_table_name=INSTALLATIONS,
+            logger=logger,
+        ),
         cipher,
-    )  # fmt: skip
+    )
     states = SQLAlchemyOAuthStateStore(
         expiration_seconds=STATE_SECONDS, engine=store.engine, table_name=STATES, logger=logger
     )
@@ -87,9 +92,13 @@ def oauth_settings(settings: Settings, store: Store) -> OAuthSettings | None:
     # Bolt's own authorize refreshes tokens through a client of slack.com; this one asks
     # SLACK_API_URL like every other call
     oauth.authorize = InstallationStoreAuthorize(
-        logger=logger, client_id=client_id, client_secret=oauth.client_secret, installation_store=installations,
-        token_rotation_expiration_minutes=ROTATE_MINUTES, client=WebClient(base_url=settings.slack_api_url),
-    )  # fmt: skip
+        logger=logger,
+        client_id=client_id,
+        client_secret=oauth.client_secret,
+        installation_store=installations,
+        token_rotation_expiration_minutes=ROTATE_MINUTES,
+        client=WebClient(base_url=settings.slack_api_url),
+    )
     return oauth
 
 
@@ -100,7 +109,8 @@ class JobTokens:
     :class:`~bot.errors.SlackUninstalled`: its work ends, nothing is tried with a dead token."""
 
     def __init__(self, installations: InstallationStore, rotator: TokenRotator) -> None:
-        self.installations, self.rotator = installations, rotator
+        self.installations = installations
+        self.rotator = rotator
         self._lock = threading.Lock()  # one refresh at a time: a refresh token is good once
 
     def __call__(self, team: str | None) -> str | None:
@@ -114,8 +124,9 @@ class JobTokens:
                     raise SlackUninstalled(f"no installation for workspace {team}")
                 if found.bot_refresh_token:
                     used = found.bot_refresh_token
-                    refreshed = self.rotator.perform_token_rotation(installation=found,
-                                                                    minutes_before_expiration=ROTATE_MINUTES)  # fmt: skip
+                    refreshed = self.rotator.perform_token_rotation(
+                        installation=found, minutes_before_expiration=ROTATE_MINUTES
+                    )
                     if refreshed is not None:
                         self.installations.save(refreshed)
                         found = refreshed
@@ -145,7 +156,10 @@ class JobTokens:
         """A workspace's install, else an org-wide one (a job of an org install is keyed by its
         enterprise, :meth:`bot.slack.intake.Intake.submit`)."""
         return self.installations.find_installation(enterprise_id=None, team_id=team) or (
-            self.installations.find_installation(enterprise_id=team, team_id=None, is_enterprise_install=True))  # fmt: skip
+            self.installations.find_installation(
+                enterprise_id=team, team_id=None, is_enterprise_install=True
+            )
+        )
 
     def _saved_since(self, team: str, used: str | None) -> str | None:
         """The token another refresh saved while this one sent the same refresh token, if any."""
@@ -157,8 +171,11 @@ class JobTokens:
 
 def job_tokens(oauth: OAuthSettings, settings: Settings) -> JobTokens:
     """:class:`JobTokens` over the install's store, refreshing through ``SLACK_API_URL``."""
-    rotator = TokenRotator(client_id=oauth.client_id, client_secret=oauth.client_secret,
-                           client=WebClient(base_url=settings.slack_api_url))  # fmt: skip
+    rotator = TokenRotator(
+        client_id=oauth.client_id,
+        client_secret=oauth.client_secret,
+        client=WebClient(base_url=settings.slack_api_url),
+    )
     return JobTokens(oauth.installation_store, rotator)
 
 
@@ -169,7 +186,9 @@ class WorkspacePoster:
     def __init__(
         self, gateway: SlackGateway, tokens: Callable[[str | None], str | None], team: str
     ) -> None:
-        self.gateway, self.tokens, self.team = gateway, tokens, team
+        self.gateway = gateway
+        self.tokens = tokens
+        self.team = team
 
     def post_message(self, *, channel: str, text: str, blocks: Sequence[dict[str, object]]) -> Sent:
         with scope.bound(team_id=self.team, bot_token=self.tokens(self.team)):

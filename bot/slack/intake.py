@@ -49,14 +49,27 @@ class Workers(Protocol):
 
 
 class Intake:
-    def __init__(self, *, store: Store, clock: Callable[[], datetime], metrics: Metrics, limit: int,
-                 deadline: timedelta, workers: Workers) -> None:  # fmt: skip
-        self.store, self.clock, self.metrics, self.limit = store, clock, metrics, limit
-        self.deadline, self.workers = deadline, workers
+    def __init__(
+        self,
+        *,
+        store: Store,
+        clock: Callable[[], datetime],
+        metrics: Metrics,
+        limit: int,
+        deadline: timedelta,
+        workers: Workers,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.metrics = metrics
+        self.limit = limit
+        self.deadline = deadline
+        self.workers = workers
         self._warned = 0.0
 
-    def submit(self, kind: JobKind, payload: Payload, *, key: str, team_id: str | None,
-               channel: str | None) -> BoltResponse | None:  # fmt: skip
+    def submit(
+        self, kind: JobKind, payload: Payload, *, key: str, team_id: str | None, channel: str | None
+    ) -> BoltResponse | None:
         """Write the job; None when Slack may be acknowledged, else the response to give."""
         now = self.clock()
         team_id = (
@@ -65,9 +78,19 @@ class Intake:
         owner = self.workers.reserve(channel)
         try:
             with self.store.transaction(wait=WAIT_SECONDS) as session:
-                added = jobs_repo.enqueue(session, key=key, kind=kind, payload=_with_trace(payload),
-                                          team_id=team_id, channel=channel, now=now, deadline=now + self.deadline,
-                                          limit=self.limit, owner=owner, lease=self.workers.lease)  # fmt: skip
+                added = jobs_repo.enqueue(
+                    session,
+                    key=key,
+                    kind=kind,
+                    payload=_with_trace(payload),
+                    team_id=team_id,
+                    channel=channel,
+                    now=now,
+                    deadline=now + self.deadline,
+                    limit=self.limit,
+                    owner=owner,
+                    lease=self.workers.lease,
+                )
         except BaseException as exc:
             if owner is not None:
                 self.workers.release()

@@ -166,8 +166,14 @@ class FixJob(Payload):
 
 
 PAYLOADS: dict[JobKind, type[Payload]] = {
-    JobKind.PASTE: PasteJob, JobKind.COMMAND: CommandJob, JobKind.ACTION: ActionJob,
-    JobKind.VIEW_DONE: ViewDoneJob, JobKind.HOME: HomeJob, JobKind.WELCOME: WelcomeJob,
-    JobKind.FOLLOW_UP: FollowUpJob, JobKind.SHORTCUT: ShortcutJob, JobKind.ASSISTANT: AssistantJob,
+    JobKind.PASTE: PasteJob,
+    JobKind.COMMAND: CommandJob,
+    JobKind.ACTION: ActionJob,
+    JobKind.VIEW_DONE: ViewDoneJob,
+    JobKind.HOME: HomeJob,
+    JobKind.WELCOME: WelcomeJob,
+    JobKind.FOLLOW_UP: FollowUpJob,
+    JobKind.SHORTCUT: ShortcutJob,
+    JobKind.ASSISTANT: AssistantJob,
     JobKind.FIX: FixJob,
-}  # fmt: skip
+}

@@ -72,8 +72,10 @@ class SlackLink:
         self, gateway: SlackGateway, *, first_backoff: float = 1.0, max_backoff: float = 30.0
     ) -> None:
         self.gateway = gateway
-        self.first_backoff, self.max_backoff = first_backoff, max_backoff
-        self._state, self._why = LinkState.CHECKING, ""
+        self.first_backoff = first_backoff
+        self.max_backoff = max_backoff
+        self._state = LinkState.CHECKING
+        self._why = ""
         self._identity: Identity | None = None
         self._failures = 0
         self._lock = threading.Lock()
@@ -105,7 +107,8 @@ class SlackLink:
     def problem(self) -> str | None:
         """One line for ``/healthz`` while Slack cannot be used, else None."""
         with self._lock:
-            state, why = self._state, self._why
+            state = self._state
+            why = self._why
         if state is LinkState.TOKEN:
             return f"Slack refuses the bot token ({why}): set a valid SLACK_BOT_TOKEN"
         if state is LinkState.UNREACHABLE:
@@ -121,7 +124,8 @@ class SlackLink:
         after an uninstall, :class:`SlackTokenRefused` (it waits) while the token is refused or
         Slack is away. Checking, Slack is tried: the work's own calls find out."""
         with self._lock:
-            state, why = self._state, self._why
+            state = self._state
+            why = self._why
         if state is LinkState.REVOKED:
             raise SlackUninstalled(f"errkb's token was revoked ({why})")
         if state in (LinkState.TOKEN, LinkState.UNREACHABLE):
@@ -145,8 +149,13 @@ class SlackLink:
             identity = self._identity
         if identity is None:  # still checking after a while: Slack is slow to answer
             raise SlackTokenRefused("Slack has not answered auth.test yet")
-        return AuthorizeResult(enterprise_id=None, team_id=identity.team_id, bot_user_id=identity.bot_user_id,
-                               bot_id=identity.bot_id, bot_token=self.gateway.client.token)  # fmt: skip
+        return AuthorizeResult(
+            enterprise_id=None,
+            team_id=identity.team_id,
+            bot_user_id=identity.bot_user_id,
+            bot_id=identity.bot_id,
+            bot_token=self.gateway.client.token,
+        )
 
     # -- what changes it ---------------------------------------------------------------
 
@@ -160,8 +169,9 @@ class SlackLink:
             return self._note(LinkState.TOKEN, found.error or "no workspace")
         data = found.data
         org = data.get("enterprise_id") if data.get("is_enterprise_install") is True else None
-        identity = Identity(str(data["team_id"]), data.get("user_id"), data.get("bot_id"),
-                            str(org) if org else None)  # fmt: skip
+        identity = Identity(
+            str(data["team_id"]), data.get("user_id"), data.get("bot_id"), str(org) if org else None
+        )
         return self._note(LinkState.OK, "", identity)
 
     def refused(self, error: str) -> None:
@@ -179,7 +189,8 @@ class SlackLink:
             before = self._state
             if before is LinkState.REVOKED:
                 return before
-            self._state, self._why = state, why
+            self._state = state
+            self._why = why
             self._identity = identity or self._identity
             self._failures = 0 if state is LinkState.OK else self._failures + 1
         self._checked.set()
@@ -204,8 +215,12 @@ class SlackLink:
                 extra={"slack": state.value},
             )
         elif state is LinkState.TOKEN:
-            log.error("Slack refuses the bot token (%s): set a valid SLACK_BOT_TOKEN; errkb keeps running and "
-                      "checks again", why, extra={"slack": state.value})  # fmt: skip
+            log.error(
+                "Slack refuses the bot token (%s): set a valid SLACK_BOT_TOKEN; errkb keeps running and "
+                "checks again",
+                why,
+                extra={"slack": state.value},
+            )
         elif state is LinkState.UNREACHABLE:
             log.error(
                 "Slack unreachable (%s): errkb keeps running and tries again",
@@ -213,8 +228,12 @@ class SlackLink:
                 extra={"slack": state.value},
             )
         elif state is LinkState.REVOKED:
-            log.warning("errkb's bot token was revoked (%s): its pending work ends; reinstall errkb and set the "
-                        "new SLACK_BOT_TOKEN", why, extra={"slack": state.value})  # fmt: skip
+            log.warning(
+                "errkb's bot token was revoked (%s): its pending work ends; reinstall errkb and set the "
+                "new SLACK_BOT_TOKEN",
+                why,
+                extra={"slack": state.value},
+            )
 
     # -- the checking thread -----------------------------------------------------------
 
@@ -237,7 +256,8 @@ class SlackLink:
         while not self._stop.is_set():
             self._wake.clear()
             with self._lock:
-                state, failures = self._state, self._failures
+                state = self._state
+                failures = self._failures
             if state is LinkState.REVOKED:
                 return
             if state is LinkState.OK:
@@ -265,11 +285,17 @@ SOCKET_LOG = logging.getLogger("slack_sdk.socket_mode.errkb")
 SOCKET_LOG.addFilter(_Reported())
 
 
-def connect_socket(connect: Callable[[], None], *, first_backoff: float = 1.0, max_backoff: float = 30.0,
-                   sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
+def connect_socket(
+    connect: Callable[[], None],
+    *,
+    first_backoff: float = 1.0,
+    max_backoff: float = 30.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
     """Open the Socket Mode connection, trying again with backoff while Slack is away or refuses
     the app token (``apps.connections.open``); one log line per kind of failure, none per try."""
-    said, failures = "", 0
+    said = ""
+    failures = 0
     while True:
         try:
             connect()
@@ -281,11 +307,18 @@ def connect_socket(connect: Callable[[], None], *, first_backoff: float = 1.0, m
             if code != said:
                 said = str(code)
                 if isinstance(exc, SlackApiError):
-                    log.error("Slack refuses the app token (%s): set a valid SLACK_APP_TOKEN; errkb keeps "
-                              "trying", code, extra={"slack": LinkState.TOKEN.value})  # fmt: skip
+                    log.error(
+                        "Slack refuses the app token (%s): set a valid SLACK_APP_TOKEN; errkb keeps "
+                        "trying",
+                        code,
+                        extra={"slack": LinkState.TOKEN.value},
+                    )
                 else:
-                    log.error("Slack unreachable (%s): errkb keeps trying to connect", code,
-                              extra={"slack": LinkState.UNREACHABLE.value})  # fmt: skip
+                    log.error(
+                        "Slack unreachable (%s): errkb keeps trying to connect",
+                        code,
+                        extra={"slack": LinkState.UNREACHABLE.value},
+                    )
             sleep(min(max_backoff, first_backoff * 2 ** (failures - 1)))
             continue
         if failures:

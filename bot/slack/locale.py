@@ -19,11 +19,20 @@ def channel_default(session: Session, settings: Settings, channel: str | None) -
     """The channel's language, None when it has none."""
     if not channel:
         return None
-    return channel_repo.channel_settings(session, channel=channel).default_locale(settings.channel_locales)
+    return channel_repo.channel_settings(session, channel=channel).default_locale(
+        settings.channel_locales
+    )
 
 
-def user_locale(session: Session, settings: Settings, *, user: str, slack_locale: str | None,
-                channel: str | None, text: str = "") -> str:  # fmt: skip
+def user_locale(
+    session: Session,
+    settings: Settings,
+    *,
+    user: str,
+    slack_locale: str | None,
+    channel: str | None,
+    text: str = "",
+) -> str:
     """The user's choice, their Slack locale, the channel's default, then the language of ``text``."""
     chosen = slack_repo.chosen_locale(session, user_id=user)
     return negotiate_locale(chosen, slack_locale, channel_default(session, settings, channel), text)

@@ -53,7 +53,8 @@ class RedactTokens(logging.Filter):
         message = record.getMessage()
         clean = redact(message)
         if clean != message:
-            record.msg, record.args = clean, None
+            record.msg = clean
+            record.args = None
         return True
 
 
@@ -82,8 +83,9 @@ class JsonFormatter(_JsonLines):
         )
         self.secrets = tuple(secrets)
 
-    def add_fields(self, log_data: dict[str, Any], record: logging.LogRecord,
-                   message_dict: dict[str, Any]) -> None:  # fmt: skip
+    def add_fields(
+        self, log_data: dict[str, Any], record: logging.LogRecord, message_dict: dict[str, Any]
+    ) -> None:
         # the time first and to the millisecond: what a person scanning the lines reads first
         log_data["ts"] = datetime.fromtimestamp(record.created, UTC).isoformat(
             timespec="milliseconds"
@@ -109,8 +111,9 @@ class TextFormatter(logging.Formatter):
         return redact(line, self.secrets)
 
 
-def configure_logging(level: str, *, fmt: str = "auto", secrets: Iterable[str] = (),
-                      stream: TextIO | None = None) -> logging.Handler:  # fmt: skip
+def configure_logging(
+    level: str, *, fmt: str = "auto", secrets: Iterable[str] = (), stream: TextIO | None = None
+) -> logging.Handler:
     """Send every log line to ``stream`` (stderr): JSON unless ``fmt`` is text, or auto on a terminal."""
     stream = stream if stream is not None else sys.stderr
     as_json = fmt == "json" or (fmt == "auto" and not stream.isatty())

@@ -59,26 +59,38 @@ class Metrics:
         self._lock = threading.Lock()
         self._later: dict[str, Counter | Gauge] = {}
         self._events = Counter(
-            "errkb_events", "Slack events, commands and interactions received.", ["kind"],
+            "errkb_events",
+            "Slack events, commands and interactions received.",
+            ["kind"],
             registry=registry,
-        )  # fmt: skip
+        )
         self._answers = Counter(
             "errkb_answers", "Replies errkb posted.", ["kind"], registry=registry
-        )  # fmt: skip
+        )
         self._declines = Counter(
             "errkb_declines", "Pastes errkb stayed silent on.", ["reason"], registry=registry
         )
         self._slack_errors = Counter(
-            "errkb_slack_api_errors", "Slack Web API calls that failed.", ["method", "error"],
+            "errkb_slack_api_errors",
+            "Slack Web API calls that failed.",
+            ["method", "error"],
             registry=registry,
-        )  # fmt: skip
+        )
         self._match = Histogram(
-            "errkb_match_seconds", "Time to triage one paste.", buckets=LATENCY_BUCKETS,
+            "errkb_match_seconds",
+            "Time to triage one paste.",
+            buckets=LATENCY_BUCKETS,
             registry=registry,
-        )  # fmt: skip
+        )
 
-    def _first(self, kind: type[M], name: str, doc: str, labels: tuple[str, ...] = (),
-               values: tuple[str, ...] = ()) -> M:  # fmt: skip
+    def _first(
+        self,
+        kind: type[M],
+        name: str,
+        doc: str,
+        labels: tuple[str, ...] = (),
+        values: tuple[str, ...] = (),
+    ) -> M:
         """The metric ``name``, registered the first time something reports it."""
         with self._lock:
             if name not in self._later:
@@ -107,16 +119,27 @@ class Metrics:
 
     def rebuild(self, kind: Literal["full", "incremental"]) -> None:
         """The match index and graph were rebuilt: from all records (full) or the changed ones."""
-        counter = self._first(Counter, "errkb_knowledge_rebuilds", "Rebuilds of the match index and graph.",
-                              ("kind",), ("full", "incremental"))  # fmt: skip
+        counter = self._first(
+            Counter,
+            "errkb_knowledge_rebuilds",
+            "Rebuilds of the match index and graph.",
+            ("kind",),
+            ("full", "incremental"),
+        )
         counter.labels(kind).inc()
 
     def update_wait(self, seconds: float) -> None:
         """A knowledge update waited this long for the pastes being matched (:mod:`bot.precedence`)."""
-        self._first(Counter, "errkb_update_waits",
-                    "Times a knowledge update waited for pastes being matched.").inc()  # fmt: skip
-        self._first(Counter, "errkb_update_wait_seconds",
-                    "Seconds knowledge updates waited for pastes being matched.").inc(seconds)  # fmt: skip
+        self._first(
+            Counter,
+            "errkb_update_waits",
+            "Times a knowledge update waited for pastes being matched.",
+        ).inc()
+        self._first(
+            Counter,
+            "errkb_update_wait_seconds",
+            "Seconds knowledge updates waited for pastes being matched.",
+        ).inc(seconds)
 
     def queue(self, depth: int, oldest_age_seconds: float) -> None:
         """How many jobs wait now, and how long the oldest has waited (0 when none)."""
@@ -134,18 +157,24 @@ class Metrics:
         return self._first(Gauge, "errkb_queue_depth", "Jobs waiting for a worker.")
 
     def _queue_age(self) -> Gauge:
-        return self._first(Gauge, "errkb_queue_oldest_age_seconds",
-                           "How long the oldest waiting job has waited.")  # fmt: skip
+        return self._first(
+            Gauge, "errkb_queue_oldest_age_seconds", "How long the oldest waiting job has waited."
+        )
 
     def retry(self, kind: str, reason: str) -> None:
         """A job of this kind failed for ``reason`` (an error's name, ``ratelimited``) and is tried again."""
-        self._first(Counter, "errkb_job_retries", "Jobs tried again after a failure.",
-                    ("kind", "reason")).labels(kind, reason).inc()  # fmt: skip
+        self._first(
+            Counter, "errkb_job_retries", "Jobs tried again after a failure.", ("kind", "reason")
+        ).labels(kind, reason).inc()
 
     def expire(self, kind: str) -> None:
         """A job of this kind waited too long and is dropped unrun."""
-        self._first(Counter, "errkb_job_expirations", "Jobs dropped unrun because they waited too long.",
-                    ("kind",)).labels(kind).inc()  # fmt: skip
+        self._first(
+            Counter,
+            "errkb_job_expirations",
+            "Jobs dropped unrun because they waited too long.",
+            ("kind",),
+        ).labels(kind).inc()
 
     def value(self, name: str, **labels: str) -> float:
         """One sample's value as ``GET /metrics`` shows it (0 if never counted)."""

@@ -48,8 +48,13 @@ def request_kind(body: dict[str, Any]) -> str:
     return str(body.get("type") or "other")
 
 
-def should_ignore(event: dict[str, Any], bot_user_id: str | None, *, bot_id: str | None = None,
-                  app_id: str | None = None) -> bool:  # fmt: skip
+def should_ignore(
+    event: dict[str, Any],
+    bot_user_id: str | None,
+    *,
+    bot_id: str | None = None,
+    app_id: str | None = None,
+) -> bool:
     """True for errkb's own messages (any install's), a deletion or a system message; another
     app's message and an edit go on to their listeners (:mod:`bot.slack.listeners.alerts`),
     which decide whether they hold anything to answer."""
@@ -91,20 +96,34 @@ class Middleware:
     """The one global middleware; ``team`` gives the installed workspace (None: Bolt's
     installation store decides, a multi-workspace install)."""
 
-    def __init__(self, *, metrics: Metrics, intake: Intake, submissions: Submissions,
-                 team: Callable[[], str | None] | None, org: Callable[[], str | None] | None = None,
-                 revocations: Revocations | None = None) -> None:  # fmt: skip
-        self.metrics, self.intake, self.submissions, self.team = metrics, intake, submissions, team
+    def __init__(
+        self,
+        *,
+        metrics: Metrics,
+        intake: Intake,
+        submissions: Submissions,
+        team: Callable[[], str | None] | None,
+        org: Callable[[], str | None] | None = None,
+        revocations: Revocations | None = None,
+    ) -> None:
+        self.metrics = metrics
+        self.intake = intake
+        self.submissions = submissions
+        self.team = team
         self.org = org  # the organisation of an org-wide single install, None for a workspace's
         self.revocations = revocations
         self._refused_at = 0.0
 
-    def __call__(self, req: BoltRequest, body: dict[str, Any], context: BoltContext,
-                 next: Callable[[], None]) -> BoltResponse | None:  # fmt: skip
-        scope.bind(request_id=_header(req, scope.REQUEST_ID_HEADER) or scope.new_request_id(),
-                   team_id=context.team_id or body.get("team_id"), event_id=body.get("event_id"),
-                   bot_token=context.bot_token,
-                   enterprise_id=context.enterprise_id if context.is_enterprise_install else None)  # fmt: skip
+    def __call__(
+        self, req: BoltRequest, body: dict[str, Any], context: BoltContext, next: Callable[[], None]
+    ) -> BoltResponse | None:
+        scope.bind(
+            request_id=_header(req, scope.REQUEST_ID_HEADER) or scope.new_request_id(),
+            team_id=context.team_id or body.get("team_id"),
+            event_id=body.get("event_id"),
+            bot_token=context.bot_token,
+            enterprise_id=context.enterprise_id if context.is_enterprise_install else None,
+        )
         kind = request_kind(body)
         revoking = kind.removeprefix("event:") in REVOKING_EVENTS
         if self.team is not None:
@@ -114,8 +133,9 @@ class Middleware:
             ):  # Slack has not said which workspace errkb is in yet
                 return BoltResponse(status=503, body="", headers={"Retry-After": "30"})
             org = self.org() if self.org is not None else None
-            if installed is not None and foreign(installed, org, team=context.team_id,
-                                                 enterprise=context.enterprise_id):  # fmt: skip
+            if installed is not None and foreign(
+                installed, org, team=context.team_id, enterprise=context.enterprise_id
+            ):
                 return self._refuse(kind, context.team_id or context.enterprise_id or "none")
         retry = _header(req, "x-slack-retry-num")
         log.info(
@@ -123,8 +143,9 @@ class Middleware:
         )
         self.metrics.event(kind)
         event = body.get("event") if body.get("type") == "event_callback" else None
-        if isinstance(event, dict) and should_ignore(event, req.context.bot_user_id, bot_id=req.context.bot_id,
-                                                     app_id=body.get("api_app_id")):  # fmt: skip
+        if isinstance(event, dict) and should_ignore(
+            event, req.context.bot_user_id, bot_id=req.context.bot_id, app_id=body.get("api_app_id")
+        ):
             self.metrics.decline("ignored")
             return BoltResponse(status=200, body="")
         context[INTAKE] = self.intake
@@ -137,6 +158,8 @@ class Middleware:
         self.metrics.decline("foreign_team")
         if time.monotonic() - self._refused_at > 10:
             self._refused_at = time.monotonic()
-            log.warning("refused a request from a workspace errkb is not installed in",
-                        extra={"kind": kind, "request_team": team})  # fmt: skip
+            log.warning(
+                "refused a request from a workspace errkb is not installed in",
+                extra={"kind": kind, "request_team": team},
+            )
         return BoltResponse(status=403, body="")

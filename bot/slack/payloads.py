@@ -13,8 +13,30 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bot.records.clean import clean_value
 
-TEXT_FILETYPES = frozenset({"text", "log", "txt", "python", "javascript", "java", "go", "rust", "shell", "json",
-                            "yaml", "markdown", "post", "csv", "xml", "sql", "diff", "c", "cpp", "typescript"})  # fmt: skip
+TEXT_FILETYPES = frozenset(
+    {
+        "text",
+        "log",
+        "txt",
+        "python",
+        "javascript",
+        "java",
+        "go",
+        "rust",
+        "shell",
+        "json",
+        "yaml",
+        "markdown",
+        "post",
+        "csv",
+        "xml",
+        "sql",
+        "diff",
+        "c",
+        "cpp",
+        "typescript",
+    }
+)
 
 
 class _In(BaseModel):
@@ -38,8 +60,11 @@ class SlackFile(_In):
     @property
     def is_text(self) -> bool:
         name = self.name.lower()
-        return (self.mimetype.startswith("text/") or self.filetype in TEXT_FILETYPES
-                or name.endswith((".log", ".txt")))  # fmt: skip
+        return (
+            self.mimetype.startswith("text/")
+            or self.filetype in TEXT_FILETYPES
+            or name.endswith((".log", ".txt"))
+        )
 
     @property
     def url(self) -> str | None:

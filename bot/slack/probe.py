@@ -48,8 +48,12 @@ class Probe:
         self._server = ThreadingHTTPServer((host, port), Handler)
         self._server.daemon_threads = True
         self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
-                                        name="errkb-probe", daemon=True)  # fmt: skip
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.2},
+            name="errkb-probe",
+            daemon=True,
+        )
 
     def start(self) -> Probe:
         self._thread.start()

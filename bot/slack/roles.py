@@ -27,7 +27,11 @@ def maintainers(settings: Settings, slack: GroupSource) -> frozenset[str]:
 
 
 def may_act(
-    user: str, domain: str | None, *, maintainers: frozenset[str], owners: Mapping[str, Sequence[str]]
+    user: str,
+    domain: str | None,
+    *,
+    maintainers: frozenset[str],
+    owners: Mapping[str, Sequence[str]],
 ) -> bool:
     """Maintainers act on any record; an owner only on records of a domain they own."""
     return user in maintainers or (domain is not None and user in owners.get(domain, ()))

@@ -95,9 +95,15 @@ class JobRunner:
         authorize: Callable[[str | None], str | None] = lambda team: None,
         poll_seconds: float = 0.5,
     ) -> None:
-        self.store, self.handlers, self.metrics, self.clock = store, handlers, metrics, clock
-        self.workers, self.lease, self.poll_seconds = workers, lease, poll_seconds
-        self.on_failure, self.authorize = on_failure, authorize
+        self.store = store
+        self.handlers = handlers
+        self.metrics = metrics
+        self.clock = clock
+        self.workers = workers
+        self.lease = lease
+        self.poll_seconds = poll_seconds
+        self.on_failure = on_failure
+        self.authorize = authorize
         self.owner = owner_name()
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="errkb-work")
         self._wake = threading.Event()
@@ -181,15 +187,22 @@ class JobRunner:
         """One transaction: write the "done" of the jobs finished here, claim up to ``free``
         (None: the database could not be reached)."""
         with self._lock:
-            done, self._done = self._done, []
+            done = self._done
+            self._done = []
         if not done and free <= 0:
             return []
         try:
             with self.store.transaction() as session:
                 now = self.clock()
                 held = jobs_repo.finish(session, jobs=done, owner=self.owner, now=now)
-                jobs = jobs_repo.claim(session, owner=self.owner, now=now, lease=self.lease, limit=free,
-                                       skip_channels=self._held_channels())  # fmt: skip
+                jobs = jobs_repo.claim(
+                    session,
+                    owner=self.owner,
+                    now=now,
+                    lease=self.lease,
+                    limit=free,
+                    skip_channels=self._held_channels(),
+                )
         except TRANSIENT as exc:
             with self._lock:
                 self._done[:0] = done  # written with the next transaction that gets through
@@ -205,7 +218,8 @@ class JobRunner:
         while not self._stop.is_set():
             self._wake.clear()
             with self._lock:
-                free, backlog = self.workers - self._busy, self._backlog
+                free = self.workers - self._busy
+                backlog = self._backlog
             polling = time.monotonic() - self._last_poll >= self.poll_seconds
             claiming = free > 0 and (backlog or polling)
             if (
@@ -245,12 +259,19 @@ class JobRunner:
         started = time.perf_counter()
         try:
             trace = job.payload.get(TRACE) or {}
-            with scope.bound(request_id=trace.get("request_id"), event_id=trace.get("event_id"),
-                             team_id=job.team_id):  # fmt: skip
+            with scope.bound(
+                request_id=trace.get("request_id"),
+                event_id=trace.get("event_id"),
+                team_id=job.team_id,
+            ):
                 outcome = self._run(job)
                 ms = round((time.perf_counter() - started) * 1000, 1)
-                log.info("job %s %s", job.kind, outcome, extra={"job": job.key, "kind": job.kind, "ms": ms,
-                                                                "attempt": job.attempts})  # fmt: skip
+                log.info(
+                    "job %s %s",
+                    job.kind,
+                    outcome,
+                    extra={"job": job.key, "kind": job.kind, "ms": ms, "attempt": job.attempts},
+                )
         finally:
             with self._lock:
                 self._busy -= 1
@@ -334,16 +355,27 @@ class JobRunner:
                 "job %s expired: %s", job.key, error, extra={"job": job.key, "kind": job.kind}
             )
             return self._settle(jobs_repo.expire, job, now=now, error=error, outcome="expired")
-        return self._settle(jobs_repo.postpone, job, run_after=when, error=error,
-                            count_attempt=count_attempt, outcome=f"postponed {seconds:.1f} s")  # fmt: skip
+        return self._settle(
+            jobs_repo.postpone,
+            job,
+            run_after=when,
+            error=error,
+            count_attempt=count_attempt,
+            outcome=f"postponed {seconds:.1f} s",
+        )
 
     def _failed(self, job: Job, exc: Exception) -> str:
         try:
             self.on_failure(job, exc)
         except TRANSIENT as reporting:
             log.warning("could not tell the user about a failure: %s", reporting)
-        return self._settle(jobs_repo.fail, job, now=self.clock(), error=f"{type(exc).__name__}: {exc}",
-                            outcome="failed")  # fmt: skip
+        return self._settle(
+            jobs_repo.fail,
+            job,
+            now=self.clock(),
+            error=f"{type(exc).__name__}: {exc}",
+            outcome="failed",
+        )
 
     # -- without threads (tests, one-shot tools) ----------------------------------
 

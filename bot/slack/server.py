@@ -66,8 +66,12 @@ StartResponse = Callable[..., Any]
 Readiness = Callable[[], "tuple[str, int | None, str | None]"]
 
 
-def health(store: Store, records: Callable[[], int | None], readiness: Readiness | None = None,
-           slack: Callable[[], str | None] | None = None) -> tuple[bool, dict[str, Any]]:  # fmt: skip
+def health(
+    store: Store,
+    records: Callable[[], int | None],
+    readiness: Readiness | None = None,
+    slack: Callable[[], str | None] | None = None,
+) -> tuple[bool, dict[str, Any]]:
     """Database reachable, knowledge base loaded and Slack taking the bot token.
 
     ``status``: ``ok``; ``starting`` while the first build runs (or, after a restart from
@@ -94,7 +98,8 @@ def health(store: Store, records: Callable[[], int | None], readiness: Readiness
         state, count, why = readiness()
     else:
         count = records()
-        state, why = ("ready" if count is not None else "starting"), None
+        state = "ready" if count is not None else "starting"
+        why = None
     slack_problem = slack() if slack is not None else None
     ok = database and refused is None and state == "ready" and slack_problem is None
     if state == "broken":
@@ -117,26 +122,38 @@ def health(store: Store, records: Callable[[], int | None], readiness: Readiness
 
 
 def wsgi_app(
-    app: App, store: Store, metrics: Metrics, records: Callable[[], int | None],
-    readiness: Readiness | None = None, slack: Callable[[], str | None] | None = None,
-) -> Callable[..., Iterable[bytes]]:  # fmt: skip
+    app: App,
+    store: Store,
+    metrics: Metrics,
+    records: Callable[[], int | None],
+    readiness: Readiness | None = None,
+    slack: Callable[[], str | None] | None = None,
+) -> Callable[..., Iterable[bytes]]:
     secret = getattr(app, "_signing_secret", None)  # Bolt keeps it; there is no public accessor
     if not secret:
         raise ConfigError("the Slack app has no signing secret: requests cannot be verified")
     bolt = gate(SlackRequestHandler(app, path=EVENTS_PATH), secret, path=EVENTS_PATH)
 
     def route(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD", "")
         if method == "GET" and path == "/healthz":
             ok, data = health(store, records, readiness, slack)
             body = json.dumps(data).encode()
-            start_response("200 OK" if ok else "503 Service Unavailable",
-                           [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])  # fmt: skip
+            start_response(
+                "200 OK" if ok else "503 Service Unavailable",
+                [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+            )
             return [body]
         if method == "GET" and path == "/metrics":
             body = metrics.render().encode()
-            start_response("200 OK", [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
-                                      ("Content-Length", str(len(body)))])  # fmt: skip
+            start_response(
+                "200 OK",
+                [
+                    ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
+                    ("Content-Length", str(len(body))),
+                ],
+            )
             return [body]
         request_id = scope.new_request_id()
         environ["HTTP_" + scope.REQUEST_ID_HEADER.upper().replace("-", "_")] = request_id
@@ -162,7 +179,9 @@ class _OncePer(logging.Filter):
             if now < self._next:
                 self._held += 1
                 return False
-            held, self._held, self._next = self._held, 0, now + self.seconds
+            held = self._held
+            self._held = 0
+            self._next = now + self.seconds
         if held:
             record.msg = f"{record.msg} (and {held} more such line(s) in the last %ds)"
             record.args = (*(record.args or ()), int(self.seconds))  # type: ignore[misc]
@@ -222,18 +241,35 @@ class _Waitress(TcpWSGIServer):
 class Server:
     """The running HTTP server; ``port`` is the bound port (ask for 0 to get a free one)."""
 
-    def __init__(self, app: App, store: Store, metrics: Metrics, executor: Executor,
-                 records: Callable[[], int | None], *, host: str = "0.0.0.0", port: int = 3000,
-                 readiness: Readiness | None = None,
-                 slack: Callable[[], str | None] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        app: App,
+        store: Store,
+        metrics: Metrics,
+        executor: Executor,
+        records: Callable[[], int | None],
+        *,
+        host: str = "0.0.0.0",
+        port: int = 3000,
+        readiness: Readiness | None = None,
+        slack: Callable[[], str | None] | None = None,
+    ) -> None:
         self.executor = executor
         _thin_queue_warnings()
         self._waitress = _Waitress(
-            wsgi_app(app, store, metrics, records, readiness, slack), host=host, port=port, threads=THREADS,
-            connection_limit=CONNECTIONS, channel_timeout=IDLE_SECONDS, cleanup_interval=1,
-            max_request_body_size=MAX_BODY + 1, max_request_header_size=64 << 10,
-            asyncore_use_poll=True, ident="errkb", expose_tracebacks=False,
-        )  # fmt: skip
+            wsgi_app(app, store, metrics, records, readiness, slack),
+            host=host,
+            port=port,
+            threads=THREADS,
+            connection_limit=CONNECTIONS,
+            channel_timeout=IDLE_SECONDS,
+            cleanup_interval=1,
+            max_request_body_size=MAX_BODY + 1,
+            max_request_header_size=64 << 10,
+            asyncore_use_poll=True,
+            ident="errkb",
+            expose_tracebacks=False,
+        )
         self.port = int(self._waitress.effective_port)  # type: ignore[arg-type]
         self._stopping = threading.Event()
         self._stopped = threading.Event()

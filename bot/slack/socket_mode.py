@@ -23,8 +23,9 @@ from bot.slack.server import health
 log = logging.getLogger(__name__)
 
 
-def serve_socket(bot: Any, store: Any, metrics: Any, knowledge: Any, app_token: str, host: str,
-                 port: int | None) -> None:  # fmt: skip
+def serve_socket(
+    bot: Any, store: Any, metrics: Any, knowledge: Any, app_token: str, host: str, port: int | None
+) -> None:
     """Socket Mode until SIGTERM or SIGINT: then the socket is closed (Slack delivers what was
     not acknowledged to another connection) and the work in flight is finished.
 
@@ -66,9 +67,13 @@ def serve_socket(bot: Any, store: Any, metrics: Any, knowledge: Any, app_token: 
         if not stopping.is_set():
             # Slack away or the app token refused: one line, then tries again, while the
             # signal handler can still stop errkb
-            threading.Thread(target=connect_socket, args=(handler.connect,),
-                             kwargs={"sleep": stopping.wait}, name="errkb-socket-connect",
-                             daemon=True).start()  # fmt: skip
+            threading.Thread(
+                target=connect_socket,
+                args=(handler.connect,),
+                kwargs={"sleep": stopping.wait},
+                name="errkb-socket-connect",
+                daemon=True,
+            ).start()
         while not stopping.wait(0.5):
             pass
     finally:

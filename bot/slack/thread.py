@@ -44,8 +44,16 @@ def covered(reply: Reply) -> set[str]:
     }
 
 
-def answer_turn(paste: PasteJob, text: str, *, job: str, settings: Settings, store: Store, slack: SlackGateway,
-                metrics: Metrics) -> Turn | None:  # fmt: skip
+def answer_turn(
+    paste: PasteJob,
+    text: str,
+    *,
+    job: str,
+    settings: Settings,
+    store: Store,
+    slack: SlackGateway,
+    metrics: Metrics,
+) -> Turn | None:
     """Handle ``paste`` (the job keyed ``job``) as a turn in a thread errkb answered; None
     when it is a paste to answer (no such thread, only this job's own answer, or the text
     holds a new error). A paste nobody asked errkb about, holding only errors the
@@ -83,8 +91,15 @@ def answer_turn(paste: PasteJob, text: str, *, job: str, settings: Settings, sto
     return turn
 
 
-def point(paste: PasteJob, answer: Reply, text: str, *, settings: Settings, store: Store,
-          slack: SlackGateway) -> Sent:  # fmt: skip
+def point(
+    paste: PasteJob,
+    answer: Reply,
+    text: str,
+    *,
+    settings: Settings,
+    store: Store,
+    slack: SlackGateway,
+) -> Sent:
     """The pointer to ``answer``, for the asker alone and in the asker's language."""
     assert paste.thread_ts is not None
     slack_locale = slack.user_locale(paste.user)
@@ -92,8 +107,14 @@ def point(paste: PasteJob, answer: Reply, text: str, *, settings: Settings, stor
         channel=paste.channel, ts=str(answer.args.get("ts") or paste.thread_ts)
     )
     with store.read() as session:
-        locale = user_locale(session, settings, user=paste.user, slack_locale=slack_locale, channel=paste.channel,
-                             text=text)  # fmt: skip
+        locale = user_locale(
+            session,
+            settings,
+            user=paste.user,
+            slack_locale=slack_locale,
+            channel=paste.channel,
+            text=text,
+        )
     sure = answer.kind == "answer"
     if sure:
         records = [str(r) for r in answer.args.get("records") or []]
@@ -102,12 +123,22 @@ def point(paste: PasteJob, answer: Reply, text: str, *, settings: Settings, stor
     lines = answer.args.get("lines") or {}
     errors = answer.args.get("errors") or []
     line = str(lines.get(records[0]) or "") if sure and records else ""
-    payload = render_pointer(locale, records=records, line=line or (str(errors[0]) if errors else None),
-                             permalink=permalink, sure=sure)  # fmt: skip
+    payload = render_pointer(
+        locale,
+        records=records,
+        line=line or (str(errors[0]) if errors else None),
+        permalink=permalink,
+        sure=sure,
+    )
     if paste.response_url:
         return slack.respond(paste.response_url, blocks.ephemeral(payload))
-    return slack.post_ephemeral(channel=paste.channel, user=paste.user, text=payload["text"],
-                                blocks=payload["blocks"], thread_ts=paste.thread_ts)  # fmt: skip
+    return slack.post_ephemeral(
+        channel=paste.channel,
+        user=paste.user,
+        text=payload["text"],
+        blocks=payload["blocks"],
+        thread_ts=paste.thread_ts,
+    )
 
 
 __all__ = ["answer_turn", "covered", "point"]

@@ -30,7 +30,8 @@ class Revocations:
     """Forget a workspace's tokens: ``installations`` (multi-workspace) or ``link`` (single)."""
 
     def __init__(self, *, installations: InstallationStore | None, link: SlackLink | None) -> None:
-        self.installations, self.link = installations, link
+        self.installations = installations
+        self.link = link
 
     def uninstalled(self, *, team_id: str | None, enterprise_id: str | None) -> None:
         log.warning("errkb was uninstalled from a workspace", extra={"request_team": team_id})
@@ -39,8 +40,14 @@ class Revocations:
         if self.installations is not None and team_id:
             self.installations.delete_all(enterprise_id=enterprise_id, team_id=team_id)
 
-    def revoked(self, *, team_id: str | None, enterprise_id: str | None, bots: Sequence[str],
-                users: Sequence[str]) -> None:  # fmt: skip
+    def revoked(
+        self,
+        *,
+        team_id: str | None,
+        enterprise_id: str | None,
+        bots: Sequence[str],
+        users: Sequence[str],
+    ) -> None:
         """``tokens_revoked``: ``bots`` are the bot users whose tokens went, ``users`` the people's."""
         if bots:
             log.warning("a workspace revoked errkb's bot token", extra={"request_team": team_id})

@@ -21,7 +21,9 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
-def welcome(job: WelcomeJob, *, store: Store, slack: SlackGateway, settings: Settings, metrics: Metrics) -> None:
+def welcome(
+    job: WelcomeJob, *, store: Store, slack: SlackGateway, settings: Settings, metrics: Metrics
+) -> None:
     inviter_locale = slack.user_locale(job.inviter) if job.inviter else None
     with store.read() as session:
         here = channel_repo.channel_settings(session, channel=job.channel)
@@ -29,8 +31,9 @@ def welcome(job: WelcomeJob, *, store: Store, slack: SlackGateway, settings: Set
     if not here.may_post(asked=True):
         metrics.decline("channel_off")
         return
-    locale = supported(here.default_locale(settings.channel_locales)) or negotiate_locale(chosen, inviter_locale,
-                                                                                           None, "")  # fmt: skip
+    locale = supported(here.default_locale(settings.channel_locales)) or negotiate_locale(
+        chosen, inviter_locale, None, ""
+    )
     payload = render_welcome(locale, here)
     sent = slack.post_message(channel=job.channel, text=payload["text"], blocks=payload["blocks"])
     if sent.ok:

@@ -34,8 +34,17 @@ class StepResult:
     error: str | None = None
 
 
-def triage_step(text: str, reader: str | None, *, index: IndexSource, store: Store, settings: Settings,
-                slack: SlackGateway, gate: RequestGate, metrics: Metrics) -> StepResult:  # fmt: skip
+def triage_step(
+    text: str,
+    reader: str | None,
+    *,
+    index: IndexSource,
+    store: Store,
+    settings: Settings,
+    slack: SlackGateway,
+    gate: RequestGate,
+    metrics: Metrics,
+) -> StepResult:
     read = read_paste(text, settings.paste_limit)
     cleaned = read.text
     if reader:

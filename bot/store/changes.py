@@ -83,7 +83,9 @@ def knowledge_epoch(session: Session) -> int:
     """
     found = _state(session, EPOCH)
     if found is None:
-        dialect.insert_ignoring_conflicts(session, _STATE, {"key": EPOCH, "value": secrets.randbelow(2**31 - 1) + 1})
+        dialect.insert_ignoring_conflicts(
+            session, _STATE, {"key": EPOCH, "value": secrets.randbelow(2**31 - 1) + 1}
+        )
         found = _state(session, EPOCH)  # ours, or the one another process put first
     return int(found or 0)
 
@@ -130,11 +132,14 @@ def note_changes(
     session.execute(
         statement.on_conflict_do_update(
             index_elements=[_FEED.c.record_id],
-            set_={"seq": statement.excluded.seq, "kind": statement.excluded.kind,
-                  "at": statement.excluded.at},
+            set_={
+                "seq": statement.excluded.seq,
+                "kind": statement.excluded.kind,
+                "at": statement.excluded.at,
+            },
         ),
         [{"record_id": rid, "seq": version, "kind": kind, "at": at} for rid, kind in kinds.items()],
-    )  # fmt: skip
+    )
     _prune(session, before=at - KEEP_REMOVED)
     return version
 

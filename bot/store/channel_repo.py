@@ -43,16 +43,20 @@ def _upsert(session: Session, channel: str, change: dict[str, Any], by: str, at:
     statement = insert(session, table).values(
         channel=channel, updated_by=by, updated_at=at, **values
     )
-    session.execute(statement.on_conflict_do_update(index_elements=[table.c.channel],
-                                                    set_={**change, "updated_by": by, "updated_at": at}))  # fmt: skip
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[table.c.channel], set_={**change, "updated_by": by, "updated_at": at}
+        )
+    )
 
 
 def set_channel_mode(session: Session, *, channel: str, mode: Mode, by: str, at: datetime) -> None:
     _upsert(session, channel, {"mode": Mode(mode).value}, by, at)
 
 
-def set_channel_threshold(session: Session, *, channel: str, threshold: float | None, by: str,
-                          at: datetime) -> None:  # fmt: skip
+def set_channel_threshold(
+    session: Session, *, channel: str, threshold: float | None, by: str, at: datetime
+) -> None:
     """``None`` goes back to errkb's default threshold."""
     _upsert(session, channel, {"threshold": threshold}, by, at)
 
@@ -73,9 +77,21 @@ def set_channel_alerts(
 
 def alert_channels(session: Session) -> list[str]:
     """The channels where errkb answers monitoring alerts."""
-    return list(session.scalars(select(ChannelSettingsRow.channel).where(ChannelSettingsRow.alerts.is_(True))
-                                .order_by(ChannelSettingsRow.channel)))  # fmt: skip
+    return list(
+        session.scalars(
+            select(ChannelSettingsRow.channel)
+            .where(ChannelSettingsRow.alerts.is_(True))
+            .order_by(ChannelSettingsRow.channel)
+        )
+    )
 
 
-__all__ = ["alert_channels", "channel_settings", "configured_channels", "set_channel_alerts", "set_channel_locale",
-           "set_channel_mode", "set_channel_threshold"]  # fmt: skip
+__all__ = [
+    "alert_channels",
+    "channel_settings",
+    "configured_channels",
+    "set_channel_alerts",
+    "set_channel_locale",
+    "set_channel_mode",
+    "set_channel_threshold",
+]

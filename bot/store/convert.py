@@ -38,12 +38,30 @@ _FIELD_ORDER = {name: i for i, name in enumerate(TRANSLATED)}
 
 #: Scalar record fields stored as columns of ``records``.
 SCALARS = (
-    "domain", "category", "subcategory", "signature", "regex", "root_cause",
-    "root_cause_type", "versions", "os_specific", "official_doc_url",
-    "official_doc_section", "error_code", "verification_tier", "confidence",
-    "fix_success_rate", "resolvable", "first_seen", "last_confirmed",
-    "last_updated", "evidence_count", "tags", "locale", "aliases",
-)  # fmt: skip
+    "domain",
+    "category",
+    "subcategory",
+    "signature",
+    "regex",
+    "root_cause",
+    "root_cause_type",
+    "versions",
+    "os_specific",
+    "official_doc_url",
+    "official_doc_section",
+    "error_code",
+    "verification_tier",
+    "confidence",
+    "fix_success_rate",
+    "resolvable",
+    "first_seen",
+    "last_confirmed",
+    "last_updated",
+    "evidence_count",
+    "tags",
+    "locale",
+    "aliases",
+)
 WORKAROUND_COLUMNS = ("action", "success_rate", "how", "condition", "sources")
 DEAD_END_COLUMNS = ("action", "why_fails", "fail_rate", "condition", "sources")
 #: The columns :func:`record_data` reads, by table (not timestamps, hashes, counters).
@@ -97,12 +115,21 @@ def child_values(record: Record) -> dict[str, list[dict[str, Any]]]:
         for i, item in enumerate(getattr(record.transition_graph, kind)):
             is_object = not isinstance(item, str)
             dumped = item.model_dump(exclude_unset=True) if not isinstance(item, str) else {}
-            links.append({
-                "source_id": rid, "kind": kind, "position": i, "target_id": link_target(item),
-                "probability": link_probability(item), "condition": link_condition(item),
-                "is_object": is_object,
-                "extra": {"keys": list(dumped), **_rest(dumped, ("error_id", "probability", "condition"))},
-            })  # fmt: skip
+            links.append(
+                {
+                    "source_id": rid,
+                    "kind": kind,
+                    "position": i,
+                    "target_id": link_target(item),
+                    "probability": link_probability(item),
+                    "condition": link_condition(item),
+                    "is_object": is_object,
+                    "extra": {
+                        "keys": list(dumped),
+                        **_rest(dumped, ("error_id", "probability", "condition")),
+                    },
+                }
+            )
     return {
         "record_translations": translations,
         "workarounds": workarounds,
@@ -174,7 +201,9 @@ def record_data(
     data["transition_graph"] = graph
     data["translations"] = {}
     # the database keeps no order among a locale's fields: read them in the record's own
-    for t in sorted(translations, key=lambda t: (t["locale"], _FIELD_ORDER.get(t["field"], len(_FIELD_ORDER)))):
+    for t in sorted(
+        translations, key=lambda t: (t["locale"], _FIELD_ORDER.get(t["field"], len(_FIELD_ORDER)))
+    ):
         value = _translation_value(t["field"], t["value"])
         data["translations"].setdefault(t["locale"], {})[t["field"]] = value
     data.update(row["extra"] or {})
@@ -289,6 +318,10 @@ def _link_item(link: dict[str, Any]) -> Any:
         return link["target_id"]
     extra = dict(link["extra"] or {})
     keys = extra.pop("keys", None) or ["error_id", "probability", "condition"]
-    values = {"error_id": link["target_id"], "probability": link["probability"],
-              "condition": link["condition"], **extra}  # fmt: skip
+    values = {
+        "error_id": link["target_id"],
+        "probability": link["probability"],
+        "condition": link["condition"],
+        **extra,
+    }
     return {key: values[key] for key in keys if key in values}

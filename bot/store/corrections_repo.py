@@ -44,8 +44,17 @@ def _hash(template: str) -> str:
 
 def _correction(row: CorrectionRow) -> Correction:
     at = row.at if row.at.tzinfo else row.at.replace(tzinfo=UTC)
-    return Correction(row.id, row.template, row.sample, row.record_id, row.wrong_id, row.user_id,
-                      row.channel, row.active, at)  # fmt: skip
+    return Correction(
+        row.id,
+        row.template,
+        row.sample,
+        row.record_id,
+        row.wrong_id,
+        row.user_id,
+        row.channel,
+        row.active,
+        at,
+    )
 
 
 def learned(session: Session, *, templates: Iterable[str]) -> dict[str, str | None]:
@@ -54,27 +63,54 @@ def learned(session: Session, *, templates: Iterable[str]) -> dict[str, str | No
     if not hashes:
         return {}
     rows = session.execute(
-        select(CorrectionRow.template_hash, CorrectionRow.record_id)
-        .where(CorrectionRow.template_hash.in_(list(hashes)), CorrectionRow.active.is_(True))
-    )  # fmt: skip
+        select(CorrectionRow.template_hash, CorrectionRow.record_id).where(
+            CorrectionRow.template_hash.in_(list(hashes)), CorrectionRow.active.is_(True)
+        )
+    )
     return {hashes[h]: record_id for h, record_id in rows}
 
 
-def teach(session: Session, *, template: str, sample: str, record_id: str | None, wrong_id: str | None,
-          user_id: str, channel: str | None, at: datetime) -> int:  # fmt: skip
+def teach(
+    session: Session,
+    *,
+    template: str,
+    sample: str,
+    record_id: str | None,
+    wrong_id: str | None,
+    user_id: str,
+    channel: str | None,
+    at: datetime,
+) -> int:
     """Remember that ``template`` is ``record_id`` (None: no record), replacing an earlier choice."""
-    values = {"template_hash": _hash(template), "template": template, "sample": sample[:SAMPLE_CHARS],
-              "record_id": record_id, "wrong_id": wrong_id, "user_id": user_id, "channel": channel,
-              "active": True, "at": at}  # fmt: skip
+    values = {
+        "template_hash": _hash(template),
+        "template": template,
+        "sample": sample[:SAMPLE_CHARS],
+        "record_id": record_id,
+        "wrong_id": wrong_id,
+        "user_id": user_id,
+        "channel": channel,
+        "active": True,
+        "at": at,
+    }
     statement = insert(session, CorrectionRow).values(**values)
     changed = {k: statement.excluded[k] for k in values if k != "template_hash"}
     found = session.execute(
-        statement.on_conflict_do_update(index_elements=["template_hash"], set_=changed).returning(CorrectionRow.id)
+        statement.on_conflict_do_update(index_elements=["template_hash"], set_=changed).returning(
+            CorrectionRow.id
+        )
     ).scalar_one()
     subject = record_id or wrong_id
     if subject:
-        add_audit(session, actor=f"slack:{user_id}", record_id=subject, action="correction", at=at,
-                  before={"answered": wrong_id}, after={"chosen": record_id, "template": template[:300]})  # fmt: skip
+        add_audit(
+            session,
+            actor=f"slack:{user_id}",
+            record_id=subject,
+            action="correction",
+            at=at,
+            before={"answered": wrong_id},
+            after={"chosen": record_id, "template": template[:300]},
+        )
     return int(found)
 
 
@@ -83,11 +119,20 @@ def undo(session: Session, *, correction_id: int, user_id: str, at: datetime) ->
     row = session.get(CorrectionRow, correction_id)
     if row is None or not row.active:
         return None
-    session.execute(update(CorrectionRow).where(CorrectionRow.id == correction_id).values(active=False))
+    session.execute(
+        update(CorrectionRow).where(CorrectionRow.id == correction_id).values(active=False)
+    )
     subject = row.record_id or row.wrong_id
     if subject:
-        add_audit(session, actor=f"slack:{user_id}", record_id=subject, action="correction_undone", at=at,
-                  before={"chosen": row.record_id, "template": row.template[:300]}, after=None)  # fmt: skip
+        add_audit(
+            session,
+            actor=f"slack:{user_id}",
+            record_id=subject,
+            action="correction_undone",
+            at=at,
+            before={"chosen": row.record_id, "template": row.template[:300]},
+            after=None,
+        )
     return _correction(row)
 
 
@@ -96,7 +141,10 @@ def recent(session: Session, *, limit: int = 10, since: datetime | None = None) 
     query = select(CorrectionRow).where(CorrectionRow.active.is_(True))
     if since is not None:
         query = query.where(CorrectionRow.at >= since)
-    return [_correction(r) for r in session.scalars(query.order_by(CorrectionRow.at.desc()).limit(limit))]
+    return [
+        _correction(r)
+        for r in session.scalars(query.order_by(CorrectionRow.at.desc()).limit(limit))
+    ]
 
 
 def wrong_counts(session: Session, *, since: datetime) -> list[tuple[str, int]]:
@@ -104,6 +152,7 @@ def wrong_counts(session: Session, *, since: datetime) -> list[tuple[str, int]]:
     rows = session.execute(
         select(CorrectionRow.wrong_id, func.count())
         .where(CorrectionRow.wrong_id.is_not(None), CorrectionRow.at >= since)
-        .group_by(CorrectionRow.wrong_id).order_by(func.count().desc(), CorrectionRow.wrong_id)
-    )  # fmt: skip
+        .group_by(CorrectionRow.wrong_id)
+        .order_by(func.count().desc(), CorrectionRow.wrong_id)
+    )
     return [(str(rid), int(n)) for rid, n in rows]

@@ -254,7 +254,8 @@ class WriteTurn:
                             self._wake_next(leaving=urgent)
                         return False
                     queue.wait(left)
-                self._owner, self._depth = me, 1
+                self._owner = me
+                self._depth = 1
                 return True
             finally:
                 self._urgent_waiting -= urgent

@@ -36,17 +36,23 @@ def load_candidates(session: Session) -> list[Candidate]:
     """Every record as a digest candidate, with its deprecation and snooze state."""
     stmt = (
         select(
-            RecordRow.id, RecordRow.domain, RecordRow.verification_tier, RecordRow.signature,
-            RecordRow.last_confirmed, RecordStateRow.deprecated_at, RecordStateRow.snoozed_until,
+            RecordRow.id,
+            RecordRow.domain,
+            RecordRow.verification_tier,
+            RecordRow.signature,
+            RecordRow.last_confirmed,
+            RecordStateRow.deprecated_at,
+            RecordStateRow.snoozed_until,
         )
         .outerjoin(RecordStateRow, RecordStateRow.record_id == RecordRow.id)
         .order_by(RecordRow.id)
-    )  # fmt: skip
+    )
     translated: dict[str, dict[str, str]] = {}
     for rid, locale, value in session.execute(
-        select(TranslationRow.record_id, TranslationRow.locale, TranslationRow.value)
-        .where(TranslationRow.field == "signature")
-    ):  # fmt: skip
+        select(TranslationRow.record_id, TranslationRow.locale, TranslationRow.value).where(
+            TranslationRow.field == "signature"
+        )
+    ):
         if isinstance(value, str):
             translated.setdefault(rid, {})[locale] = value
     return [
@@ -126,9 +132,15 @@ def confirm_record(
     old, new = noted
     if old.last_confirmed != new.last_confirmed:
         before = old.last_confirmed.isoformat() if old.last_confirmed else None
-        repository.add_audit(session, actor=actor, record_id=record_id, action="confirm", at=now,
-                             before={"last_confirmed": before},
-                             after={"last_confirmed": today.isoformat()})  # fmt: skip
+        repository.add_audit(
+            session,
+            actor=actor,
+            record_id=record_id,
+            action="confirm",
+            at=now,
+            before={"last_confirmed": before},
+            after={"last_confirmed": today.isoformat()},
+        )
     session.execute(
         update(RecordStateRow)
         .where(RecordStateRow.record_id == record_id, RecordStateRow.snoozed_until.is_not(None))
@@ -143,8 +155,15 @@ def snooze_record(
     until = today + timedelta(days=days)
     before = _set_state(session, record_id, snoozed_until=until)
     after = {**before, "snoozed_until": until.isoformat()}
-    repository.add_audit(session, actor=actor, record_id=record_id, action="snooze", at=now,
-                         before=before, after=after)  # fmt: skip
+    repository.add_audit(
+        session,
+        actor=actor,
+        record_id=record_id,
+        action="snooze",
+        at=now,
+        before=before,
+        after=after,
+    )
     return until
 
 
@@ -158,8 +177,15 @@ def deprecate_record(
         session, record_id, deprecated_at=now, deprecated_by=actor, deprecated_reason=reason
     )
     after = {**before, "deprecated": True, "deprecated_reason": reason}
-    repository.add_audit(session, actor=actor, record_id=record_id, action="deprecate", at=now,
-                         before=before, after=after)  # fmt: skip
+    repository.add_audit(
+        session,
+        actor=actor,
+        record_id=record_id,
+        action="deprecate",
+        at=now,
+        before=before,
+        after=after,
+    )
     changes.note_changes(session, removed=[record_id], at=now)
 
 
@@ -177,8 +203,15 @@ def restore_record(session: Session, *, record_id: str, actor: str, now: datetim
     ).first()
     if restored is None:
         return False
-    repository.add_audit(session, actor=actor, record_id=record_id, action="restore", at=now,
-                         before={"deprecated": True}, after={"deprecated": False})  # fmt: skip
+    repository.add_audit(
+        session,
+        actor=actor,
+        record_id=record_id,
+        action="restore",
+        at=now,
+        before={"deprecated": True},
+        after={"deprecated": False},
+    )
     changes.note_changes(session, upserted=[record_id], at=now)
     return True
 
@@ -188,8 +221,11 @@ def mark_digested(session: Session, *, record_ids: Iterable[str], at: datetime) 
     ids = list(dict.fromkeys(record_ids))
     if not ids:
         return
-    known = [rid for part in chunks(ids) for rid in session.scalars(
-        select(RecordRow.id).where(RecordRow.id.in_(part)))]  # fmt: skip
+    known = [
+        rid
+        for part in chunks(ids)
+        for rid in session.scalars(select(RecordRow.id).where(RecordRow.id.in_(part)))
+    ]
     if not known:
         return
     table = table_of(RecordStateRow)
@@ -215,9 +251,14 @@ def claim_run(
     taken over; a finished one never is.
     """
     values = {
-        "period": period, "audience": audience, "status": "claimed", "claimed_by": owner,
-        "claimed_at": now, "lease_until": now + lease, "attempts": 1,
-    }  # fmt: skip
+        "period": period,
+        "audience": audience,
+        "status": "claimed",
+        "claimed_by": owner,
+        "claimed_at": now,
+        "lease_until": now + lease,
+        "attempts": 1,
+    }
     if dialect.insert_ignoring_conflicts(session, table_of(DigestRunRow), values):
         return True
     taken = session.execute(

@@ -42,9 +42,14 @@ def recent_answers(session: Session, *, user_id: str, limit: int) -> list[Answer
         .limit(limit)
     )
     return [
-        AnswerSeen(row.id, row.kind, row.channel, row.thread_ts,
-                   row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC),
-                   _records(row.kind, dict(row.args)))  # fmt: skip
+        AnswerSeen(
+            row.id,
+            row.kind,
+            row.channel,
+            row.thread_ts,
+            row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC),
+            _records(row.kind, dict(row.args)),
+        )
         for row in rows
     ]
 

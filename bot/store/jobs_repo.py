@@ -43,7 +43,11 @@ from sqlalchemy.orm import Session
 from bot.store.dialect import insert
 from bot.store.models import JobRow, table_of
 
-PENDING, RUNNING, DONE, FAILED, EXPIRED = "pending", "running", "done", "failed", "expired"
+PENDING = "pending"
+RUNNING = "running"
+DONE = "done"
+FAILED = "failed"
+EXPIRED = "expired"
 ERROR_CHARS = 500
 TABLE = table_of(JobRow)
 _C = TABLE.c
@@ -85,15 +89,37 @@ def _aware(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
-JOB_COLUMNS = (_C.id, _C.key, _C.kind, _C.team_id, _C.channel, _C.payload, _C.attempts, _C.deadline,
-               _C.created_at, _C.stage, _C.result, _C.lease_owner)  # fmt: skip
+JOB_COLUMNS = (
+    _C.id,
+    _C.key,
+    _C.kind,
+    _C.team_id,
+    _C.channel,
+    _C.payload,
+    _C.attempts,
+    _C.deadline,
+    _C.created_at,
+    _C.stage,
+    _C.result,
+    _C.lease_owner,
+)
 
 
 def _job(row: Row[Any]) -> Job:
-    return Job(id=row.id, key=row.key, kind=row.kind, team_id=row.team_id, channel=row.channel,
-               payload=dict(row.payload), attempts=row.attempts, deadline=_aware(row.deadline),
-               created_at=_aware(row.created_at), stage=row.stage,
-               result=dict(row.result) if row.result else None, owner=row.lease_owner or "")  # fmt: skip
+    return Job(
+        id=row.id,
+        key=row.key,
+        kind=row.kind,
+        team_id=row.team_id,
+        channel=row.channel,
+        payload=dict(row.payload),
+        attempts=row.attempts,
+        deadline=_aware(row.deadline),
+        created_at=_aware(row.created_at),
+        stage=row.stage,
+        result=dict(row.result) if row.result else None,
+        owner=row.lease_owner or "",
+    )
 
 
 def _p(name: str, column: str) -> Any:
@@ -104,8 +130,20 @@ def _p(name: str, column: str) -> Any:
 
 # -- statements, built once per dialect ------------------------------------------------
 
-INSERTED = ("key", "kind", "team_id", "channel", "payload", "status", "attempts", "run_after", "deadline",
-            "created_at", "lease_owner", "lease_until")  # fmt: skip
+INSERTED = (
+    "key",
+    "kind",
+    "team_id",
+    "channel",
+    "payload",
+    "status",
+    "attempts",
+    "run_after",
+    "deadline",
+    "created_at",
+    "lease_owner",
+    "lease_until",
+)
 _UNFINISHED = _C.status.in_((PENDING, RUNNING))
 
 
@@ -113,13 +151,18 @@ _UNFINISHED = _C.status.in_((PENDING, RUNNING))
 def _enqueue_statement(dialect: str) -> Executable:
     """Insert the job unless ``p_limit`` jobs are waiting or its key is taken: its id, or nothing."""
     waiting = select(func.count()).select_from(TABLE).where(_UNFINISHED).scalar_subquery()
-    values = select(*[_p(f"p_{name}", name) for name in INSERTED]).where(waiting < bindparam("p_limit"))
+    values = select(*[_p(f"p_{name}", name) for name in INSERTED]).where(
+        waiting < bindparam("p_limit")
+    )
     statement = insert(dialect, TABLE).from_select(list(INSERTED), values)
     return statement.on_conflict_do_nothing(index_elements=[_C.key]).returning(_C.id)
 
 
 def _claimable(now: Any) -> Any:
-    return or_(and_(_C.status == PENDING, _C.run_after <= now), and_(_C.status == RUNNING, _C.lease_until < now))
+    return or_(
+        and_(_C.status == PENDING, _C.run_after <= now),
+        and_(_C.status == RUNNING, _C.lease_until < now),
+    )
 
 
 @functools.cache
@@ -128,16 +171,22 @@ def _claim_statement(dialect: str, skipping: bool) -> Executable:
     now = _p("p_now", "run_after")
     due = select(_C.id).where(_claimable(now)).order_by(_C.id).limit(bindparam("p_limit"))
     if skipping:
-        due = due.where(or_(_C.channel.is_(None), _C.channel.not_in(bindparam("p_skip", expanding=True))))
+        due = due.where(
+            or_(_C.channel.is_(None), _C.channel.not_in(bindparam("p_skip", expanding=True)))
+        )
     if dialect == "postgresql":  # rows another replica is claiming are skipped, not waited for
         due = due.with_for_update(skip_locked=True)
     return (
         update(TABLE)
         .where(_C.id.in_(due.scalar_subquery()), _claimable(now))
-        .values(status=RUNNING, lease_owner=_p("p_owner", "lease_owner"), lease_until=_p("p_until", "lease_until"),
-                attempts=_C.attempts + 1)
+        .values(
+            status=RUNNING,
+            lease_owner=_p("p_owner", "lease_owner"),
+            lease_until=_p("p_until", "lease_until"),
+            attempts=_C.attempts + 1,
+        )
         .returning(*JOB_COLUMNS)
-    )  # fmt: skip
+    )
 
 
 def _mine(which: Any, owner: Any) -> Any:
@@ -146,15 +195,22 @@ def _mine(which: Any, owner: Any) -> Any:
 
 _FINISH = (
     update(TABLE)
-    .where(_mine(and_(_C.id.in_(bindparam("p_ids", expanding=True)), _C.key.in_(bindparam("p_keys", expanding=True))),
-                 _p("p_owner", "lease_owner")))  # fmt: skip
+    .where(
+        _mine(
+            and_(
+                _C.id.in_(bindparam("p_ids", expanding=True)),
+                _C.key.in_(bindparam("p_keys", expanding=True)),
+            ),
+            _p("p_owner", "lease_owner"),
+        )
+    )
     .values(status=DONE, finished_at=_p("p_now", "finished_at"), lease_owner=None, lease_until=None)
-)  # fmt: skip
+)
 _MARK_STAGE = (
     update(TABLE)
     .where(_mine(_C.id == bindparam("p_id"), _p("p_owner", "lease_owner")))
     .values(stage=_p("p_stage", "stage"), result=_p("p_result", "result"))
-)  # fmt: skip
+)
 
 
 def _dialect(session: Session) -> str:
@@ -164,31 +220,70 @@ def _dialect(session: Session) -> str:
 # -- the steps ---------------------------------------------------------------------------
 
 
-def enqueue(session: Session, *, key: str, kind: str, payload: dict[str, Any], team_id: str | None,
-            channel: str | None, now: datetime, deadline: datetime, limit: int | None = None,
-            owner: str | None = None, lease: timedelta | None = None) -> Enqueued:  # fmt: skip
+def enqueue(
+    session: Session,
+    *,
+    key: str,
+    kind: str,
+    payload: dict[str, Any],
+    team_id: str | None,
+    channel: str | None,
+    now: datetime,
+    deadline: datetime,
+    limit: int | None = None,
+    owner: str | None = None,
+    lease: timedelta | None = None,
+) -> Enqueued:
     """Add a job, unless its key is already taken (a redelivery: nothing changes then) or
     ``limit`` jobs are waiting. With an ``owner`` it is added claimed by that owner for
     ``lease`` (its first attempt starts now), else pending."""
     claimed = owner is not None
-    values: dict[str, Any] = {"key": key, "kind": kind, "team_id": team_id, "channel": channel, "payload": payload,
-              "status": RUNNING if claimed else PENDING, "attempts": 1 if claimed else 0, "run_after": now,
-              "deadline": deadline, "created_at": now, "lease_owner": owner,
-              "lease_until": now + (lease or timedelta()) if claimed else None}  # fmt: skip
+    values: dict[str, Any] = {
+        "key": key,
+        "kind": kind,
+        "team_id": team_id,
+        "channel": channel,
+        "payload": payload,
+        "status": RUNNING if claimed else PENDING,
+        "attempts": 1 if claimed else 0,
+        "run_after": now,
+        "deadline": deadline,
+        "created_at": now,
+        "lease_owner": owner,
+        "lease_until": now + (lease or timedelta()) if claimed else None,
+    }
     params = {f"p_{name}": value for name, value in values.items()}
     params["p_limit"] = limit if limit is not None else 2**31 - 1
     found = session.execute(_enqueue_statement(_dialect(session)), params).scalar()
     if found is not None:
-        job = Job(id=found, key=key, kind=kind, team_id=team_id, channel=channel, payload=payload,
-                  attempts=values["attempts"], deadline=deadline, created_at=now, stage=None, result=None,
-                  owner=owner or "")  # fmt: skip
+        job = Job(
+            id=found,
+            key=key,
+            kind=kind,
+            team_id=team_id,
+            channel=channel,
+            payload=payload,
+            attempts=values["attempts"],
+            deadline=deadline,
+            created_at=now,
+            stage=None,
+            result=None,
+            owner=owner or "",
+        )
         return Enqueued(job)
     taken = session.scalar(select(literal_column("1")).select_from(TABLE).where(_C.key == key))
     return Enqueued(None, full=taken is None)
 
 
-def claim(session: Session, *, owner: str, now: datetime, lease: timedelta, limit: int,
-          skip_channels: Collection[str] = ()) -> list[Job]:  # fmt: skip
+def claim(
+    session: Session,
+    *,
+    owner: str,
+    now: datetime,
+    lease: timedelta,
+    limit: int,
+    skip_channels: Collection[str] = (),
+) -> list[Job]:
     """Take up to ``limit`` due jobs, oldest first, for ``owner`` until ``now + lease``.
 
     Jobs of ``skip_channels`` (rate limited right now) are left for later. On
@@ -196,7 +291,12 @@ def claim(session: Session, *, owner: str, now: datetime, lease: timedelta, limi
     """
     if limit <= 0:
         return []
-    params: dict[str, Any] = {"p_now": now, "p_limit": limit, "p_owner": owner, "p_until": now + lease}
+    params: dict[str, Any] = {
+        "p_now": now,
+        "p_limit": limit,
+        "p_owner": owner,
+        "p_until": now + lease,
+    }
     if skip_channels:
         params["p_skip"] = list(skip_channels)
     rows = session.execute(_claim_statement(_dialect(session), bool(skip_channels)), params)
@@ -208,10 +308,13 @@ def _change(session: Session, job_id: int, owner: str, **values: Any) -> bool:
     return bool(changed.rowcount)  # type: ignore[attr-defined]
 
 
-def mark_stage(session: Session, *, job_id: int, owner: str, stage: str,
-               result: dict[str, Any] | None = None) -> bool:  # fmt: skip
+def mark_stage(
+    session: Session, *, job_id: int, owner: str, stage: str, result: dict[str, Any] | None = None
+) -> bool:
     """Note how far the current attempt got; False when the lease was lost."""
-    changed = session.execute(_MARK_STAGE, {"p_id": job_id, "p_owner": owner, "p_stage": stage, "p_result": result})
+    changed = session.execute(
+        _MARK_STAGE, {"p_id": job_id, "p_owner": owner, "p_stage": stage, "p_result": result}
+    )
     return bool(changed.rowcount)  # type: ignore[attr-defined]
 
 
@@ -221,30 +324,65 @@ def finish(session: Session, *, jobs: Collection[Job], owner: str, now: datetime
     a new job, which a late "done" of the old one must not end."""
     if not jobs:
         return 0
-    changed = session.execute(_FINISH, {"p_ids": [j.id for j in jobs], "p_keys": [j.key for j in jobs],
-                                        "p_owner": owner, "p_now": now})  # fmt: skip
+    changed = session.execute(
+        _FINISH,
+        {
+            "p_ids": [j.id for j in jobs],
+            "p_keys": [j.key for j in jobs],
+            "p_owner": owner,
+            "p_now": now,
+        },
+    )
     return int(changed.rowcount)  # type: ignore[attr-defined]
 
 
-def postpone(session: Session, *, job_id: int, owner: str, run_after: datetime, error: str,
-             count_attempt: bool = True) -> bool:  # fmt: skip
+def postpone(
+    session: Session,
+    *,
+    job_id: int,
+    owner: str,
+    run_after: datetime,
+    error: str,
+    count_attempt: bool = True,
+) -> bool:
     """Back to pending until ``run_after`` (a transient failure, or a rate limit that
     does not count as an attempt)."""
-    values: dict[str, Any] = {"status": PENDING, "run_after": run_after, "lease_owner": None,
-                              "lease_until": None, "last_error": error[:ERROR_CHARS]}  # fmt: skip
+    values: dict[str, Any] = {
+        "status": PENDING,
+        "run_after": run_after,
+        "lease_owner": None,
+        "lease_until": None,
+        "last_error": error[:ERROR_CHARS],
+    }
     if not count_attempt:
         values["attempts"] = _C.attempts - 1
     return _change(session, job_id, owner, **values)
 
 
 def fail(session: Session, *, job_id: int, owner: str, now: datetime, error: str) -> bool:
-    return _change(session, job_id, owner, status=FAILED, finished_at=now, lease_owner=None,
-                   lease_until=None, last_error=error[:ERROR_CHARS])  # fmt: skip
+    return _change(
+        session,
+        job_id,
+        owner,
+        status=FAILED,
+        finished_at=now,
+        lease_owner=None,
+        lease_until=None,
+        last_error=error[:ERROR_CHARS],
+    )
 
 
 def expire(session: Session, *, job_id: int, owner: str, now: datetime, error: str) -> bool:
-    return _change(session, job_id, owner, status=EXPIRED, finished_at=now, lease_owner=None,
-                   lease_until=None, last_error=error[:ERROR_CHARS])  # fmt: skip
+    return _change(
+        session,
+        job_id,
+        owner,
+        status=EXPIRED,
+        finished_at=now,
+        lease_owner=None,
+        lease_until=None,
+        last_error=error[:ERROR_CHARS],
+    )
 
 
 def hurry(session: Session, *, now: datetime, prefix: str) -> int:
@@ -265,7 +403,9 @@ def waiting(session: Session) -> int:
 
 def stats(session: Session, *, now: datetime) -> QueueStats:
     rows = session.execute(
-        select(_C.status, func.count(), func.min(_C.created_at)).where(_UNFINISHED).group_by(_C.status)
+        select(_C.status, func.count(), func.min(_C.created_at))
+        .where(_UNFINISHED)
+        .group_by(_C.status)
     ).all()
     counts = {status: int(n) for status, n, _ in rows}
     oldest = min((_aware(first) for _, _, first in rows if first is not None), default=None)
@@ -280,5 +420,7 @@ def get(session: Session, *, key: str) -> JobRow | None:
 def prune(session: Session, *, before: datetime) -> int:
     """Forget finished jobs older than ``before`` (their keys no longer guard anything:
     Slack stops redelivering an event after minutes)."""
-    gone = session.execute(delete(TABLE).where(_C.status.in_((DONE, FAILED, EXPIRED)), _C.created_at < before))
+    gone = session.execute(
+        delete(TABLE).where(_C.status.in_((DONE, FAILED, EXPIRED)), _C.created_at < before)
+    )
     return int(gone.rowcount)  # type: ignore[attr-defined]

@@ -98,7 +98,9 @@ def load_records(
         stmt = stmt.where(table.c.id.not_in(deprecated))
     wanted = None if ids is None else sorted(set(ids))
     with collector_off():
-        rows = [row for part in _where_ids(stmt, table.c.id, wanted) for row in _dicts(session, part)]
+        rows = [
+            row for part in _where_ids(stmt, table.c.id, wanted) for row in _dicts(session, part)
+        ]
         if not rows:
             return []
         found = None
@@ -111,7 +113,9 @@ def load_records(
         ]
         empty: list[dict[str, Any]] = []
         return [
-            trusted_record(record_data(row, *(rows_of.get(row["id"], empty) for rows_of in children)))
+            trusted_record(
+                record_data(row, *(rows_of.get(row["id"], empty) for rows_of in children))
+            )
             for row in rows
         ]
 
@@ -126,7 +130,9 @@ def _children(
     chosen: Select[Any] | None,
 ) -> dict[str, list[dict[str, Any]]]:
     """``table``'s rows by record: of ``ids``, else of the records ``chosen`` selects, else all."""
-    stmt = select(table.c[key], *_read(table)).order_by(table.c[key], *(table.c[name] for name in order))
+    stmt = select(table.c[key], *_read(table)).order_by(
+        table.c[key], *(table.c[name] for name in order)
+    )
     if ids is None and chosen is not None:
         stmt = stmt.where(table.c[key].in_(chosen))
     grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)

@@ -65,17 +65,23 @@ class RecordRow(Base):
         cascade="all, delete-orphan", passive_deletes=True, lazy="raise"
     )
     workarounds: Mapped[list[WorkaroundRow]] = relationship(
-        cascade="all, delete-orphan", passive_deletes=True, lazy="raise",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        lazy="raise",
         order_by="WorkaroundRow.position",
-    )  # fmt: skip
+    )
     dead_ends: Mapped[list[DeadEndRow]] = relationship(
-        cascade="all, delete-orphan", passive_deletes=True, lazy="raise",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        lazy="raise",
         order_by="DeadEndRow.position",
-    )  # fmt: skip
+    )
     links: Mapped[list[LinkRow]] = relationship(
-        cascade="all, delete-orphan", passive_deletes=True, lazy="raise",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        lazy="raise",
         order_by="LinkRow.position",
-    )  # fmt: skip
+    )
 
 
 class TranslationRow(Base):

@@ -88,9 +88,11 @@ def observe_error(
     found = transitions_for(prior, Sighting(record_id, _aware(seen_at)), window=window)
     for transition in found:
         upsert_transition(
-            session, source_id=transition.source_id, target_id=transition.target_id,
+            session,
+            source_id=transition.source_id,
+            target_id=transition.target_id,
             seen_at=transition.seen_at,
-        )  # fmt: skip
+        )
     record_sighting(session, scope=scope, record_id=record_id, seen_at=seen_at)
     return found
 
@@ -101,16 +103,27 @@ def list_observed(
     """Observed transitions, most seen first (then most recent, then ids)."""
     table = observed_transitions
     query = (
-        select(table.c.source_id, table.c.target_id, table.c.count, table.c.first_seen,
-               table.c.last_seen)
+        select(
+            table.c.source_id,
+            table.c.target_id,
+            table.c.count,
+            table.c.first_seen,
+            table.c.last_seen,
+        )
         .where(table.c.count >= min_count)
-        .order_by(table.c.count.desc(), table.c.last_seen.desc(), table.c.source_id,
-                  table.c.target_id)
-    )  # fmt: skip
+        .order_by(
+            table.c.count.desc(), table.c.last_seen.desc(), table.c.source_id, table.c.target_id
+        )
+    )
     if limit is not None:
         query = query.limit(limit)
     return [
-        ObservedEdge(source=source, target=target, count=count,
-                     first_seen=_aware(first_seen), last_seen=_aware(last_seen))
+        ObservedEdge(
+            source=source,
+            target=target,
+            count=count,
+            first_seen=_aware(first_seen),
+            last_seen=_aware(last_seen),
+        )
         for source, target, count, first_seen, last_seen in session.execute(query)
-    ]  # fmt: skip
+    ]

@@ -173,7 +173,8 @@ def import_records(
     lock_knowledge(session)
     summary = ImportSummary()
     existing = _content_hashes(session, [r.id for r in records])
-    fresh, changed = [], []
+    fresh = []
+    changed = []
     for record in records:
         values = record_values(record)
         old_hash = existing.get(record.id)
@@ -198,10 +199,28 @@ def import_records(
     rewritten = [(r, v) for r, v in changed if r.id not in {e.id for e in evidence_only}]
     counters = _delete_children(session, [r.id for r, _ in rewritten])
     _upsert_rows(session, [values for _, values in fresh + rewritten], now)
-    audit = [{"actor": actor, "record_id": r.id, "action": "add", "at": now, "before": None,
-              "after": {"content_hash": v["content_hash"]}} for r, v in fresh]  # fmt: skip
-    audit += [{"actor": actor, "record_id": r.id, "action": "update", "at": now,
-               "before": diffs[r.id][0], "after": diffs[r.id][1]} for r, _ in changed]  # fmt: skip
+    audit = [
+        {
+            "actor": actor,
+            "record_id": r.id,
+            "action": "add",
+            "at": now,
+            "before": None,
+            "after": {"content_hash": v["content_hash"]},
+        }
+        for r, v in fresh
+    ]
+    audit += [
+        {
+            "actor": actor,
+            "record_id": r.id,
+            "action": "update",
+            "at": now,
+            "before": diffs[r.id][0],
+            "after": diffs[r.id][1],
+        }
+        for r, _ in changed
+    ]
     session.execute(insert(AuditRow), audit)
     summary.added.extend(r.id for r, _ in fresh)
     summary.updated.extend(r.id for r, _ in changed)
@@ -295,9 +314,10 @@ def _delete_children(session: Session, ids: list[str]) -> dict[tuple[str, str], 
             gone = session.execute(
                 delete(table)
                 .where(column.in_(part))
-                .returning(table.c.record_id, table.c.action, table.c.fixed_count,
-                           table.c.failed_count)
-            )  # fmt: skip
+                .returning(
+                    table.c.record_id, table.c.action, table.c.fixed_count, table.c.failed_count
+                )
+            )
             for rid, action, fixed, failed in gone:
                 if fixed or failed:
                     counters[(rid, action)] = (fixed, failed)
@@ -354,7 +374,21 @@ def audit_log(
 
 
 __all__ = [
-    "ImportSummary", "KnowledgeChanges", "OnConflict", "add_audit", "audit_log", "delete_record",
-    "get_record", "import_records", "kb_version", "knowledge_changes", "knowledge_version",
-    "load_records", "note_evidence", "record_ids", "record_text", "records_confirmed_before", "stats",
-]  # fmt: skip
+    "ImportSummary",
+    "KnowledgeChanges",
+    "OnConflict",
+    "add_audit",
+    "audit_log",
+    "delete_record",
+    "get_record",
+    "import_records",
+    "kb_version",
+    "knowledge_changes",
+    "knowledge_version",
+    "load_records",
+    "note_evidence",
+    "record_ids",
+    "record_text",
+    "records_confirmed_before",
+    "stats",
+]

@@ -96,7 +96,8 @@ class EncryptedInstallationStore(InstallationStore):
     """slack_sdk's installation store, its tokens encrypted at rest (see the module's docstring)."""
 
     def __init__(self, inner: InstallationStore, cipher: TokenCipher) -> None:
-        self.inner, self.cipher = inner, cipher
+        self.inner = inner
+        self.cipher = cipher
         self._logged_at, self._unreadable = float("-inf"), 0
 
     @property
@@ -110,16 +111,34 @@ class EncryptedInstallationStore(InstallationStore):
     def save_bot(self, bot: Bot) -> None:
         self.inner.save_bot(_mapped(bot, self.cipher.encrypt))
 
-    def find_bot(self, *, enterprise_id: str | None, team_id: str | None,
-                 is_enterprise_install: bool | None = False) -> Bot | None:  # fmt: skip
-        found = self.inner.find_bot(enterprise_id=enterprise_id, team_id=team_id,
-                                    is_enterprise_install=is_enterprise_install)  # fmt: skip
+    def find_bot(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        is_enterprise_install: bool | None = False,
+    ) -> Bot | None:
+        found = self.inner.find_bot(
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            is_enterprise_install=is_enterprise_install,
+        )
         return self._readable(found, team_id)
 
-    def find_installation(self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None,
-                          is_enterprise_install: bool | None = False) -> Installation | None:  # fmt: skip
-        found = self.inner.find_installation(enterprise_id=enterprise_id, team_id=team_id, user_id=user_id,
-                                             is_enterprise_install=is_enterprise_install)  # fmt: skip
+    def find_installation(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool | None = False,
+    ) -> Installation | None:
+        found = self.inner.find_installation(
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            user_id=user_id,
+            is_enterprise_install=is_enterprise_install,
+        )
         return self._readable(found, team_id)
 
     def _readable(self, found: T | None, team_id: str | None) -> T | None:
@@ -133,17 +152,21 @@ class EncryptedInstallationStore(InstallationStore):
                 time.monotonic() - self._logged_at >= LOG_EVERY
             ):  # each request of that workspace meets it
                 self._logged_at = time.monotonic()
-                log.error("%d installation look-up(s) found tokens that ERRKB_SECRET_KEY and "
-                          "ERRKB_SECRET_KEY_PREVIOUS cannot decrypt: treated as not installed",
-                          self._unreadable, extra={"request_team": team_id})  # fmt: skip
+                log.error(
+                    "%d installation look-up(s) found tokens that ERRKB_SECRET_KEY and "
+                    "ERRKB_SECRET_KEY_PREVIOUS cannot decrypt: treated as not installed",
+                    self._unreadable,
+                    extra={"request_team": team_id},
+                )
                 self._unreadable = 0
             return None
 
     def delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         self.inner.delete_bot(enterprise_id=enterprise_id, team_id=team_id)
 
-    def delete_installation(self, *, enterprise_id: str | None, team_id: str | None,
-                            user_id: str | None = None) -> None:  # fmt: skip
+    def delete_installation(
+        self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
+    ) -> None:
         self.inner.delete_installation(
             enterprise_id=enterprise_id, team_id=team_id, user_id=user_id
         )

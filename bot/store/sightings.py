@@ -29,8 +29,9 @@ class Sighting:
     at: datetime
 
 
-def note_sighting(session: Session, *, unknown_id: int, channel: str, thread_ts: str, user_id: str,
-                  at: datetime) -> bool:  # fmt: skip
+def note_sighting(
+    session: Session, *, unknown_id: int, channel: str, thread_ts: str, user_id: str, at: datetime
+) -> bool:
     """Remember that ``unknown_id`` was pasted in this thread; False when it already was."""
     values = {
         "unknown_id": unknown_id,
@@ -112,19 +113,30 @@ def set_fix(
 
 
 def _fix(row: UnknownSightingRow) -> ThreadFix:
-    return ThreadFix(row.id, row.unknown_id, row.channel, row.thread_ts, row.fix_text or "", row.fix_user or "",
-                     row.fix_ts or "", row.fix_permalink)  # fmt: skip
+    return ThreadFix(
+        row.id,
+        row.unknown_id,
+        row.channel,
+        row.thread_ts,
+        row.fix_text or "",
+        row.fix_user or "",
+        row.fix_ts or "",
+        row.fix_permalink,
+    )
 
 
 def thread_fix(session: Session, *, channel: str, thread_ts: str) -> ThreadFix | None:
     """The fix found in this thread, if one was marked."""
     row = session.scalars(
         select(UnknownSightingRow)
-        .where(UnknownSightingRow.channel == channel, UnknownSightingRow.thread_ts == thread_ts,
-               UnknownSightingRow.fix_text.is_not(None))
+        .where(
+            UnknownSightingRow.channel == channel,
+            UnknownSightingRow.thread_ts == thread_ts,
+            UnknownSightingRow.fix_text.is_not(None),
+        )
         .order_by(desc(UnknownSightingRow.at), desc(UnknownSightingRow.id))
         .limit(1)
-    ).first()  # fmt: skip
+    ).first()
     return None if row is None else _fix(row)
 
 
@@ -151,5 +163,16 @@ def thread_answer_locale(session: Session, *, channel: str, thread_ts: str) -> s
     )
 
 
-__all__ = ["Sighting", "ThreadFix", "claim", "note_sighting", "release", "set_fix", "thread_answer_locale",
-           "thread_fix", "thread_sighting", "unknown_fix", "untold"]  # fmt: skip
+__all__ = [
+    "Sighting",
+    "ThreadFix",
+    "claim",
+    "note_sighting",
+    "release",
+    "set_fix",
+    "thread_answer_locale",
+    "thread_fix",
+    "thread_sighting",
+    "unknown_fix",
+    "untold",
+]

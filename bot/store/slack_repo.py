@@ -100,9 +100,14 @@ def add_reply(
     at: datetime,
 ) -> int:
     row = SlackReplyRow(
-        kind=kind, locale=locale, user_id=user_id, channel=channel, thread_ts=thread_ts,
-        args=args, created_at=at,
-    )  # fmt: skip
+        kind=kind,
+        locale=locale,
+        user_id=user_id,
+        channel=channel,
+        thread_ts=thread_ts,
+        args=args,
+        created_at=at,
+    )
     session.add(row)
     session.flush()
     return row.id
@@ -164,14 +169,25 @@ def cast_vote(
     """Record or change a verdict and move the workaround's counters with it."""
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
-    key = (VoteRow.user_id == user_id, VoteRow.record_id == record_id,
-           VoteRow.position == position, VoteRow.thread == thread)  # fmt: skip
+    key = (
+        VoteRow.user_id == user_id,
+        VoteRow.record_id == record_id,
+        VoteRow.position == position,
+        VoteRow.thread == thread,
+    )
     inserted = insert_ignoring_conflicts(
         session,
         table_of(VoteRow),
-        {"user_id": user_id, "record_id": record_id, "position": position, "thread": thread,
-         "verdict": verdict, "created_at": at, "updated_at": at},
-    )  # fmt: skip
+        {
+            "user_id": user_id,
+            "record_id": record_id,
+            "position": position,
+            "thread": thread,
+            "verdict": verdict,
+            "created_at": at,
+            "updated_at": at,
+        },
+    )
     if inserted:
         _count(session, record_id=record_id, position=position, verdict=verdict, delta=1)
         return VoteOutcome(previous=None, changed=True)
@@ -199,15 +215,24 @@ def record_evidence(
     if noted is None:
         return False
     old, new = noted
-    add_audit(session, actor=actor, record_id=record_id, action="confirm", at=at,
-              before=_evidence(old), after=_evidence(new))  # fmt: skip
+    add_audit(
+        session,
+        actor=actor,
+        record_id=record_id,
+        action="confirm",
+        at=at,
+        before=_evidence(old),
+        after=_evidence(new),
+    )
     return True
 
 
 def _evidence(record: Record) -> dict[str, Any]:
     confirmed = record.last_confirmed
-    return {"evidence_count": record.evidence_count,
-            "last_confirmed": confirmed.isoformat() if confirmed else None}  # fmt: skip
+    return {
+        "evidence_count": record.evidence_count,
+        "last_confirmed": confirmed.isoformat() if confirmed else None,
+    }
 
 
 def with_evidence(session: Session, *, records: Sequence[Record]) -> list[Record]:
@@ -218,10 +243,11 @@ def with_evidence(session: Session, *, records: Sequence[Record]) -> list[Record
         rid: (confirmed, count)
         for part in chunks(ids)
         for rid, confirmed, count in session.execute(
-            select(RecordRow.id, RecordRow.last_confirmed, RecordRow.evidence_count)
-            .where(RecordRow.id.in_(part))
+            select(RecordRow.id, RecordRow.last_confirmed, RecordRow.evidence_count).where(
+                RecordRow.id.in_(part)
+            )
         )
-    }  # fmt: skip
+    }
     out = []
     for record in records:
         now = stored.get(record.id)
@@ -254,8 +280,17 @@ class UnknownError:
 
 
 def _unknown(row: UnknownErrorRow, fixed: bool = False) -> UnknownError:
-    return UnknownError(row.id, row.template, row.sample, row.count, _aware(row.first_seen),
-                        _aware(row.last_seen), tuple(row.permalinks), row.source, fixed)  # fmt: skip
+    return UnknownError(
+        row.id,
+        row.template,
+        row.sample,
+        row.count,
+        _aware(row.first_seen),
+        _aware(row.last_seen),
+        tuple(row.permalinks),
+        row.source,
+        fixed,
+    )
 
 
 def _fix_found() -> Any:
@@ -284,18 +319,28 @@ def note_unknown(
     digest = hashlib.sha256(template.encode()).hexdigest()
     table = table_of(UnknownErrorRow)
     statement = insert(session, table).values(
-        template_hash=digest, template=template, sample=sample[:SAMPLE_CHARS], count=1,
-        first_seen=at, last_seen=at, permalinks=[], source=source,
-    )  # fmt: skip
+        template_hash=digest,
+        template=template,
+        sample=sample[:SAMPLE_CHARS],
+        count=1,
+        first_seen=at,
+        last_seen=at,
+        permalinks=[],
+        source=source,
+    )
     new = statement.excluded
     found = session.execute(
         statement.on_conflict_do_update(
             index_elements=[table.c.template_hash],
-            set_={"count": table.c.count + 1, "source": func.coalesce(new.source, table.c.source),
-                  "last_seen": case((new.last_seen > table.c.last_seen, new.last_seen),
-                                    else_=table.c.last_seen)},
+            set_={
+                "count": table.c.count + 1,
+                "source": func.coalesce(new.source, table.c.source),
+                "last_seen": case(
+                    (new.last_seen > table.c.last_seen, new.last_seen), else_=table.c.last_seen
+                ),
+            },
         ).returning(table.c.id, table.c.permalinks)
-    ).one()  # fmt: skip
+    ).one()
     kept = list(found.permalinks or [])
     if permalink and permalink not in kept and len(kept) < KEEP_PERMALINKS:
         # the row is this transaction's until commit (the upsert locked it)
@@ -303,8 +348,14 @@ def note_unknown(
             update(table).where(table.c.id == found.id).values(permalinks=[*kept, permalink])
         )
     if channel and thread_ts and user_id:
-        note_sighting(session, unknown_id=int(found.id), channel=channel, thread_ts=thread_ts, user_id=user_id,
-                      at=at)  # fmt: skip
+        note_sighting(
+            session,
+            unknown_id=int(found.id),
+            channel=channel,
+            thread_ts=thread_ts,
+            user_id=user_id,
+            at=at,
+        )
     return int(found.id)
 
 
@@ -341,8 +392,22 @@ def set_reply_args(session: Session, *, reply_id: int, args: dict[str, Any]) -> 
 
 
 __all__ = [
-    "Reply", "UnknownError", "VoteOutcome", "add_reply", "cast_vote", "choose_locale", "chosen_locale",
-    "find_unknown", "get_reply", "get_unknown", "note_unknown", "record_evidence", "record_exists",
-    "set_reply_args", "thread_answers",
-    "unknown_errors", "with_evidence", "workaround_counts",
-]  # fmt: skip
+    "Reply",
+    "UnknownError",
+    "VoteOutcome",
+    "add_reply",
+    "cast_vote",
+    "choose_locale",
+    "chosen_locale",
+    "find_unknown",
+    "get_reply",
+    "get_unknown",
+    "note_unknown",
+    "record_evidence",
+    "record_exists",
+    "set_reply_args",
+    "thread_answers",
+    "unknown_errors",
+    "with_evidence",
+    "workaround_counts",
+]

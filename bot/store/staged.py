@@ -112,7 +112,8 @@ def plan_import(
     summary = ImportSummary()
     existing = _content_hashes(session, [r.id for r in records])
     plan = Plan(summary, expected={r.id: existing.get(r.id) for r in records})
-    fresh, changed = [], []
+    fresh = []
+    changed = []
     for record in records:
         values = record_values(record)
         old_hash = existing.get(record.id)
@@ -140,10 +141,28 @@ def plan_import(
             plan.children[name].extend(rows)
     for row in plan.children["workarounds"]:
         row["fixed_count"], row["failed_count"] = 0, 0  # the stored ones are carried over at apply
-    plan.audit = [{"actor": actor, "record_id": r.id, "action": "add", "at": now, "before": None,
-                   "after": {"content_hash": v["content_hash"]}} for r, v in fresh]  # fmt: skip
-    plan.audit += [{"actor": actor, "record_id": r.id, "action": "update", "at": now,
-                    "before": diffs[r.id][0], "after": diffs[r.id][1]} for r, _ in changed]  # fmt: skip
+    plan.audit = [
+        {
+            "actor": actor,
+            "record_id": r.id,
+            "action": "add",
+            "at": now,
+            "before": None,
+            "after": {"content_hash": v["content_hash"]},
+        }
+        for r, v in fresh
+    ]
+    plan.audit += [
+        {
+            "actor": actor,
+            "record_id": r.id,
+            "action": "update",
+            "at": now,
+            "before": diffs[r.id][0],
+            "after": diffs[r.id][1],
+        }
+        for r, _ in changed
+    ]
     summary.added.extend(r.id for r, _ in fresh)
     summary.updated.extend(r.id for r, _ in changed)
     return plan
@@ -169,11 +188,19 @@ class _Stage:
     def __post_init__(self) -> None:
         for table in (tables.records, tables.audit_log, *(t for t, _, _ in CHILDREN)):
             self.tables[table.name] = _staging(table, self.metadata)
-        self.expected = Table("staged_expected", self.metadata, Column("id", tables.records.c.id.type),
-                              Column("content_hash", tables.records.c.content_hash.type),
-                              prefixes=["TEMPORARY"])  # fmt: skip
-        self.rewritten = Table("staged_rewritten", self.metadata,
-                               Column("id", tables.records.c.id.type), prefixes=["TEMPORARY"])  # fmt: skip
+        self.expected = Table(
+            "staged_expected",
+            self.metadata,
+            Column("id", tables.records.c.id.type),
+            Column("content_hash", tables.records.c.content_hash.type),
+            prefixes=["TEMPORARY"],
+        )
+        self.rewritten = Table(
+            "staged_rewritten",
+            self.metadata,
+            Column("id", tables.records.c.id.type),
+            prefixes=["TEMPORARY"],
+        )
 
 
 def _batches(rows: Sequence[dict[str, Any]]) -> Iterator[Sequence[dict[str, Any]]]:
@@ -181,8 +208,9 @@ def _batches(rows: Sequence[dict[str, Any]]) -> Iterator[Sequence[dict[str, Any]
         yield rows[start : start + BATCH]
 
 
-def _stage(connection: Connection, stage: _Stage, plan: Plan,
-           progress: Callable[[int, int], None] | None) -> None:  # fmt: skip
+def _stage(
+    connection: Connection, stage: _Stage, plan: Plan, progress: Callable[[int, int], None] | None
+) -> None:
     """Write ``plan``'s rows into the staging tables, a batch per transaction."""
     assert stage.expected is not None and stage.rewritten is not None
     with connection.begin():
@@ -195,7 +223,8 @@ def _stage(connection: Connection, stage: _Stage, plan: Plan,
         (stage.tables["audit_log"], plan.audit),
         *((stage.tables[t.name], plan.children[t.name]) for t, _, _ in CHILDREN),
     ]
-    total, done = sum(len(rows) for _, rows in work), 0
+    total = sum(len(rows) for _, rows in work)
+    done = 0
     for table, rows in work:
         for batch in _batches(rows):
             with connection.begin():
@@ -208,7 +237,9 @@ def _stage(connection: Connection, stage: _Stage, plan: Plan,
 def _apply(session: Session, stage: _Stage, plan: Plan, now: datetime) -> bool:
     """Copy the staged rows in; False (nothing written) when a record the plan read has changed."""
     assert stage.expected is not None and stage.rewritten is not None
-    records, expected, rewritten = tables.records, stage.expected, stage.rewritten
+    records = tables.records
+    expected = stage.expected
+    rewritten = stage.rewritten
     lock_knowledge(session)
     moved = session.scalar(
         select(func.count())
@@ -219,7 +250,8 @@ def _apply(session: Session, stage: _Stage, plan: Plan, now: datetime) -> bool:
     )
     if moved:
         return False
-    staged_w, stored_w = stage.tables["workarounds"], tables.workarounds
+    staged_w = stage.tables["workarounds"]
+    stored_w = tables.workarounds
 
     def kept(column: str) -> Any:
         return func.coalesce(
@@ -240,12 +272,17 @@ def _apply(session: Session, stage: _Stage, plan: Plan, now: datetime) -> bool:
     names = [c.name for c in staged_r.c]
     ordered = select(*staged_r.c).where(true()).order_by(staged_r.c.id)  # B-trees filled in order
     upsert = dialect.insert(session, records).from_select(names, ordered)
-    session.execute(upsert.on_conflict_do_update(
-        index_elements=[records.c.id],
-        set_={n: upsert.excluded[n] for n in names if n not in ("id", "created_at")},
-    ))  # fmt: skip
-    session.execute(insert(tables.audit_log).from_select(
-        [c.name for c in stage.tables["audit_log"].c], select(*stage.tables["audit_log"].c)))  # fmt: skip
+    session.execute(
+        upsert.on_conflict_do_update(
+            index_elements=[records.c.id],
+            set_={n: upsert.excluded[n] for n in names if n not in ("id", "created_at")},
+        )
+    )
+    session.execute(
+        insert(tables.audit_log).from_select(
+            [c.name for c in stage.tables["audit_log"].c], select(*stage.tables["audit_log"].c)
+        )
+    )
     for table, key, order in CHILDREN:
         staged = stage.tables[table.name]
         rows = select(*staged.c).order_by(staged.c[key], *(staged.c[c] for c in order))
@@ -259,17 +296,31 @@ def _apply(session: Session, stage: _Stage, plan: Plan, now: datetime) -> bool:
 
 def _note_staged(session: Session, staged: Table, now: datetime) -> None:
     """:func:`~bot.store.changes.note_changes` for every staged record, as one statement."""
-    version = int(session.execute(
-        update(_STATE).where(_STATE.c.key == KB_VERSION).values(value=_STATE.c.value + 1)
-        .returning(_STATE.c.value)
-    ).scalar_one())  # fmt: skip
-    rows = select(staged.c.id, literal(version, _FEED.c.seq.type), literal(UPSERTED, _FEED.c.kind.type),
-                  literal(now, _FEED.c.at.type)).where(true())  # fmt: skip
+    version = int(
+        session.execute(
+            update(_STATE)
+            .where(_STATE.c.key == KB_VERSION)
+            .values(value=_STATE.c.value + 1)
+            .returning(_STATE.c.value)
+        ).scalar_one()
+    )
+    rows = select(
+        staged.c.id,
+        literal(version, _FEED.c.seq.type),
+        literal(UPSERTED, _FEED.c.kind.type),
+        literal(now, _FEED.c.at.type),
+    ).where(true())
     statement = dialect.insert(session, _FEED).from_select(["record_id", "seq", "kind", "at"], rows)
-    session.execute(statement.on_conflict_do_update(
-        index_elements=[_FEED.c.record_id],
-        set_={"seq": statement.excluded.seq, "kind": statement.excluded.kind, "at": statement.excluded.at},
-    ))  # fmt: skip
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[_FEED.c.record_id],
+            set_={
+                "seq": statement.excluded.seq,
+                "kind": statement.excluded.kind,
+                "at": statement.excluded.at,
+            },
+        )
+    )
     _prune(session, before=now - KEEP_REMOVED)
 
 
@@ -313,8 +364,9 @@ def import_staged(
         try:
             for _ in range(ATTEMPTS):
                 with store.read() as session:
-                    plan = plan_import(session, records=records, on_conflict=on_conflict,
-                                       actor=actor, now=now)  # fmt: skip
+                    plan = plan_import(
+                        session, records=records, on_conflict=on_conflict, actor=actor, now=now
+                    )
                 if not plan.writes:
                     return plan.summary
                 _stage(connection, stage, plan, progress)
@@ -330,8 +382,14 @@ def import_staged(
             with connection.begin():
                 stage.metadata.drop_all(connection)
     with store.transaction() as session:  # the knowledge kept changing under the plans
-        return import_records(session, records=records, on_conflict=on_conflict, actor=actor,
-                              now=now, progress=progress)  # fmt: skip
+        return import_records(
+            session,
+            records=records,
+            on_conflict=on_conflict,
+            actor=actor,
+            now=now,
+            progress=progress,
+        )
 
 
 __all__ = ["ATTEMPTS", "BATCH", "Plan", "import_staged", "plan_import"]

@@ -95,7 +95,8 @@ def _record_ref(name: str, **kwargs: Any) -> Column[Any]:
 
 
 records = Table(
-    "records", metadata,
+    "records",
+    metadata,
     Column("id", String(RECORD_ID), primary_key=True),
     _col("domain", String(100), index=True),
     _col("category", String(100)),
@@ -125,19 +126,21 @@ records = Table(
     _col("content_hash", String(64)),
     _moment("created_at"),
     _moment("updated_at"),
-)  # fmt: skip
+)
 
 #: A translatable field of a record in one locale (a string or a list).
 record_translations = Table(
-    "record_translations", metadata,
+    "record_translations",
+    metadata,
     _record_ref("record_id", primary_key=True),
     Column("locale", String(20), primary_key=True),
     Column("field", String(50), primary_key=True),
     _col("value", Json),
-)  # fmt: skip
+)
 
 workarounds = Table(
-    "workarounds", metadata,
+    "workarounds",
+    metadata,
     _serial(),
     _record_ref("record_id"),
     _col("position", Integer),
@@ -150,10 +153,11 @@ workarounds = Table(
     _col("fixed_count", Integer, default=0),
     _col("failed_count", Integer, default=0),
     UniqueConstraint("record_id", "position"),
-)  # fmt: skip
+)
 
 dead_ends = Table(
-    "dead_ends", metadata,
+    "dead_ends",
+    metadata,
     _serial(),
     _record_ref("record_id"),
     _col("position", Integer),
@@ -164,11 +168,12 @@ dead_ends = Table(
     _col("sources", Json),
     _col("extra", Json),
     UniqueConstraint("record_id", "position"),
-)  # fmt: skip
+)
 
 #: A transition-graph link; ``target_id`` may name a record not in the store.
 links = Table(
-    "links", metadata,
+    "links",
+    metadata,
     _serial(),
     _record_ref("source_id"),
     _col("kind", String(40)),
@@ -180,11 +185,12 @@ links = Table(
     _col("extra", Json),
     UniqueConstraint("source_id", "kind", "position"),
     Index("ix_links_target_kind", "target_id", "kind"),
-)  # fmt: skip
+)
 
 #: Who changed which record, when, and what it was before and after.
 audit_log = Table(
-    "audit_log", metadata,
+    "audit_log",
+    metadata,
     _serial(),
     _moment("at", index=True),
     _col("actor", String(200)),
@@ -192,63 +198,69 @@ audit_log = Table(
     _col("action", String(50)),
     _null("before", Json),
     _null("after", Json),
-)  # fmt: skip
+)
 
 #: Small named counters: the knowledge version (``kb_version``), the oldest
 #: version the change feed can still answer from (``knowledge_floor``) and the
 #: database's knowledge epoch (``knowledge_epoch``).
 kb_state = Table(
-    "kb_state", metadata,
+    "kb_state",
+    metadata,
     Column("key", String(50), primary_key=True),
     _col("value", Integer, default=0),
-)  # fmt: skip
+)
 
 #: The latest change to one record's knowledge: the version that made it and how.
 #: ``kind`` is ``upserted`` or ``removed`` (deleted or deprecated). One row per
 #: record, so the feed never holds more rows than records ever known; rows of
 #: records long gone are pruned and ``knowledge_floor`` says from where.
 knowledge_changes = Table(
-    "knowledge_changes", metadata,
+    "knowledge_changes",
+    metadata,
     Column("record_id", String(RECORD_ID), primary_key=True),
     _col("seq", Integer, index=True),
     _col("kind", String(10)),
     _moment("at"),
     Index("ix_knowledge_changes_kind_at", "kind", "at"),
-)  # fmt: skip
+)
 
 #: An error seen in a conversation scope (a Slack thread, a CLI ``--session``).
 thread_errors = Table(
-    "thread_errors", metadata,
+    "thread_errors",
+    metadata,
     _serial(),
     _col("scope", String(200)),
     _col("record_id", String(RECORD_ID)),
     _moment("seen_at"),
     Index("ix_thread_errors_scope_seen", "scope", "seen_at"),
-)  # fmt: skip
+)
 
 #: A transition A→B seen in use; kept apart from the curated links.
 observed_transitions = Table(
-    "observed_transitions", metadata,
+    "observed_transitions",
+    metadata,
     Column("source_id", String(RECORD_ID), primary_key=True),
     Column("target_id", String(RECORD_ID), primary_key=True),
     _col("count", Integer, default=0),
     _moment("first_seen"),
     _moment("last_seen"),
-)  # fmt: skip
+)
 
 # -- the Slack bot ---------------------------------------------------------------
 
 #: A Slack user's own choice of answer language (``/errkb lang``).
 slack_users = Table(
-    "slack_users", metadata,
+    "slack_users",
+    metadata,
     Column("user_id", String(50), primary_key=True),
     _col("locale", String(20)),
     _moment("updated_at"),
-)  # fmt: skip
+)
 
 #: What errkb showed (kind + args), so buttons can re-render, share or vote on it.
 slack_replies = Table(
-    "slack_replies", metadata,
+    "slack_replies",
+    metadata,
     _serial(),
     _col("kind", String(20)),
     _col("locale", String(20)),
@@ -259,11 +271,12 @@ slack_replies = Table(
     _moment("created_at"),
     Index("ix_slack_replies_user_id_created_at", "user_id", "created_at"),
     Index("ix_slack_replies_channel_thread_ts", "channel", "thread_ts"),
-)  # fmt: skip
+)
 
 #: One user's verdict on one workaround in one thread; changeable, never duplicated.
 slack_votes = Table(
-    "slack_votes", metadata,
+    "slack_votes",
+    metadata,
     _serial(),
     _col("user_id", String(50)),
     _record_ref("record_id", index=True),
@@ -273,11 +286,12 @@ slack_votes = Table(
     _moment("created_at"),
     _moment("updated_at"),
     UniqueConstraint("user_id", "record_id", "position", "thread"),
-)  # fmt: skip
+)
 
 #: An error pasted in Slack that matched nothing, by normalised template.
 unknown_errors = Table(
-    "unknown_errors", metadata,
+    "unknown_errors",
+    metadata,
     _serial(),
     _col("template_hash", String(64), unique=True),
     _col("template", Text),
@@ -287,12 +301,13 @@ unknown_errors = Table(
     _moment("last_seen", index=True),
     _col("permalinks", Json),
     _null("source", String(100)),  # the app that posted it, when it came from a monitoring alert
-)  # fmt: skip
+)
 
 #: Where an unknown error was pasted: one row per thread, so that when a record
 #: for it is added the thread is told once (``told_at``).
 unknown_sightings = Table(
-    "unknown_sightings", metadata,
+    "unknown_sightings",
+    metadata,
     _serial(),
     _col("unknown_id", Integer, ForeignKey("unknown_errors.id", ondelete="CASCADE")),
     _col("channel", String(50)),
@@ -307,11 +322,12 @@ unknown_sightings = Table(
     _null("fix_ts", String(50)),
     _null("fix_permalink", Text),
     UniqueConstraint("unknown_id", "channel", "thread_ts"),
-)  # fmt: skip
+)
 
 #: A channel's own errkb settings (``/errkb channel``); a channel without a row has the defaults.
 channel_settings = Table(
-    "channel_settings", metadata,
+    "channel_settings",
+    metadata,
     Column("channel", String(50), primary_key=True),
     _col("mode", String(10)),
     _null("threshold", Float),
@@ -319,36 +335,39 @@ channel_settings = Table(
     _col("alerts", Boolean, server_default=false()),  # answer other apps' monitoring alerts here
     _col("updated_by", String(50)),
     _moment("updated_at"),
-)  # fmt: skip
+)
 
 # -- staleness digest ------------------------------------------------------------
 
 #: A record's life in the knowledge base, apart from its knowledge: deprecation,
 #: snoozes, and when it was last put in a digest (the reminder throttle).
 record_state = Table(
-    "record_state", metadata,
+    "record_state",
+    metadata,
     _record_ref("record_id", primary_key=True),
     _null("deprecated_at", DateTime(timezone=True)),
     _null("deprecated_by", String(200)),
     _null("deprecated_reason", Text),
     _null("snoozed_until", Date),
     _null("last_digested_at", DateTime(timezone=True)),
-)  # fmt: skip
+)
 
 #: A record answered a paste in Slack: the usage that ranks stale records.
 match_events = Table(
-    "match_events", metadata,
+    "match_events",
+    metadata,
     _serial(),
     _col("record_id", String(RECORD_ID)),
     _moment("at", index=True),
     Index("ix_match_events_record_at", "record_id", "at"),
-)  # fmt: skip
+)
 
 #: One digest for one period and audience; the unique pair makes it happen once.
 #: A replica claims the row (``claimed``) with a lease; ``done`` once Slack took
 #: the post. A claim whose lease ran out (its process died) may be taken over.
 digest_runs = Table(
-    "digest_runs", metadata,
+    "digest_runs",
+    metadata,
     _serial(),
     _col("period", String(40)),
     _col("audience", String(120)),
@@ -362,7 +381,7 @@ digest_runs = Table(
     _null("message_ts", String(50)),
     _null("last_error", Text),
     UniqueConstraint("period", "audience"),
-)  # fmt: skip
+)
 
 # -- durable work ----------------------------------------------------------------
 
@@ -373,7 +392,8 @@ digest_runs = Table(
 #: record how far an attempt got (``posting`` before an answer is sent, the
 #: answer's ``ts`` after), so a retry never answers twice.
 slack_jobs = Table(
-    "slack_jobs", metadata,
+    "slack_jobs",
+    metadata,
     _serial(),
     _col("key", String(200), unique=True),
     _col("kind", String(50)),
@@ -392,12 +412,13 @@ slack_jobs = Table(
     _moment("created_at", index=True),
     _null("finished_at", DateTime(timezone=True)),
     Index("ix_slack_jobs_status_run_after", "status", "run_after"),
-)  # fmt: skip
+)
 
 #: What people taught errkb about one error (by normalised template): the record
 #: that answers it, or none. The latest choice holds; a maintainer may undo it (inactive).
 corrections = Table(
-    "corrections", metadata,
+    "corrections",
+    metadata,
     _serial(),
     _col("template_hash", String(64), unique=True),
     _col("template", Text),
@@ -408,4 +429,4 @@ corrections = Table(
     _null("channel", String(50)),
     _col("active", Boolean, default=True),
     _moment("at", index=True),
-)  # fmt: skip
+)

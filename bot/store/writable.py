@@ -66,7 +66,7 @@ def write_nothing(connection: Connection) -> None:
             action="write_check",
             after={"room": "." * ROOM},
         )
-        .returning(audit_log.c.id)  # fmt: skip
+        .returning(audit_log.c.id)
     ).scalar_one()
     connection.execute(delete(audit_log).where(audit_log.c.id == added))
 

@@ -32,7 +32,9 @@ def test_dry_run_on_the_starter_data_lists_its_stale_records(
     assert code == 0 and "条过期记录" in out and "已超期" in out
 
 
-def test_digest_needs_exactly_one_mode(committed_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+def test_digest_needs_exactly_one_mode(
+    committed_store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _, err = run(capsys, "digest")
     assert code == 2 and "--dry-run or --send" in err
 

@@ -37,8 +37,10 @@ def test_only_records_older_than_their_threshold_are_stale() -> None:
             candidate("old", 181),
             candidate("machine", 31, verification_tier="ai_generated"),
         ],
-        importance={}, policy=policy, today=TODAY,
-    )  # fmt: skip
+        importance={},
+        policy=policy,
+        today=TODAY,
+    )
     assert sorted(ids(items)) == ["machine", "old"]
 
 
@@ -112,14 +114,22 @@ def test_explanations_read_naturally_in_english_and_chinese() -> None:
     from bot.digest.select import explain
     from bot.i18n import t
 
-    [item] = select_stale([candidate("x", 390)], importance={"x": Importance(matches=23, leads_in=4)},
-                          policy=StalePolicy(180), today=TODAY)  # fmt: skip
+    [item] = select_stale(
+        [candidate("x", 390)],
+        importance={"x": Importance(matches=23, leads_in=4)},
+        policy=StalePolicy(180),
+        today=TODAY,
+    )
     assert (
         explain(item, t, "en")
         == "matched 23 times in the last 30 days; 4 errors lead to it; 210 days overdue"
     )
-    [one] = select_stale([candidate("x", 181)], importance={"x": Importance(matches=1, leads_in=1)},
-                         policy=StalePolicy(180), today=TODAY)  # fmt: skip
+    [one] = select_stale(
+        [candidate("x", 181)],
+        importance={"x": Importance(matches=1, leads_in=1)},
+        policy=StalePolicy(180),
+        today=TODAY,
+    )
     assert (
         explain(one, t, "en")
         == "matched 1 time in the last 30 days; 1 error leads to it; 1 day overdue"

@@ -33,11 +33,38 @@ from tests.slack.test_escaping import renders, texts
 
 DAY = date(2026, 12, 1)
 #: Every tag and attribute a page may hold: nothing that runs, loads or submits.
-TAGS = {"html", "head", "meta", "style", "body", "div", "span", "hr", "b", "i", "s", "code", "pre",
-        "a", "blockquote", "br", "ul", "ol", "li"}  # fmt: skip
+TAGS = {
+    "html",
+    "head",
+    "meta",
+    "style",
+    "body",
+    "div",
+    "span",
+    "hr",
+    "b",
+    "i",
+    "s",
+    "code",
+    "pre",
+    "a",
+    "blockquote",
+    "br",
+    "ul",
+    "ol",
+    "li",
+}
 ATTRIBUTES = {"lang", "charset", "class", "href", "aria-label", "role", "title", "start"}
-HOSTILE = ["<script>alert(1)</script>", '<img src=x onerror="alert(1)">', '" onmouseover="alert(1)',
-           "</div></body>", "<https://evil.example|click>", "javascript:alert(1)", "*bold* _it_", "错误 &amp;"]  # fmt: skip
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(1)">',
+    '" onmouseover="alert(1)',
+    "</div></body>",
+    "<https://evil.example|click>",
+    "javascript:alert(1)",
+    "*bold* _it_",
+    "错误 &amp;",
+]
 _TAG = re.compile(r"<(/?)([a-zA-Z!][^\s<>/]*)([^<>]*)>")
 _ATTRIBUTE = re.compile(r'\s([a-z-]+)(?:="([^"]*)")?')
 
@@ -93,9 +120,23 @@ def test_every_reply_to_the_starter_knowledge_base_is_drawn(locale: str) -> None
             ("record", {"record": record_id}),
             ("candidates", {"candidates": [[record_id, 0.4]]}),
         ):
-            reply = Reply(id=7, kind=kind, locale=locale, user_id="U1", channel="C1", thread_ts="1.0", args=args)
-            payload = stored_view(reply, kb=kb.index, kg=kb.graph, counts={(record_id, 0): (3, 1)}, today=DAY,
-                                  ephemeral=True)  # fmt: skip
+            reply = Reply(
+                id=7,
+                kind=kind,
+                locale=locale,
+                user_id="U1",
+                channel="C1",
+                thread_ts="1.0",
+                args=args,
+            )
+            payload = stored_view(
+                reply,
+                kb=kb.index,
+                kg=kb.graph,
+                counts={(record_id, 0): (3, 1)},
+                today=DAY,
+                ephemeral=True,
+            )
             assert_safe(draw(payload, locale))
             assert visible_chars(payload["blocks"]) > 0
 
@@ -111,50 +152,160 @@ def test_the_starter_replies_are_drawn_and_counted() -> None:
 
 
 BLOCKS = [
-    ({"type": "section", "text": {"type": "mrkdwn", "text": "*Cause* <https://d.example|docs>"},
-      "accessory": {"type": "overflow", "action_id": "o", "options": [
-          {"text": {"type": "plain_text", "text": "Hidden option"}, "value": "1"}]}},
-     ['<b>Cause</b> <a href="https://d.example">docs</a>', 'class="button overflow"'], "Cause docs"),
-    ({"type": "section", "fields": [{"type": "mrkdwn", "text": "*A*"}, {"type": "plain_text", "text": "B <c>"}]},
-     ['<div class="field"><b>A</b></div>', "B &lt;c&gt;"], "A\nB <c>"),
-    ({"type": "header", "text": {"type": "plain_text", "text": "Stale :warning:", "emoji": True}},
-     ['class="block header">Stale ⚠️'], "Stale ⚠️"),
+    (
+        {
+            "type": "section",
+            "text": {"type": "mrkdwn", "text": "*Cause* <https://d.example|docs>"},
+            "accessory": {
+                "type": "overflow",
+                "action_id": "o",
+                "options": [
+                    {"text": {"type": "plain_text", "text": "Hidden option"}, "value": "1"}
+                ],
+            },
+        },
+        ['<b>Cause</b> <a href="https://d.example">docs</a>', 'class="button overflow"'],
+        "Cause docs",
+    ),
+    (
+        {
+            "type": "section",
+            "fields": [{"type": "mrkdwn", "text": "*A*"}, {"type": "plain_text", "text": "B <c>"}],
+        },
+        ['<div class="field"><b>A</b></div>', "B &lt;c&gt;"],
+        "A\nB <c>",
+    ),
+    (
+        {
+            "type": "header",
+            "text": {"type": "plain_text", "text": "Stale :warning:", "emoji": True},
+        },
+        ['class="block header">Stale ⚠️'],
+        "Stale ⚠️",
+    ),
     ({"type": "divider"}, ["<hr"], ""),
-    ({"type": "context", "elements": [{"type": "image", "image_url": "https://i.example/a.png", "alt_text": "a"},
-                                      {"type": "mrkdwn", "text": "_Last confirmed_"}]},
-     ["<i>Last confirmed</i>", 'class="image-el"'], "Last confirmed"),
-    ({"type": "actions", "elements": [
-        {"type": "button", "text": {"type": "plain_text", "text": "Fixed it"}, "action_id": "f", "style": "primary",
-         "accessibility_label": "This workaround fixed my error"},
-        {"type": "button", "text": {"type": "plain_text", "text": "Remove"}, "action_id": "r", "style": "danger"},
-        {"type": "static_select", "action_id": "s", "placeholder": {"type": "plain_text", "text": "Pick one"},
-         "options": [{"text": {"type": "plain_text", "text": "x"}, "value": "x"}]}]},
-     ['class="button primary" aria-label="This workaround fixed my error">Fixed it', 'class="button danger"',
-      'class="select">Pick one'], "Fixed it  Remove  Pick one"),
-    ({"type": "rich_text", "elements": [
-        {"type": "rich_text_section", "elements": [
-            {"type": "text", "text": "Run "}, {"type": "text", "text": "pip", "style": {"code": True}},
-            {"type": "text", "text": " now", "style": {"bold": True, "italic": True}},
-            {"type": "link", "url": "https://p.example", "text": "why"}, {"type": "emoji", "name": "bulb"},
-            {"type": "user", "user_id": "U1"}]},
-        {"type": "rich_text_preformatted", "elements": [{"type": "text", "text": "vllm serve <model> \\\n  --tp 2"}]},
-        {"type": "rich_text_list", "style": "ordered", "indent": 1, "elements": [
-            {"type": "rich_text_section", "elements": [{"type": "text", "text": "first"}]},
-            {"type": "rich_text_section", "elements": [{"type": "text", "text": "second"}]}]},
-        {"type": "rich_text_quote", "elements": [{"type": "text", "text": "quoted"}]}]},
-     ["<code>pip</code>", "<b><i> now</i></b>", '<a href="https://p.example">why</a>💡', "@U1",
-      "<pre>vllm serve &lt;model&gt; \\<br>  --tp 2</pre>", '<ol class="indent-1" start="1"><li><span>first</span></li>',
-      "<blockquote>quoted</blockquote>"],
-     "Run pip nowwhy💡@U1\nvllm serve <model> \\\n  --tp 2\nfirst\nsecond\nquoted"),
-    ({"type": "image", "image_url": "https://i.example/g.png", "alt_text": "the graph",
-      "title": {"type": "plain_text", "text": "Neighbourhood"}},
-     ['aria-label="the graph">the graph</div>', "Neighbourhood"], "Neighbourhood"),
-    ({"type": "input", "optional": True, "label": {"type": "plain_text", "text": "How"},
-      "element": {"type": "plain_text_input", "action_id": "v", "multiline": True, "initial_value": "a <b>"},
-      "hint": {"type": "plain_text", "text": "Commands"}},
-     ['<div class="label">How <span class="optional">', 'class="text-input textarea">a &lt;b&gt;', "Commands"],
-     "How\na <b>\nCommands"),
-]  # fmt: skip
+    (
+        {
+            "type": "context",
+            "elements": [
+                {"type": "image", "image_url": "https://i.example/a.png", "alt_text": "a"},
+                {"type": "mrkdwn", "text": "_Last confirmed_"},
+            ],
+        },
+        ["<i>Last confirmed</i>", 'class="image-el"'],
+        "Last confirmed",
+    ),
+    (
+        {
+            "type": "actions",
+            "elements": [
+                {
+                    "type": "button",
+                    "text": {"type": "plain_text", "text": "Fixed it"},
+                    "action_id": "f",
+                    "style": "primary",
+                    "accessibility_label": "This workaround fixed my error",
+                },
+                {
+                    "type": "button",
+                    "text": {"type": "plain_text", "text": "Remove"},
+                    "action_id": "r",
+                    "style": "danger",
+                },
+                {
+                    "type": "static_select",
+                    "action_id": "s",
+                    "placeholder": {"type": "plain_text", "text": "Pick one"},
+                    "options": [{"text": {"type": "plain_text", "text": "x"}, "value": "x"}],
+                },
+            ],
+        },
+        [
+            'class="button primary" aria-label="This workaround fixed my error">Fixed it',
+            'class="button danger"',
+            'class="select">Pick one',
+        ],
+        "Fixed it  Remove  Pick one",
+    ),
+    (
+        {
+            "type": "rich_text",
+            "elements": [
+                {
+                    "type": "rich_text_section",
+                    "elements": [
+                        {"type": "text", "text": "Run "},
+                        {"type": "text", "text": "pip", "style": {"code": True}},
+                        {"type": "text", "text": " now", "style": {"bold": True, "italic": True}},
+                        {"type": "link", "url": "https://p.example", "text": "why"},
+                        {"type": "emoji", "name": "bulb"},
+                        {"type": "user", "user_id": "U1"},
+                    ],
+                },
+                {
+                    "type": "rich_text_preformatted",
+                    "elements": [{"type": "text", "text": "vllm serve <model> \\\n  --tp 2"}],
+                },
+                {
+                    "type": "rich_text_list",
+                    "style": "ordered",
+                    "indent": 1,
+                    "elements": [
+                        {
+                            "type": "rich_text_section",
+                            "elements": [{"type": "text", "text": "first"}],
+                        },
+                        {
+                            "type": "rich_text_section",
+                            "elements": [{"type": "text", "text": "second"}],
+                        },
+                    ],
+                },
+                {"type": "rich_text_quote", "elements": [{"type": "text", "text": "quoted"}]},
+            ],
+        },
+        [
+            "<code>pip</code>",
+            "<b><i> now</i></b>",
+            '<a href="https://p.example">why</a>💡',
+            "@U1",
+            "<pre>vllm serve &lt;model&gt; \\<br>  --tp 2</pre>",
+            '<ol class="indent-1" start="1"><li><span>first</span></li>',
+            "<blockquote>quoted</blockquote>",
+        ],
+        "Run pip nowwhy💡@U1\nvllm serve <model> \\\n  --tp 2\nfirst\nsecond\nquoted",
+    ),
+    (
+        {
+            "type": "image",
+            "image_url": "https://i.example/g.png",
+            "alt_text": "the graph",
+            "title": {"type": "plain_text", "text": "Neighbourhood"},
+        },
+        ['aria-label="the graph">the graph</div>', "Neighbourhood"],
+        "Neighbourhood",
+    ),
+    (
+        {
+            "type": "input",
+            "optional": True,
+            "label": {"type": "plain_text", "text": "How"},
+            "element": {
+                "type": "plain_text_input",
+                "action_id": "v",
+                "multiline": True,
+                "initial_value": "a <b>",
+            },
+            "hint": {"type": "plain_text", "text": "Commands"},
+        },
+        [
+            '<div class="label">How <span class="optional">',
+            'class="text-input textarea">a &lt;b&gt;',
+            "Commands",
+        ],
+        "How\na <b>\nCommands",
+    ),
+]
 
 
 @pytest.mark.parametrize("block,html_parts,seen", BLOCKS, ids=[b[0]["type"] for b in BLOCKS])
@@ -168,12 +319,20 @@ def test_each_block_type_is_drawn(block: dict[str, Any], html_parts: list[str], 
 
 @pytest.mark.parametrize(
     "block",
-    [{"type": "video", "title": {"type": "plain_text", "text": "v"}},
-     {"type": "actions", "elements": [{"type": "workflow_button", "text": {"type": "plain_text", "text": "w"}}]},
-     {"type": "rich_text", "elements": [{"type": "rich_text_table"}]},
-     {"type": "rich_text", "elements": [{"type": "rich_text_section", "elements": [{"type": "sparkle"}]}]},
-     {"type": "section", "text": {"type": "markdown", "text": "x"}}],
-)  # fmt: skip
+    [
+        {"type": "video", "title": {"type": "plain_text", "text": "v"}},
+        {
+            "type": "actions",
+            "elements": [{"type": "workflow_button", "text": {"type": "plain_text", "text": "w"}}],
+        },
+        {"type": "rich_text", "elements": [{"type": "rich_text_table"}]},
+        {
+            "type": "rich_text",
+            "elements": [{"type": "rich_text_section", "elements": [{"type": "sparkle"}]}],
+        },
+        {"type": "section", "text": {"type": "markdown", "text": "x"}},
+    ],
+)
 def test_an_unknown_type_is_an_error_not_a_gap(block: dict[str, Any]) -> None:
     with pytest.raises(UnknownBlock):
         block_html(block)
@@ -188,9 +347,13 @@ def test_views_are_drawn_in_the_readers_language() -> None:
     }
     assert ">主页<" in view_page(home, app="errkb", locale="zh")
     assert ">Home<" in view_page(home, app="errkb", locale="en")
-    modal = {"type": "modal", "title": {"type": "plain_text", "text": "Add"},
-             "submit": {"type": "plain_text", "text": "Save"}, "close": {"type": "plain_text", "text": "Cancel"},
-             "blocks": []}  # fmt: skip
+    modal = {
+        "type": "modal",
+        "title": {"type": "plain_text", "text": "Add"},
+        "submit": {"type": "plain_text", "text": "Save"},
+        "close": {"type": "plain_text", "text": "Cancel"},
+        "blocks": [],
+    }
     page = view_page(modal, app="errkb", locale="zh")
     assert 'lang="zh-CN"' in page and "Save</span>" in page and "Cancel</span>" in page
     with pytest.raises(UnknownBlock):

@@ -21,16 +21,27 @@ def _section(text: str) -> dict[str, object]:
 
 
 def _buttons(*ids: str) -> dict[str, object]:
-    return {"type": "actions", "elements": [
-        {"type": "button", "text": {"type": "plain_text", "text": i.title()}, "action_id": i} for i in ids]}  # fmt: skip
+    return {
+        "type": "actions",
+        "elements": [
+            {"type": "button", "text": {"type": "plain_text", "text": i.title()}, "action_id": i}
+            for i in ids
+        ],
+    }
 
 
 def test_the_first_screen_ends_before_the_block_holding_more() -> None:
     blocks = [_section("*Cause* it"), _buttons("fixed", "more"), _section("everything else")]
     shown, found = first_screen(blocks, frozenset({"more"}))
     assert shown == blocks[:1] and found
-    accessory = {**_section("x"), "accessory": {"type": "button", "text": {"type": "plain_text", "text": "More"},
-                                                "action_id": "more"}}  # fmt: skip
+    accessory = {
+        **_section("x"),
+        "accessory": {
+            "type": "button",
+            "text": {"type": "plain_text", "text": "More"},
+            "action_id": "more",
+        },
+    }
     assert first_screen([_section("a"), accessory], frozenset({"more"})) == ([_section("a")], True)
     assert first_screen(blocks, frozenset()) == (blocks, False)  # no More control: all of it
 

@@ -18,24 +18,48 @@ _TAG = re.compile(r"<(/?)([a-z]+)([^<>]*)>")
 @pytest.mark.parametrize(
     "text,html,seen",
     [
-        ("*1.* Reduce it  _(90% · 7 of 9)_", "<b>1.</b> Reduce it  <i>(90% · 7 of 9)</i>", "1. Reduce it  (90% · 7 of 9)"),
+        (
+            "*1.* Reduce it  _(90% · 7 of 9)_",
+            "<b>1.</b> Reduce it  <i>(90% · 7 of 9)</i>",
+            "1. Reduce it  (90% · 7 of 9)",
+        ),
         ("~old~ and `a_b*c*`", "<s>old</s> and <code>a_b*c*</code>", "old and a_b*c*"),
         ("if a &lt; b &amp;&amp; c &gt; d", "if a &lt; b &amp;&amp; c &gt; d", "if a < b && c > d"),
         ("&amp;lt; stays", "&amp;lt; stays", "&lt; stays"),
-        ("<https://e.org/a?b=1&amp;c=2|the docs>", '<a href="https://e.org/a?b=1&amp;c=2">the docs</a>', "the docs"),
+        (
+            "<https://e.org/a?b=1&amp;c=2|the docs>",
+            '<a href="https://e.org/a?b=1&amp;c=2">the docs</a>',
+            "the docs",
+        ),
         ("<https://e.org>", '<a href="https://e.org">https://e.org</a>', "https://e.org"),
-        ("<@U123> <#C9|errors> <!here>", '<span class="mention">@U123</span> <span class="mention">#errors</span> <span class="mention">@here</span>', "@U123 #errors @here"),
+        (
+            "<@U123> <#C9|errors> <!here>",
+            '<span class="mention">@U123</span> <span class="mention">#errors</span> <span class="mention">@here</span>',
+            "@U123 #errors @here",
+        ),
         ("one\ntwo", "one<br>two", "one\ntwo"),
-        ("run:\n```\npip install x &gt;=1\n```\ndone", "run:<pre>pip install x &gt;=1</pre>done", "run:\npip install x >=1\ndone"),
-        ("&gt; quoted *b*\nafter", "<blockquote>quoted <b>b</b></blockquote>after", "quoted b\nafter"),
+        (
+            "run:\n```\npip install x &gt;=1\n```\ndone",
+            "run:<pre>pip install x &gt;=1</pre>done",
+            "run:\npip install x >=1\ndone",
+        ),
+        (
+            "&gt; quoted *b*\nafter",
+            "<blockquote>quoted <b>b</b></blockquote>after",
+            "quoted b\nafter",
+        ),
         (":warning: :no_such_emoji:", "⚠️ :no_such_emoji:", "⚠️ :no_such_emoji:"),
         # a marker next to a letter, digit or CJK character is text, as in Slack
-        ("gpu_memory_utilization 2*3*4", "gpu_memory_utilization 2*3*4", "gpu_memory_utilization 2*3*4"),
+        (
+            "gpu_memory_utilization 2*3*4",
+            "gpu_memory_utilization 2*3*4",
+            "gpu_memory_utilization 2*3*4",
+        ),
         ("设置*粗体*无效", "设置*粗体*无效", "设置*粗体*无效"),
         ("设置 *粗体* 有效", "设置 <b>粗体</b> 有效", "设置 粗体 有效"),
         ("* not bold *", "* not bold *", "* not bold *"),
     ],
-)  # fmt: skip
+)
 def test_mrkdwn_reads_as_slack_shows_it(text: str, html: str, seen: str) -> None:
     assert mrkdwn_html(text) == html
     assert mrkdwn_text(text) == seen
@@ -62,5 +86,8 @@ def test_any_text_becomes_only_our_tags(text: str) -> None:
 
 
 def test_links_and_code_inside_formatting_keep_their_markers() -> None:
-    assert mrkdwn_html("_see <https://e.org/a_b|the_docs>_") == '<i>see <a href="https://e.org/a_b">the_docs</a></i>'
+    assert (
+        mrkdwn_html("_see <https://e.org/a_b|the_docs>_")
+        == '<i>see <a href="https://e.org/a_b">the_docs</a></i>'
+    )
     assert mrkdwn_html("*run `a*b` now*") == "<b>run <code>a*b</code> now</b>"

@@ -11,8 +11,9 @@ import pytest
 from scripts import pictures
 
 
-def test_missing_chromium_is_said_plainly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_missing_chromium_is_said_plainly(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("CHROMIUM", str(tmp_path / "no-such-chromium"))
     assert pictures.main(["--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
@@ -20,8 +21,9 @@ def test_missing_chromium_is_said_plainly(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert not list(tmp_path.glob("*.png"))
 
 
-def test_the_pages_are_the_real_replies_in_both_languages(tmp_path: Path,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_the_pages_are_the_real_replies_in_both_languages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert (
         pictures.main(
             ["--html", str(tmp_path), "--html-only", "--example", "pad-token-question-zh"]
@@ -46,8 +48,9 @@ def test_an_unknown_example_is_refused(capsys: pytest.CaptureFixture[str]) -> No
     assert "no example paste data/examples/no-such-paste.txt" in capsys.readouterr().err
 
 
-def test_check_tells_when_a_picture_shows_an_older_payload(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_check_tells_when_a_picture_shows_an_older_payload(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     example = pictures.ROOT / "data" / "examples" / "vllm-oom.txt"
     keys = {}
     for picture in pictures.pictures(pictures.knowledge(), example, pictures.WIDTH):

@@ -15,9 +15,13 @@ def rec(record_id: str, signature: str | None = None, **links: Any) -> Record:
     extra = {k: links.pop(k) for k in list(links) if k.startswith("signature_")}
     signature = signature or f"Error: {record_id}"
     return Record(
-        id=record_id, signature=signature, regex=record_id.replace("/", "."), domain="test",
-        transition_graph=links, **extra,
-    )  # fmt: skip
+        id=record_id,
+        signature=signature,
+        regex=record_id.replace("/", "."),
+        domain="test",
+        transition_graph=links,
+        **extra,
+    )
 
 
 def to(

@@ -69,6 +69,7 @@ def test_building_does_not_depend_on_record_order() -> None:
         rec("a/x", leads_to=[to("a/y", 0.3)]),
         rec("a/y", preceded_by=[to("a/x", 0.6)], leads_to=["a/z"]),
     ]
-    one, two = build_graph(records), build_graph(list(reversed(records)))
+    one = build_graph(records)
+    two = build_graph(list(reversed(records)))
     assert list(one.transitions()) == list(two.transitions())
     assert one.references == two.references

@@ -23,12 +23,20 @@ runner = CliRunner()
 @pytest.fixture
 def kb_file(tmp_path: Path) -> Path:
     records = [
-        rec("c/a", "ImportError: no module named x", signature_zh="导入错误：没有模块 x",
-            leads_to=[to("c/b", 0.6, "after installing x")]),
-        rec("c/b", "RuntimeError: CUDA out of memory", preceded_by=[to("c/a", 0.6)],
-            frequently_confused_with=[{"error_id": "c/c", "distinction": "GPU, not host"}]),
+        rec(
+            "c/a",
+            "ImportError: no module named x",
+            signature_zh="导入错误：没有模块 x",
+            leads_to=[to("c/b", 0.6, "after installing x")],
+        ),
+        rec(
+            "c/b",
+            "RuntimeError: CUDA out of memory",
+            preceded_by=[to("c/a", 0.6)],
+            frequently_confused_with=[{"error_id": "c/c", "distinction": "GPU, not host"}],
+        ),
         rec("c/c", "MemoryError", frequently_confused_with=["c/b"]),
-    ]  # fmt: skip
+    ]
     path = tmp_path / "kb.json"
     path.write_text(json.dumps([r.to_native() for r in records], ensure_ascii=False), "utf-8")
     return path
@@ -76,8 +84,12 @@ def test_show_unknown_id_is_a_user_error(kb_file: Path) -> None:
 
 def test_export_graphml_and_json(kb_file: Path, tmp_path: Path) -> None:
     target = tmp_path / "kb.graphml"
-    assert run("graph", "export", "--format", "graphml", "-o", str(target),
-               "--records", str(kb_file))[0] == 0  # fmt: skip
+    assert (
+        run("graph", "export", "--format", "graphml", "-o", str(target), "--records", str(kb_file))[
+            0
+        ]
+        == 0
+    )
     import networkx as nx
 
     exported = nx.read_graphml(target)

@@ -21,15 +21,26 @@ ZH = "运行时错误：内存不足，无法分配KV缓存块"
 def zh_graph() -> KnowledgeGraph:
     return build_graph(
         [
-            rec("d/oom", "RuntimeError: out of memory for KV cache block", signature_zh=ZH,
-                preceded_by=[to("d/load", 0.7)], leads_to=[to("d/slow", 0.3, "when offloading")],
-                frequently_confused_with=[{"error_id": "d/host", "distinction": "host RAM, not GPU"}]),
-            rec("d/load", "ValueError: model too large", leads_to=[to("d/oom", 0.7)],
-                preceded_by=["d/ghost"]),
+            rec(
+                "d/oom",
+                "RuntimeError: out of memory for KV cache block",
+                signature_zh=ZH,
+                preceded_by=[to("d/load", 0.7)],
+                leads_to=[to("d/slow", 0.3, "when offloading")],
+                frequently_confused_with=[
+                    {"error_id": "d/host", "distinction": "host RAM, not GPU"}
+                ],
+            ),
+            rec(
+                "d/load",
+                "ValueError: model too large",
+                leads_to=[to("d/oom", 0.7)],
+                preceded_by=["d/ghost"],
+            ),
             rec("d/slow", "TimeoutError: generation too slow"),
             rec("d/host", "MemoryError", signature_zh="内存错误"),
         ]
-    )  # fmt: skip
+    )
 
 
 def test_the_tree_shows_both_directions_with_probabilities(zh_graph: KnowledgeGraph) -> None:
@@ -60,8 +71,9 @@ def test_neighbourhood_layers_and_limits(zh_graph: KnowledgeGraph) -> None:
     layers = {n.id: n.layer for n in nb.nodes}
     assert layers == {"d/ghost": -2, "d/load": -1, "d/oom": 0, "d/host": 0, "d/slow": 1}
     assert {(e.source, e.target, e.kind) for e in nb.edges} >= {
-        ("d/load", "d/oom", "leads_to"), ("d/oom", "d/host", "frequently_confused_with"),
-    }  # fmt: skip
+        ("d/load", "d/oom", "leads_to"),
+        ("d/oom", "d/host", "frequently_confused_with"),
+    }
     small = neighbourhood(zh_graph, "d/oom", depth=2, max_nodes=3)
     assert len(small.nodes) == 3 and small.left_out == 2
     with pytest.raises(KeyError):
@@ -118,16 +130,31 @@ from graph.picture import draw  # noqa: E402
 def _hub(locale_zh: bool = False) -> KnowledgeGraph:
     """A hub: twelve errors lead to it, nine follow it, some of them two hops out, a banner."""
     zh = {"signature_zh": "运行时错误：子进程失败，" + "详细信息" * 6} if locale_zh else {}
-    before = [rec(f"h/cause-{n}", f"RuntimeError: cause number {n} with a fairly long message that wraps",
-                  leads_to=[to("h/hub", round(0.05 * (n + 1), 2))], preceded_by=[to(f"h/root-{n}", 0.5)])
-              for n in range(12)]  # fmt: skip
+    before = [
+        rec(
+            f"h/cause-{n}",
+            f"RuntimeError: cause number {n} with a fairly long message that wraps",
+            leads_to=[to("h/hub", round(0.05 * (n + 1), 2))],
+            preceded_by=[to(f"h/root-{n}", 0.5)],
+        )
+        for n in range(12)
+    ]
     roots = [rec(f"h/root-{n}", f"ValueError: root {n}") for n in range(12)]
-    after = [rec(f"h/next-{n}", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
-                 "============================================================\ntrain.py FAILED")
-             for n in range(9)]  # fmt: skip
-    hub = rec("h/hub", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
-              leads_to=[to(f"h/next-{n}", 0.3) for n in range(9)] + [to("h/ghost", 0.2)],
-              frequently_confused_with=["h/alike"], **zh)  # fmt: skip
+    after = [
+        rec(
+            f"h/next-{n}",
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+            "============================================================\ntrain.py FAILED",
+        )
+        for n in range(9)
+    ]
+    hub = rec(
+        "h/hub",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        leads_to=[to(f"h/next-{n}", 0.3) for n in range(9)] + [to("h/ghost", 0.2)],
+        frequently_confused_with=["h/alike"],
+        **zh,
+    )
     return build_graph([hub, *before, *roots, *after, rec("h/alike", "MemoryError")])
 
 
@@ -157,7 +184,8 @@ def test_the_picture_of_a_hub_has_no_overlap_nothing_clipped_and_says_how_many_m
     assert more[1] == ("+5 more" if locale == "en" else "另有 5 个")  # 9 next + a placeholder
     assert all(not line.strip("= ") == "" for b in boxes for line in b.lines)  # no banner line
     for edge in geometry.edges:  # arrows run from a column to the next one out, nowhere else
-        source, target = geometry.box(edge.source), geometry.box(edge.target)
+        source = geometry.box(edge.source)
+        target = geometry.box(edge.target)
         assert target.layer == source.layer + 1 if edge.kind == "leads_to" else source.layer == 0
     ends = {e.source for e in geometry.edges} | {e.target for e in geometry.edges}
     assert all(

@@ -51,7 +51,10 @@ def test_chinese_breaks_between_characters_and_keeps_latin_words_whole() -> None
 
 def test_an_identifier_wider_than_a_line_stays_whole_up_to_twice_the_width() -> None:
     assert wrap_label("raised torch._inductor.exc.TritonMissing: here", cells=20) == [
-        "raised", "torch._inductor.exc.TritonMissing:", "here"]  # fmt: skip
+        "raised",
+        "torch._inductor.exc.TritonMissing:",
+        "here",
+    ]
     path = (
         "/usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so"
     )
@@ -110,11 +113,17 @@ def zh_linked() -> KnowledgeGraph:
             },
         }
     )
-    return build_graph([
-        translated,
-        rec("d/b", "TimeoutError: generation too slow", preceded_by=[to("d/a", 0.5, "when offloaded")]),
-        rec("d/c", "MemoryError"),
-    ])  # fmt: skip
+    return build_graph(
+        [
+            translated,
+            rec(
+                "d/b",
+                "TimeoutError: generation too slow",
+                preceded_by=[to("d/a", 0.5, "when offloaded")],
+            ),
+            rec("d/c", "MemoryError"),
+        ]
+    )
 
 
 def test_conditions_and_distinctions_follow_the_locale(zh_linked: KnowledgeGraph) -> None:
@@ -141,8 +150,11 @@ def test_triage_sections_give_conditions_and_distinctions_in_the_locale(
 
 
 def test_the_starter_graph_says_the_same_in_english_and_everything_in_chinese() -> None:
-    records = [Record.model_validate(r) for path in sorted(DATA.glob("*.json"))
-               for r in json.loads(path.read_text("utf-8"))]  # fmt: skip
+    records = [
+        Record.model_validate(r)
+        for path in sorted(DATA.glob("*.json"))
+        for r in json.loads(path.read_text("utf-8"))
+    ]
     kg = build_graph(records)
     for t in kg.transitions():
         assert said.conditions(kg, t.source, t.target, "en") == t.conditions

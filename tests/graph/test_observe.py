@@ -62,7 +62,8 @@ def test_observed_lists_by_count(session: Session) -> None:
         observe_error(session, scope=scope, record_id="y", seen_at=T0 + i * H + H / 2)
     observe_error(session, scope="s1", record_id="z", seen_at=T0 + 1.2 * H, window=H)
     assert [(e.source, e.target, e.count) for e in list_observed(session)] == [
-        ("x", "y", 3), ("y", "z", 1),
-    ]  # fmt: skip
+        ("x", "y", 3),
+        ("y", "z", 1),
+    ]
     assert [e.target for e in list_observed(session, min_count=2)] == ["y"]
     assert len(list_observed(session, limit=1)) == 1

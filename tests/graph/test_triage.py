@@ -59,11 +59,14 @@ def test_next_errors_come_with_probability_and_condition(chain: KnowledgeGraph) 
 def test_look_alikes_say_what_differs() -> None:
     kg = build_graph(
         [
-            rec("l/disk", "OSError: [Errno 28] No space left on device",
-                frequently_confused_with=["l/quota"]),
+            rec(
+                "l/disk",
+                "OSError: [Errno 28] No space left on device",
+                frequently_confused_with=["l/quota"],
+            ),
             rec("l/quota", "OSError: [Errno 122] Disk quota exceeded"),
         ]
-    )  # fmt: skip
+    )
     (alike,) = look_alikes(kg, "l/disk")
     assert alike.distinctions == ()
     assert alike.difference is not None and alike.difference.field == "signature"
@@ -104,8 +107,10 @@ def test_a_three_cycle_is_broken_by_paste_position() -> None:
         [rec("r/a", leads_to=["r/b"]), rec("r/b", leads_to=["r/c"]), rec("r/c", leads_to=["r/a"])]
     )
     assert [e.id for e in order_errors(kg, ["r/b", "r/c", "r/a"], hops=1).errors] == [
-        "r/b", "r/c", "r/a",
-    ]  # fmt: skip
+        "r/b",
+        "r/c",
+        "r/a",
+    ]
 
 
 def test_pagerank_matches_networkx(chain: KnowledgeGraph) -> None:

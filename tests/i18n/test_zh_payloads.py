@@ -42,7 +42,14 @@ def _texts(node: Any) -> list[str]:
         for key, value in node.items():
             if key in ("text", "accessibility_label") and isinstance(value, str):
                 found.append(value)
-            elif key not in ("value", "action_id", "block_id", "callback_id", "private_metadata", "url"):
+            elif key not in (
+                "value",
+                "action_id",
+                "block_id",
+                "callback_id",
+                "private_metadata",
+                "url",
+            ):
                 found += _texts(value)
         return found
     if isinstance(node, list):
@@ -69,22 +76,46 @@ def test_every_starter_answer_reads_in_chinese(starter: list[Record]) -> None:
             reply = blocks.Reply(locale=ZH, today=TODAY, reply_id=5, ephemeral=ephemeral)
             for expanded in (False, True):
                 shown = Shown(expanded=expanded, lines={record.id: record.signature})
-                assert_chinese(render_answer([record], reply, shown, sections, {(record.id, 0): (3, 1)}), record.id)
-        assert_chinese(panels.render_record(record, blocks.Reply(locale=ZH, today=TODAY, reply_id=5,
-                                                                 ephemeral=True), sections), record.id)  # fmt: skip
+                assert_chinese(
+                    render_answer([record], reply, shown, sections, {(record.id, 0): (3, 1)}),
+                    record.id,
+                )
+        assert_chinese(
+            panels.render_record(
+                record, blocks.Reply(locale=ZH, today=TODAY, reply_id=5, ephemeral=True), sections
+            ),
+            record.id,
+        )
 
 
 def test_the_digest_and_the_other_panels_read_in_chinese(starter: list[Record]) -> None:
     from bot.digest.select import Candidate
 
-    candidates = [Candidate(r.id, r.domain, r.verification_tier, r.signature, r.last_confirmed,
-                            signatures={"zh": str(r.localized(ZH).signature)}) for r in starter]  # fmt: skip
-    items = select_stale(candidates, importance=importance_of([c.record_id for c in candidates], matches={},
-                                                              centrality={}),
-                         policy=StalePolicy(90, {}, {}), today=TODAY)  # fmt: skip
+    candidates = [
+        Candidate(
+            r.id,
+            r.domain,
+            r.verification_tier,
+            r.signature,
+            r.last_confirmed,
+            signatures={"zh": str(r.localized(ZH).signature)},
+        )
+        for r in starter
+    ]
+    items = select_stale(
+        candidates,
+        importance=importance_of([c.record_id for c in candidates], matches={}, centrality={}),
+        policy=StalePolicy(90, {}, {}),
+        today=TODAY,
+    )
     assert items, "the starter knowledge base has stale records to show"
-    assert_chinese(digest.render_digest(ZH, items, shown=10, unknown=[(3, "KeyError: 'x'")], today=TODAY), "digest")
-    reply = blocks.Reply(locale=ZH, today=TODAY, reply_id=5, ephemeral=True, add=AddState(unknown=1, locale=ZH))
+    assert_chinese(
+        digest.render_digest(ZH, items, shown=10, unknown=[(3, "KeyError: 'x'")], today=TODAY),
+        "digest",
+    )
+    reply = blocks.Reply(
+        locale=ZH, today=TODAY, reply_id=5, ephemeral=True, add=AddState(unknown=1, locale=ZH)
+    )
     now = datetime(2026, 12, 1, tzinfo=UTC)
     unknown = [UnknownError(1, "KeyError: <q>", "KeyError: 'flux'", 4, now, now, ())]
     for name, payload in {
@@ -95,17 +126,29 @@ def test_the_digest_and_the_other_panels_read_in_chinese(starter: list[Record]) 
         "search": panels.render_search("显存不足", [(starter[0], 1.0)], reply),
         "unknown": panels.render_unknown(ZH, unknown, now),
         "add modal": modal.render_add_modal(ZH, AddState(unknown=1, locale=ZH), {}),
-        "deprecate modal": digest.render_deprecate_modal(ZH, DeprecateState(record=starter[0].id, domain="llm",
-                                                                             locale=ZH)),
-        "correct modal": render_correct_modal(ZH, CorrectionModalState(reply=5, wrong=starter[0].id, locale=ZH),
-                                              starter[0], "KeyError: 'flux'", starter[1:4]),
-    }.items():  # fmt: skip
+        "deprecate modal": digest.render_deprecate_modal(
+            ZH, DeprecateState(record=starter[0].id, domain="llm", locale=ZH)
+        ),
+        "correct modal": render_correct_modal(
+            ZH,
+            CorrectionModalState(reply=5, wrong=starter[0].id, locale=ZH),
+            starter[0],
+            "KeyError: 'flux'",
+            starter[1:4],
+        ),
+    }.items():
         assert_chinese(payload, name)
 
 
 def test_the_add_modal_says_what_is_wrong_in_chinese() -> None:
-    form = {"id": "x y", "signature": "", "regex": "foo(?=bar)", "domain": "llm", "root_cause": "",
-            "workarounds": [{"action": "", "success_rate": 3}]}  # fmt: skip
+    form = {
+        "id": "x y",
+        "signature": "",
+        "regex": "foo(?=bar)",
+        "domain": "llm",
+        "root_cause": "",
+        "workarounds": [{"action": "", "success_rate": 3}],
+    }
     with pytest.raises(ValidationError) as caught:
         Record.model_validate(form)
     problems = localized_problems(record_problems(caught.value), ZH)

@@ -29,21 +29,57 @@ def make(id: str, signature: str, regex: str, domain: str, **extra: Any) -> Reco
 
 
 SMALL = [
-    make("python/cuda-oom/torch2", "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
-         r"CUDA out of memory|OutOfMemoryError.*CUDA", "cuda",
-         signature_zh="torch.cuda.OutOfMemoryError：CUDA 显存不足"),
+    make(
+        "python/cuda-oom/torch2",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        r"CUDA out of memory|OutOfMemoryError.*CUDA",
+        "cuda",
+        signature_zh="torch.cuda.OutOfMemoryError：CUDA 显存不足",
+    ),
     make("python/assertionerror/py3", "AssertionError", "AssertionError", "python"),
-    make("java/npe/jdk17", "java.lang.NullPointerException", r"java\.lang\.NullPointerException", "java"),
-    make("go/nil-pointer/go1", "panic: runtime error: invalid memory address or nil pointer dereference",
-         "invalid memory address or nil pointer dereference", "go"),
-    make("rust/e0425/rust1", "error[E0425]: cannot find value `x` in this scope", r"E0425|cannot find value", "rust"),
-    make("node/eaddrinuse/node20", "Error: listen EADDRINUSE: address already in use :::3000",
-         r"EADDRINUSE|address already in use", "node"),
-    make("git/push-rejected/git2", "error: failed to push some refs to", "failed to push some refs", "git"),
-    make("culture/version-joke/any", "AI quotes release 6.4 of a calendar", r"6\.4|calendar.*release", "culture"),
-    make("kubernetes/crashloop/k8s1", "CrashLoopBackOff: Back-off restarting failed container",
-         "CrashLoopBackOff|Back-off restarting failed container", "kubernetes"),
-]  # fmt: skip
+    make(
+        "java/npe/jdk17",
+        "java.lang.NullPointerException",
+        r"java\.lang\.NullPointerException",
+        "java",
+    ),
+    make(
+        "go/nil-pointer/go1",
+        "panic: runtime error: invalid memory address or nil pointer dereference",
+        "invalid memory address or nil pointer dereference",
+        "go",
+    ),
+    make(
+        "rust/e0425/rust1",
+        "error[E0425]: cannot find value `x` in this scope",
+        r"E0425|cannot find value",
+        "rust",
+    ),
+    make(
+        "node/eaddrinuse/node20",
+        "Error: listen EADDRINUSE: address already in use :::3000",
+        r"EADDRINUSE|address already in use",
+        "node",
+    ),
+    make(
+        "git/push-rejected/git2",
+        "error: failed to push some refs to",
+        "failed to push some refs",
+        "git",
+    ),
+    make(
+        "culture/version-joke/any",
+        "AI quotes release 6.4 of a calendar",
+        r"6\.4|calendar.*release",
+        "culture",
+    ),
+    make(
+        "kubernetes/crashloop/k8s1",
+        "CrashLoopBackOff: Back-off restarting failed container",
+        "CrashLoopBackOff|Back-off restarting failed container",
+        "kubernetes",
+    ),
+]
 
 
 @pytest.fixture(scope="session")

@@ -75,12 +75,14 @@ def _log(line: str, rng: random.Random) -> str:
 
 
 def _question(line: str, rng: random.Random) -> str:
-    opener = rng.choice([
-        "Hi all, after upgrading I keep getting this:",
-        "When I run the build on CI it fails with",
-        "Any idea what causes this? It started this morning.",
-        "我在运行的时候报错：",
-    ])  # fmt: skip
+    opener = rng.choice(
+        [
+            "Hi all, after upgrading I keep getting this:",
+            "When I run the build on CI it fails with",
+            "Any idea what causes this? It started this morning.",
+            "我在运行的时候报错：",
+        ]
+    )
     closer = rng.choice(["How can I fix it?", "Thanks in advance!", "请问怎么解决？", ""])
     return f"{opener}\n```\n{line}\n```\n{closer}".strip()
 

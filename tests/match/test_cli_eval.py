@@ -30,8 +30,9 @@ def test_eval_prints_both_operating_points_and_draws_the_curve(
 ) -> None:
     plot = tmp_path / "curve.png"
     cases = ROOT / "eval" / "starter.jsonl"
-    code, out, err = run(capsys, "eval", str(cases), "--records", str(ROOT / "data"), "--json",
-                         "--plot", str(plot))  # fmt: skip
+    code, out, err = run(
+        capsys, "eval", str(cases), "--records", str(ROOT / "data"), "--json", "--plot", str(plot)
+    )
     assert code == 0, err
     report = json.loads(out)
     assert report["cases"] == sum(1 for line in cases.read_text().splitlines() if line.strip())
@@ -48,6 +49,13 @@ def test_eval_prints_both_operating_points_and_draws_the_curve(
 def test_eval_refuses_a_plot_that_is_not_a_png(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = run(capsys, "eval", str(ROOT / "eval" / "starter.jsonl"), "--records",
-                       str(ROOT / "data"), "--plot", str(tmp_path / "curve.svg"))  # fmt: skip
+    code, _, err = run(
+        capsys,
+        "eval",
+        str(ROOT / "eval" / "starter.jsonl"),
+        "--records",
+        str(ROOT / "data"),
+        "--plot",
+        str(tmp_path / "curve.svg"),
+    )
     assert code == 1 and "PNG" in err

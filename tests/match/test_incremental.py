@@ -38,7 +38,10 @@ def _edited(rng: random.Random, record: Record, others: list[Record], number: in
     elif kind == 3:
         links = record.transition_graph.model_dump()
         links["leads_to"] = [*links["leads_to"], other.id, f"{record.domain}/missing-{number}/x"]
-        links["frequently_confused_with"] = [*links["frequently_confused_with"], rng.choice(others).id]
+        links["frequently_confused_with"] = [
+            *links["frequently_confused_with"],
+            rng.choice(others).id,
+        ]
         update = {"transition_graph": links}
     else:
         update = {"regex": re.escape(other.signature.splitlines()[0][:40]) + f"|{word}"}
@@ -47,14 +50,19 @@ def _edited(rng: random.Random, record: Record, others: list[Record], number: in
 
 def _new(rng: random.Random, template: Record, number: int) -> Record:
     parts = template.id.split("/")
-    return Record.model_validate({
-        **template.model_dump(), "id": f"{parts[0]}/added-{number}/{parts[-1]}",
-        "signature": f"AddedError{number}: {template.signature}",
-        "regex": f"AddedError{number}|{template.regex}",
-    })  # fmt: skip
+    return Record.model_validate(
+        {
+            **template.model_dump(),
+            "id": f"{parts[0]}/added-{number}/{parts[-1]}",
+            "signature": f"AddedError{number}: {template.signature}",
+            "regex": f"AddedError{number}|{template.regex}",
+        }
+    )
 
 
-def _rounds(records: list[Record], seed: int, rounds: int = 3) -> Iterator[tuple[list[Record], list[str]]]:
+def _rounds(
+    records: list[Record], seed: int, rounds: int = 3
+) -> Iterator[tuple[list[Record], list[str]]]:
     """(upserted, removed) for each round of random edits, removals and additions; ``records``
     is kept as the current set."""
     rng = random.Random(seed)
@@ -81,8 +89,10 @@ def _rounds(records: list[Record], seed: int, rounds: int = 3) -> Iterator[tuple
 def _pastes(records: list[Record]) -> list[str]:
     pastes = [p.read_text(encoding="utf-8") for p in sorted((DATA / "examples").glob("*.txt"))]
     pastes += [r.signature for r in records]
-    pastes += [f"Traceback (most recent call last):\n  File \"x.py\", line 3\n{a.signature}\n{b.signature}"
-               for a, b in zip(records[::7], records[3::7], strict=False)]  # fmt: skip
+    pastes += [
+        f'Traceback (most recent call last):\n  File "x.py", line 3\n{a.signature}\n{b.signature}'
+        for a, b in zip(records[::7], records[3::7], strict=False)
+    ]
     return pastes
 
 
@@ -102,7 +112,8 @@ def _check(
     segment_size: int = SEGMENT,
 ) -> None:
     records = sorted(records, key=lambda r: r.id)
-    index, graph = MatchIndex.build(records, segment_size=segment_size), build_graph(records)
+    index = MatchIndex.build(records, segment_size=segment_size)
+    graph = build_graph(records)
     for upserted, removed in _rounds(records, seed):
         old = index
         index = index.update(upserted, removed)
@@ -163,16 +174,23 @@ def test_variant_groups_follow_records_joining_leaving_and_coming_before_them() 
     changed back; a group loses its first member; a new record sorting first moves every
     group: the updated index groups as a fresh one at each step."""
     records = _starter()
-    a, b, c = records[3], records[10], records[20]
+    a = records[3]
+    b = records[10]
+    c = records[20]
 
     def like(record: Record, other: Record) -> Record:
         return record.model_copy(update={"signature": other.signature, "domain": other.domain})
 
     first = like(records[5], a).model_copy(update={"id": "aaa/first-of-all/x"})
     steps: list[tuple[list[Record], list[str]]] = [
-        ([like(b, a)], []), ([like(c, a)], []), ([b], []), ([], [a.id]), ([first], []),
-        ([like(b, c)], [first.id]), ([a, like(first, b)], [c.id]),
-    ]  # fmt: skip
+        ([like(b, a)], []),
+        ([like(c, a)], []),
+        ([b], []),
+        ([], [a.id]),
+        ([first], []),
+        ([like(b, c)], [first.id]),
+        ([a, like(first, b)], [c.id]),
+    ]
     current = {r.id: r for r in records}
     index = MatchIndex.build(records, segment_size=7)
     grouped = []
@@ -220,13 +238,20 @@ def test_graph_nodes_turn_into_placeholders_and_back_as_a_fresh_build_does() -> 
         assert list(graph.centralities().values()) == list(fresh.centralities().values())
 
 
-def _bm25_steps(rng: random.Random, words: list[str], steps: list[tuple[list[int], list[int]]],
-                fold: tuple[float, int]) -> None:  # fmt: skip
+def _bm25_steps(
+    rng: random.Random,
+    words: list[str],
+    steps: list[tuple[list[int], list[int]]],
+    fold: tuple[float, int],
+) -> None:
     from bot.match import similarity
     from bot.match.similarity import Similarity, Vocabulary, joined
 
     similarity.FOLD_SHARE, similarity.FOLD_LEAST = fold
-    docs = [{w: float(rng.randint(1, 3)) for w in rng.sample(words, rng.randint(1, 5))} for _ in range(30)]
+    docs = [
+        {w: float(rng.randint(1, 3)) for w in rng.sample(words, rng.randint(1, 5))}
+        for _ in range(30)
+    ]
     vocabulary = Vocabulary()
     encoded = [vocabulary.encode(d) for d in docs]
     index = Similarity.from_arrays(joined(encoded), vocabulary)
@@ -234,7 +259,9 @@ def _bm25_steps(rng: random.Random, words: list[str], steps: list[tuple[list[int
         before = encoded
         kept = [d for n, d in enumerate(docs) if n not in removed]
         for at in added:
-            new = {w: float(rng.randint(1, 3)) * 0.6 for w in rng.sample(words, 6)} | {f"new{number}": 2.0}
+            new = {w: float(rng.randint(1, 3)) * 0.6 for w in rng.sample(words, 6)} | {
+                f"new{number}": 2.0
+            }
             kept.insert(at, new if at % 4 else {})
         docs = kept
         encoded = [vocabulary.encode(d) for d in docs]
@@ -245,14 +272,20 @@ def _bm25_steps(rng: random.Random, words: list[str], steps: list[tuple[list[int
             assert index.scores([term]).tolist() == fresh.scores([term]).tolist(), term
         for query in (words[:3], words[2:9], words):
             assert index.scores(query).tolist() == fresh.scores(query).tolist()
-            assert index.scores(query, normalised=False).tolist() == fresh.scores(query, normalised=False).tolist()
+            assert (
+                index.scores(query, normalised=False).tolist()
+                == fresh.scores(query, normalised=False).tolist()
+            )
         assert index.doc_weight == fresh.doc_weight and index.size == fresh.size == len(docs)
         assert index.self_score.tolist() == fresh.self_score.tolist()
 
 
-@pytest.mark.parametrize("fold", [(0.05, 512), (0.1, 2)], ids=["delta", "folded-often-nothing-kept"])
-def test_an_updated_bm25_index_scores_as_one_built_from_scratch(fold: tuple[float, int],
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "fold", [(0.05, 512), (0.1, 2)], ids=["delta", "folded-often-nothing-kept"]
+)
+def test_an_updated_bm25_index_scores_as_one_built_from_scratch(
+    fold: tuple[float, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Documents taken out and put in at the front, middle and end, an empty one, terms no
     document had before and terms no document keeps, changes kept apart from the last full
     build's postings or folded into a new one: every query scores the same documents the
@@ -262,12 +295,15 @@ def test_an_updated_bm25_index_scores_as_one_built_from_scratch(fold: tuple[floa
 
     monkeypatch.setattr(similarity, "FOLD_SHARE", similarity.FOLD_SHARE)
     monkeypatch.setattr(similarity, "FOLD_LEAST", similarity.FOLD_LEAST)
-    monkeypatch.setattr(similarity, "CACHED_SHARE", 0.25 if fold[1] > 2 else 0.0)  # weighted terms kept, or not
+    monkeypatch.setattr(
+        similarity, "CACHED_SHARE", 0.25 if fold[1] > 2 else 0.0
+    )  # weighted terms kept, or not
     words = "disk full cuda memory socket refused 显存 不足 retry token expired lock".split()
     steps = [([0, 7, 29], [0, 5, 27, 28]), ([3], [3, 4, 29, 30]), ([1, 2, 31], []), ([], [1, 9])]
     _bm25_steps(random.Random(11), words, steps, fold)
     rng = random.Random(5)
-    size, many = 30, []
+    size = 30
+    many = []
     for _ in range(12):  # random edits, arrivals and removals
         removed = sorted(rng.sample(range(size), rng.randint(0, 3)))
         count = rng.randint(0, 3)
@@ -278,7 +314,9 @@ def test_an_updated_bm25_index_scores_as_one_built_from_scratch(fold: tuple[floa
 
 
 @pytest.mark.parametrize("fold_least", [2, 256])
-def test_a_layered_table_reads_as_the_dict_it_stands_for(fold_least: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_layered_table_reads_as_the_dict_it_stands_for(
+    fold_least: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The holder tables an update changes a few keys of, kept apart or folded in: each
     version reads as a plain dict with the same changes, and older versions stay as they were."""
     from bot.match import variants

@@ -18,14 +18,65 @@ from bot.match.normalise import terms, tokens
 from bot.match.regexcheck import _plainly_accepted, re2_accepts, re2_options, regex_issue
 
 PLAIN_PIECES = [
-    "a", "Z", "0", " ", "_", "-", ":", "]", "}", "é", "\n", "OutOfMemory", "x509",
-    r"\.", r"\\", r"\*", r"\+", r"\ ", r"\]", r"\(", ".*", ".+", ".",
-]  # fmt: skip
+    "a",
+    "Z",
+    "0",
+    " ",
+    "_",
+    "-",
+    ":",
+    "]",
+    "}",
+    "é",
+    "\n",
+    "OutOfMemory",
+    "x509",
+    r"\.",
+    r"\\",
+    r"\*",
+    r"\+",
+    r"\ ",
+    r"\]",
+    r"\(",
+    ".*",
+    ".+",
+    ".",
+]
 REGEX_PIECES = [
-    *PLAIN_PIECES, "(", ")", "(?:", "(?i)", "|", "^", "$", "*", "+", "?", "{2}", "{1,3}",
-    "{3,1}", "{1001}", "{0,}", "[a-z]", "[z-a]", "[^", "[", "]", r"\d", r"\W", r"\1", r"\b",
-    "(?=", "(?<!", "++", "[]", "[^]", "{", "}", ",",
-]  # fmt: skip
+    *PLAIN_PIECES,
+    "(",
+    ")",
+    "(?:",
+    "(?i)",
+    "|",
+    "^",
+    "$",
+    "*",
+    "+",
+    "?",
+    "{2}",
+    "{1,3}",
+    "{3,1}",
+    "{1001}",
+    "{0,}",
+    "[a-z]",
+    "[z-a]",
+    "[^",
+    "[",
+    "]",
+    r"\d",
+    r"\W",
+    r"\1",
+    r"\b",
+    "(?=",
+    "(?<!",
+    "++",
+    "[]",
+    "[^]",
+    "{",
+    "}",
+    ",",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -55,8 +106,20 @@ def test_record_regexes_are_accepted_without_compiling() -> None:
 
 @pytest.mark.parametrize(
     "pattern",
-    [r"foo(?=bar)", r"(a)\1", "a{1001}", "a{3,1}", "[z-a]", "(a", "a)", "x**", "a{2}{3}", "[^]", "*a"],
-)  # fmt: skip
+    [
+        r"foo(?=bar)",
+        r"(a)\1",
+        "a{1001}",
+        "a{3,1}",
+        "[z-a]",
+        "(a",
+        "a)",
+        "x**",
+        "a{2}{3}",
+        "[^]",
+        "*a",
+    ],
+)
 def test_what_re2_refuses_is_never_taken_as_plain(pattern: str) -> None:
     assert not _plainly_accepted(pattern)
     assert regex_issue(pattern) is not None

@@ -35,10 +35,22 @@ def test_nothing_known(small_index: MatchIndex) -> None:
 
 
 def test_other_language_record_loses_to_paste_ecosystem() -> None:
-    index = MatchIndex.build([
-        make("java/addr-in-use/jdk", "java.net.BindException: Address already in use", "Address already in use", "java"),
-        make("python/addr-in-use/py3", "OSError: [Errno 98] Address already in use", "Address already in use", "python"),
-    ])  # fmt: skip
+    index = MatchIndex.build(
+        [
+            make(
+                "java/addr-in-use/jdk",
+                "java.net.BindException: Address already in use",
+                "Address already in use",
+                "java",
+            ),
+            make(
+                "python/addr-in-use/py3",
+                "OSError: [Errno 98] Address already in use",
+                "Address already in use",
+                "python",
+            ),
+        ]
+    )
     paste = 'Traceback (most recent call last):\n  File "srv.py", line 9, in <module>\nOSError: [Errno 98] Address already in use'
     assert index.triage(paste).best.record_id == "python/addr-in-use/py3"
 
@@ -103,12 +115,22 @@ def test_the_paste_version_picks_between_records_that_differ_only_by_version() -
     """Variants of one error fold into one answer: the paste's version chooses which."""
     index = MatchIndex.build(
         [
-            make("docker/oci-create/docker24", "OCI runtime create failed: unable to start container process",
-                 "OCI runtime create failed", "docker", versions=[{"version": "docker >=24,<25"}]),
-            make("docker/oci-create/docker27", "OCI runtime create failed: unable to start container process",
-                 "OCI runtime create failed", "docker", versions=[{"version": "docker >=27,<28"}]),
+            make(
+                "docker/oci-create/docker24",
+                "OCI runtime create failed: unable to start container process",
+                "OCI runtime create failed",
+                "docker",
+                versions=[{"version": "docker >=24,<25"}],
+            ),
+            make(
+                "docker/oci-create/docker27",
+                "OCI runtime create failed: unable to start container process",
+                "OCI runtime create failed",
+                "docker",
+                versions=[{"version": "docker >=27,<28"}],
+            ),
         ]
-    )  # fmt: skip
+    )
     error = "docker: Error response from daemon: OCI runtime create failed: unable to start container process"
     for version, expected in (("24.0.7", "docker24"), ("27.1.1", "docker27")):
         best = index.triage(f"$ docker --version\nDocker version {version}\n{error}").best
@@ -140,12 +162,20 @@ def test_literal_prefilter_is_case_insensitive_beyond_ascii() -> None:
 def test_quoted_names_tell_a_specific_record_from_a_generic_one() -> None:
     index = MatchIndex.build(
         [
-            make("python/module-no-attribute/py3", "AttributeError: module 'X' has no attribute 'Y'",
-                 r"AttributeError: module '(\w+)' has no attribute '(\w+)'", "python"),
-            make("tensorflow/tf1-session/tf2", "AttributeError: module 'tensorflow' has no attribute 'Session'",
-                 r"has no attribute.*Session|module.*tensorflow.*no attribute", "tensorflow"),
+            make(
+                "python/module-no-attribute/py3",
+                "AttributeError: module 'X' has no attribute 'Y'",
+                r"AttributeError: module '(\w+)' has no attribute '(\w+)'",
+                "python",
+            ),
+            make(
+                "tensorflow/tf1-session/tf2",
+                "AttributeError: module 'tensorflow' has no attribute 'Session'",
+                r"has no attribute.*Session|module.*tensorflow.*no attribute",
+                "tensorflow",
+            ),
         ]
-    )  # fmt: skip
+    )
     paste = (
         'Traceback (most recent call last):\n  File "train.py", line 4, in <module>\n'
         "    sess = tf.Session()\nAttributeError: module 'tensorflow' has no attribute 'Session'"
@@ -157,16 +187,21 @@ def test_quoted_names_tell_a_specific_record_from_a_generic_one() -> None:
 def test_tool_words_place_a_paste_in_its_domain() -> None:
     index = MatchIndex.build(
         [
-            make("kubernetes/crashloop/k8s1", "CrashLoopBackOff: Back-off restarting failed container",
-                 "CrashLoopBackOff", "kubernetes"),
+            make(
+                "kubernetes/crashloop/k8s1",
+                "CrashLoopBackOff: Back-off restarting failed container",
+                "CrashLoopBackOff",
+                "kubernetes",
+            ),
         ]
-    )  # fmt: skip
+    )
     with_tool = index.triage(
         "Warning  BackOff  4m  kubelet  Back-off restarting failed container app"
     )
     without = index.triage("Warning  BackOff  4m  agent  Back-off restarting failed container app")
     assert with_tool.best is not None and without.best is not None
-    named, unnamed = dict(with_tool.best.features), dict(without.best.features)
+    named = dict(with_tool.best.features)
+    unnamed = dict(without.best.features)
     assert named["env"] > 0 and named["absent"] == 0
     assert unnamed["env"] == 0 and unnamed["absent"] == 1
     assert with_tool.best.score > without.best.score
@@ -181,14 +216,20 @@ def test_a_line_that_says_nothing_specific_explains_nothing(small_index: MatchIn
 def test_a_broad_regex_hit_the_record_text_does_not_support_is_not_an_answer() -> None:
     index = MatchIndex.build(
         [
-            make("kafka/transaction-timeout/kafka3",
-                 "org.apache.kafka.common.errors.TimeoutException: Timeout expired while awaiting InitProducerId",
-                 r"transaction.*timeout|Timeout expired.*InitProducerId", "kafka"),
-            make("database/mysql-lock-wait/mysql8",
-                 "ERROR 1205 (HY000): Lock wait timeout exceeded; try restarting transaction",
-                 r"Lock wait timeout exceeded", "database"),
+            make(
+                "kafka/transaction-timeout/kafka3",
+                "org.apache.kafka.common.errors.TimeoutException: Timeout expired while awaiting InitProducerId",
+                r"transaction.*timeout|Timeout expired.*InitProducerId",
+                "kafka",
+            ),
+            make(
+                "database/mysql-lock-wait/mysql8",
+                "ERROR 1205 (HY000): Lock wait timeout exceeded; try restarting transaction",
+                r"Lock wait timeout exceeded",
+                "database",
+            ),
         ]
-    )  # fmt: skip
+    )
     paste = (
         "Caused by: com.mysql.cj.jdbc.exceptions.MySQLTransactionRollbackException: "
         "Lock wait timeout exceeded; try restarting transaction"

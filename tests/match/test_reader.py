@@ -26,12 +26,22 @@ EN = make(
     "cuda",
     root_cause="A kernel assertion failed, often an index out of range.",
 )
-ZH = make("llm/cuda-device-side-assert", SIG + "\nCUDA kernel errors might be asynchronously reported",
-          "device-side assert triggered", "llm", root_cause="An index out of range in a kernel.",
-          root_cause_zh="内核中的索引越界。")  # fmt: skip
-OTHER = make("cuda/illegal-memory/cuda12", "RuntimeError: CUDA error: an illegal memory access was encountered",
-             "illegal memory access", "cuda", root_cause="A kernel read freed memory.",
-             root_cause_zh="内核读取了已释放的内存。")  # fmt: skip
+ZH = make(
+    "llm/cuda-device-side-assert",
+    SIG + "\nCUDA kernel errors might be asynchronously reported",
+    "device-side assert triggered",
+    "llm",
+    root_cause="An index out of range in a kernel.",
+    root_cause_zh="内核中的索引越界。",
+)
+OTHER = make(
+    "cuda/illegal-memory/cuda12",
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "illegal memory access",
+    "cuda",
+    root_cause="A kernel read freed memory.",
+    root_cause_zh="内核读取了已释放的内存。",
+)
 RECORDS = {r.id: r for r in (EN, ZH, OTHER)}
 
 
@@ -85,9 +95,11 @@ def test_after_importing_the_corpus_a_chinese_reader_is_answered_by_the_translat
     starter = load_records(sorted((Path(__file__).resolve().parents[2] / "data").glob("*.json")))
     ids = {r.id for r in starter}
     kb = MatchIndex.build(starter + [r for r in load_records([DEADENDS]) if r.id not in ids])
-    paste = ('Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n'
-             "    loss = criterion(logits, labels)\nRuntimeError: CUDA error: device-side assert triggered\n"
-             "训练到一半报错了，怎么办？")  # fmt: skip
+    paste = (
+        'Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n'
+        "    loss = criterion(logits, labels)\nRuntimeError: CUDA error: device-side assert triggered\n"
+        "训练到一半报错了，怎么办？"
+    )
     plain = kb.triage(paste)
     assert (
         plain.answered and plain.matches[0].record_id != "llm/cuda-device-side-assert"

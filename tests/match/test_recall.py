@@ -13,22 +13,49 @@ from bot.match.similarity import record_terms
 
 from .conftest import SMALL, make
 
-OOM = make("llm/oom", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
-           r"CUDA out of memory", "pytorch", root_cause="The GPU has no memory left for the tensor.",
-           root_cause_zh="GPU 显存不足，无法为张量分配内存。")  # fmt: skip
-PAD = make("llm/pad", "ValueError: special tokens not properly configured", r"special tokens.*configured",
-           "huggingface", root_cause="The tokenizer has no pad_token; padding a batch needs one.",
-           root_cause_zh="分词器没有填充标记，批量填充需要它。", tags=["tokenizer", "padding"])  # fmt: skip
-CODE = make("db/deadlock", "ERROR: deadlock detected", r"deadlock detected", "database",
-            error_code="40P01", aliases=["could not serialize access due to concurrent update"])  # fmt: skip
-PG = make("database/connection-refused/pg16-linux",
-          "psycopg2.OperationalError: could not connect to server: Connection refused",
-          r"could not connect to server|Connection refused", "database")  # fmt: skip
-TCP = make("networking/connection-refused/tcp-linux", "Connection refused (ECONNREFUSED)",
-           r"Connection refused|ECONNREFUSED", "networking")  # fmt: skip
-REDIS = make("redis/connection-refused/redis7-linux",
-             "Error: Could not connect to Redis at 127.0.0.1:6379: Connection refused",
-             r"Could not connect to Redis|Connection refused", "redis")  # fmt: skip
+OOM = make(
+    "llm/oom",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    r"CUDA out of memory",
+    "pytorch",
+    root_cause="The GPU has no memory left for the tensor.",
+    root_cause_zh="GPU 显存不足，无法为张量分配内存。",
+)
+PAD = make(
+    "llm/pad",
+    "ValueError: special tokens not properly configured",
+    r"special tokens.*configured",
+    "huggingface",
+    root_cause="The tokenizer has no pad_token; padding a batch needs one.",
+    root_cause_zh="分词器没有填充标记，批量填充需要它。",
+    tags=["tokenizer", "padding"],
+)
+CODE = make(
+    "db/deadlock",
+    "ERROR: deadlock detected",
+    r"deadlock detected",
+    "database",
+    error_code="40P01",
+    aliases=["could not serialize access due to concurrent update"],
+)
+PG = make(
+    "database/connection-refused/pg16-linux",
+    "psycopg2.OperationalError: could not connect to server: Connection refused",
+    r"could not connect to server|Connection refused",
+    "database",
+)
+TCP = make(
+    "networking/connection-refused/tcp-linux",
+    "Connection refused (ECONNREFUSED)",
+    r"Connection refused|ECONNREFUSED",
+    "networking",
+)
+REDIS = make(
+    "redis/connection-refused/redis7-linux",
+    "Error: Could not connect to Redis at 127.0.0.1:6379: Connection refused",
+    r"Could not connect to Redis|Connection refused",
+    "redis",
+)
 
 
 def index_of(*records: object) -> MatchIndex:
@@ -64,9 +91,12 @@ def test_error_codes_and_short_forms_meet_the_words_records_are_written_in() -> 
     assert {"certificate", "ssl"} <= set(terms("x509: certificate signed by unknown authority"))
     assert {"connection", "refused"} <= set(terms("connect ECONNREFUSED 127.0.0.1:5432"))
     assert {"segmentation", "fault"} <= set(terms("Fatal Python error: SIGSEGV"))
-    cert = make("networking/ssl-certificate-unknown-authority/any",
-                "SSL certificate problem: unable to get local issuer certificate",
-                r"unable to get local issuer certificate", "networking")  # fmt: skip
+    cert = make(
+        "networking/ssl-certificate-unknown-authority/any",
+        "SSL certificate problem: unable to get local issuer certificate",
+        r"unable to get local issuer certificate",
+        "networking",
+    )
     found = index_of(cert).search("x509 unknown authority")
     assert found and found[0][0] == cert.id
 
@@ -112,10 +142,18 @@ def test_the_service_a_paste_talks_to_names_the_record() -> None:
 
 
 def test_variants_fold_into_one_answer_chosen_by_the_paste_os() -> None:
-    linux = make("node/eaddrinuse-port/node20-linux", "Error: listen EADDRINUSE: address already in use :::3000",
-                 "EADDRINUSE|address already in use", "node")  # fmt: skip
-    macos = make("node/eaddrinuse-port/node20-macos", "Error: listen EADDRINUSE: address already in use :::3000",
-                 "EADDRINUSE|address already in use", "node")  # fmt: skip
+    linux = make(
+        "node/eaddrinuse-port/node20-linux",
+        "Error: listen EADDRINUSE: address already in use :::3000",
+        "EADDRINUSE|address already in use",
+        "node",
+    )
+    macos = make(
+        "node/eaddrinuse-port/node20-macos",
+        "Error: listen EADDRINUSE: address already in use :::3000",
+        "EADDRINUSE|address already in use",
+        "node",
+    )
     others = [r for r in SMALL if r.domain != "node"]
     index = MatchIndex.build([linux, macos, *others])
     assert index.variant_groups() == [
@@ -181,7 +219,8 @@ def test_every_feature_is_named_documented_and_signed() -> None:
 def test_per_record_work_depends_on_that_record_alone() -> None:
     """What an update could reuse for an unchanged record comes out the same whatever
     the other records are."""
-    alone, crowded = MatchIndex.build([OOM]), index_of(OOM, PAD, CODE)
+    alone = MatchIndex.build([OOM])
+    crowded = index_of(OOM, PAD, CODE)
     assert RecordInfo.of(OOM) == alone.info[0] == crowded.info[crowded.records.index(OOM)]
     assert record_terms(OOM) == record_terms(OOM.model_copy())
     assert variant_key(OOM) == variant_key(OOM.model_copy())
@@ -197,10 +236,18 @@ def test_graph_check_lists_variant_groups() -> None:
     from graph.build import build_graph
     from graph.check import check_graph
 
-    linux = make("pip/externally-managed/pip23-linux", "error: externally-managed-environment",
-                 "externally-managed-environment", "pip")  # fmt: skip
-    newer = make("pip/externally-managed/pip24-linux", "error: externally-managed-environment",
-                 "externally-managed-environment", "pip")  # fmt: skip
+    linux = make(
+        "pip/externally-managed/pip23-linux",
+        "error: externally-managed-environment",
+        "externally-managed-environment",
+        "pip",
+    )
+    newer = make(
+        "pip/externally-managed/pip24-linux",
+        "error: externally-managed-environment",
+        "externally-managed-environment",
+        "pip",
+    )
     report = check_graph(build_graph([linux, newer, *SMALL]))
     assert report.variants == (
         ("pip/externally-managed/pip23-linux", "pip/externally-managed/pip24-linux"),

@@ -56,8 +56,11 @@ def test_a_broken_or_oversized_regex_says_what_is_wrong() -> None:
 
 
 def test_a_record_with_a_lookahead_is_refused_at_import_in_one_line() -> None:
-    item = RawItem("kb/bad.json", "index 3", {"id": "x/bad", "signature": "Error: a", "regex": r"a(?=b)",
-                                               "domain": "x"})  # fmt: skip
+    item = RawItem(
+        "kb/bad.json",
+        "index 3",
+        {"id": "x/bad", "signature": "Error: a", "regex": r"a(?=b)", "domain": "x"},
+    )
     record, problems = parse_item(item)
     assert record is None
     assert problems == [Problem("kb/bad.json", "index 3", "x/bad", "regex", problems[0].message)]
@@ -77,8 +80,14 @@ def stored(record_id: str, regex: str) -> Record:
 def test_a_stored_record_re2_refuses_is_skipped_with_one_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    good = Record.model_validate({"id": "x/good", "signature": "Error: frobnicator overheated",
-                                  "regex": "frobnicator overheated", "domain": "x"})  # fmt: skip
+    good = Record.model_validate(
+        {
+            "id": "x/good",
+            "signature": "Error: frobnicator overheated",
+            "regex": "frobnicator overheated",
+            "domain": "x",
+        }
+    )
     records = [good, *(stored(f"x/{name}", regex) for name, regex in HOSTILE_REGEXES.items())]
     with caplog.at_level(logging.WARNING, logger="bot.match.index"):
         index = MatchIndex.build(records)
@@ -106,8 +115,13 @@ def test_a_stored_record_re2_refuses_still_loads_from_the_database(session: Sess
     from bot.store import repository
 
     old = stored("x/lookahead", HOSTILE_REGEXES["lookahead"])
-    repository.import_records(session, records=[old], on_conflict="fail", actor="test",
-                              now=datetime(2025, 1, 1, tzinfo=UTC))  # fmt: skip
+    repository.import_records(
+        session,
+        records=[old],
+        on_conflict="fail",
+        actor="test",
+        now=datetime(2025, 1, 1, tzinfo=UTC),
+    )
     [loaded] = repository.load_records(session, ids=["x/lookahead"])
     assert loaded.regex == old.regex
     assert MatchIndex.build([loaded]).skipped == ["x/lookahead"]

@@ -19,7 +19,10 @@ frobnicate.errors.FrobnicatorOverheatError: frobnicator core temperature 512 exc
 
 
 def _matches(pattern: str, line: str) -> bool:
-    return regex_issue(pattern) is None and re2.compile(pattern, re2_options()).search(line) is not None
+    return (
+        regex_issue(pattern) is None
+        and re2.compile(pattern, re2_options()).search(line) is not None
+    )
 
 
 LINES = [
@@ -42,8 +45,13 @@ def test_each_suggested_regex_compiles_and_matches_its_line() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\t"), min_size=1,
-               max_size=400).filter(str.strip))
+@given(
+    st.text(
+        st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\t"),
+        min_size=1,
+        max_size=400,
+    ).filter(str.strip)
+)
 def test_any_line_gets_a_regex_that_compiles_and_matches_it(line: str) -> None:
     pattern = suggest_regex(line)
     assert _matches(pattern, line), (line, pattern)
@@ -51,14 +59,24 @@ def test_any_line_gets_a_regex_that_compiles_and_matches_it(line: str) -> None:
 
 def test_what_varies_is_generalised_and_the_rest_is_kept() -> None:
     pattern = suggest_regex(LINES[0])
-    assert pattern == r"frobnicate\.errors\.FrobnicatorOverheatError: frobnicator core temperature \d+ exceeded limit"
+    assert (
+        pattern
+        == r"frobnicate\.errors\.FrobnicatorOverheatError: frobnicator core temperature \d+ exceeded limit"
+    )
     assert _matches(pattern, LINES[0].replace("512", "9001"))
-    assert not _matches(pattern, "frobnicate.errors.FrobnicatorUnderheatError: frobnicator core temperature 2")
+    assert not _matches(
+        pattern, "frobnicate.errors.FrobnicatorUnderheatError: frobnicator core temperature 2"
+    )
     paths = suggest_regex(LINES[2])
-    assert _matches(paths, "FileNotFoundError: [Errno 2] No such file or directory: '/etc/other.yaml'")
+    assert _matches(
+        paths, "FileNotFoundError: [Errno 2] No such file or directory: '/etc/other.yaml'"
+    )
     assert "E0425" in suggest_regex(LINES[3])  # a code inside a name is the error's identity
     addresses = suggest_regex(LINES[6])
-    assert _matches(addresses, "Segmentation fault at 0xdeadbeef in thread 7, request 00000000-1b2c-4d5e-8f90-123456789abc")
+    assert _matches(
+        addresses,
+        "Segmentation fault at 0xdeadbeef in thread 7, request 00000000-1b2c-4d5e-8f90-123456789abc",
+    )
 
 
 def test_a_long_line_gives_a_regex_of_its_start() -> None:
@@ -68,15 +86,23 @@ def test_a_long_line_gives_a_regex_of_its_start() -> None:
 
 
 def test_the_exception_line_is_the_errors_own_line() -> None:
-    assert exception_line(TRACEBACK).startswith("frobnicate.errors.FrobnicatorOverheatError: frobnicator core")
+    assert exception_line(TRACEBACK).startswith(
+        "frobnicate.errors.FrobnicatorOverheatError: frobnicator core"
+    )
     assert exception_line("lunch at noon?\nanyone?") == "lunch at noon?"
 
 
 def test_a_record_made_from_the_suggestions_answers_the_paste_again() -> None:
     line = exception_line(TRACEBACK)
-    record = Record.model_validate({"id": "hardware/frobnicator-overheat", "signature": line,
-                                    "regex": suggest_regex(line), "domain": "hardware",
-                                    "root_cause": "The frobnicator runs too hot."})  # fmt: skip
+    record = Record.model_validate(
+        {
+            "id": "hardware/frobnicator-overheat",
+            "signature": line,
+            "regex": suggest_regex(line),
+            "domain": "hardware",
+            "root_cause": "The frobnicator runs too hot.",
+        }
+    )
     again = TRACEBACK.replace("512", "640").replace("line 88", "line 91")
     assert MatchIndex.build([record]).triage(again).best.record_id == record.id  # type: ignore[union-attr]
 

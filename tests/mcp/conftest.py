@@ -43,7 +43,8 @@ class Agent:
     """A connected SDK client, called synchronously."""
 
     def __init__(self, portal: BlockingPortal, client: Client) -> None:
-        self.portal, self.client = portal, client
+        self.portal = portal
+        self.client = client
 
     def call(self, tool: str, **arguments: Any) -> CallToolResult:
         return self.portal.call(
@@ -67,8 +68,12 @@ class Agent:
 def connect(server: Any, *, name: str = CLIENT) -> Iterator[Agent]:
     """The SDK client on ``server`` (the initialize handshake, naming the client ``name``)."""
     with start_blocking_portal() as portal:
-        client = Client(server, mode="legacy", client_info=Implementation(name=name, version="1.0"),
-                        read_timeout_seconds=CALL_SECONDS)  # fmt: skip
+        client = Client(
+            server,
+            mode="legacy",
+            client_info=Implementation(name=name, version="1.0"),
+            read_timeout_seconds=CALL_SECONDS,
+        )
         with portal.wrap_async_context_manager(client) as connected:
             yield Agent(portal, connected)
 
@@ -91,13 +96,22 @@ async def http(url: str, token: str | None = None) -> AsyncIterator[Any]:
 def load_starter(store: Store) -> None:
     wipe(store)
     with store.transaction() as session:
-        repository.import_records(session, records=load_records([starter_dir()]), on_conflict="fail",
-                                  actor="test", now=TODAY)  # fmt: skip
+        repository.import_records(
+            session,
+            records=load_records([starter_dir()]),
+            on_conflict="fail",
+            actor="test",
+            now=TODAY,
+        )
 
 
 def mcp_env(store: Store, tmp: Path, **settings: str) -> dict[str, str]:
-    return clean_env(tmp, ERRKB_DATABASE_URL=store.engine.url.render_as_string(hide_password=False),
-                     ERRKB_KB_REFRESH_SECONDS="0.2", **settings)  # fmt: skip
+    return clean_env(
+        tmp,
+        ERRKB_DATABASE_URL=store.engine.url.render_as_string(hide_password=False),
+        ERRKB_KB_REFRESH_SECONDS="0.2",
+        **settings,
+    )
 
 
 class HttpServer(ServeProcess):

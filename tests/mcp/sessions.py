@@ -13,14 +13,17 @@ PROTOCOL = "2025-06-18"
 
 class RawSession:
     def __init__(self, url: str, *, token: str | None = None, client: str = "raw") -> None:
-        self.url, self.id, self.status = url, "", 0
+        self.url = url
+        self.id = ""
+        self.status = 0
         self.headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
         }
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
-        self.client, self._n = client, 0
+        self.client = client
+        self._n = 0
 
     def post(self, message: dict[str, Any]) -> tuple[int, dict[str, Any] | None]:
         headers = {**self.headers, **({"mcp-session-id": self.id} if self.id else {})}
@@ -37,17 +40,32 @@ class RawSession:
 
     def open(self) -> int:
         """The initialize handshake: the HTTP status of the initialize request."""
-        status, _ = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": PROTOCOL, "capabilities": {},
-            "clientInfo": {"name": self.client, "version": "1"}}})  # fmt: skip
+        status, _ = self.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": self.client, "version": "1"},
+                },
+            }
+        )
         if status == 200:
             self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return status
 
     def call(self, tool: str, **arguments: Any) -> tuple[int, dict[str, Any] | None]:
         self._n += 1
-        status, answer = self.post({"jsonrpc": "2.0", "id": self._n, "method": "tools/call",
-                                    "params": {"name": tool, "arguments": arguments}})  # fmt: skip
+        status, answer = self.post(
+            {
+                "jsonrpc": "2.0",
+                "id": self._n,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments},
+            }
+        )
         return status, (answer or {}).get("result")
 
 

@@ -32,8 +32,9 @@ def test_healthz_says_ok_once_loaded_and_needs_no_token(http_server: Any) -> Non
     assert status == 200 and body["ok"] and body["database"], body
     assert body["knowledge_base"]["loaded"] and body["knowledge_base"]["records"] > 0
     # the tools still want the token
-    request = urllib.request.Request(server.url, data=b"{}", method="POST",
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    request = urllib.request.Request(
+        server.url, data=b"{}", method="POST", headers={"Content-Type": "application/json"}
+    )
     try:
         urllib.request.urlopen(request, timeout=10).close()
         raise AssertionError("the MCP endpoint answered without the token")

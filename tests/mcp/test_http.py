@@ -16,13 +16,29 @@ from bot.store.db import Store
 from tests.mcp.conftest import TOKEN, HttpServer, connect, http, mcp_env
 from tests.ops.conftest import errkb_command
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}  # fmt: skip
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
 
 
 def post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
-    request = urllib.request.Request(url, data=json.dumps(INITIALIZE).encode(), method="POST", headers={
-        "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})  # fmt: skip
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(INITIALIZE).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, dict(response.headers)
@@ -33,21 +49,35 @@ def post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
 
 def test_with_a_token_set_every_request_must_carry_it(http_server: Any) -> None:
     server: HttpServer = http_server(ERRKB_MCP_TOKEN=TOKEN).ready()
-    for headers in ({}, {"Authorization": "Bearer not-the-token-at-all"}, {"Authorization": f"Basic {TOKEN}"},
-                    {"Authorization": f"Bearer {TOKEN}x"}):  # fmt: skip
+    for headers in (
+        {},
+        {"Authorization": "Bearer not-the-token-at-all"},
+        {"Authorization": f"Basic {TOKEN}"},
+        {"Authorization": f"Bearer {TOKEN}x"},
+    ):
         status, answer = post(server.url, headers)
         assert status == 401 and answer["www-authenticate"].startswith("Bearer"), headers
     assert post(server.url, {"Authorization": f"Bearer {TOKEN}"})[0] == 200
     with connect(http(server.url, TOKEN)) as agent:
-        result = agent.call("triage", paste="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
-        assert not result.is_error and TriageReport.model_validate(result.structured_content).matches
+        result = agent.call(
+            "triage", paste="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+        )
+        assert (
+            not result.is_error and TriageReport.model_validate(result.structured_content).matches
+        )
     assert TOKEN not in "\n".join(server.lines)
 
 
 def test_without_a_token_it_serves_loopback_only(starter_store: Store, tmp_path: Path) -> None:
-    done = subprocess.run(errkb_command("mcp", "--http", "--host", "0.0.0.0", "--port", "0"),
-                          env=mcp_env(starter_store, tmp_path), cwd=tmp_path, capture_output=True, text=True,
-                          timeout=60, check=False)  # fmt: skip
+    done = subprocess.run(
+        errkb_command("mcp", "--http", "--host", "0.0.0.0", "--port", "0"),
+        env=mcp_env(starter_store, tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "ERRKB_MCP_TOKEN" in lines[0] and "0.0.0.0" in lines[0], done.stderr
@@ -62,9 +92,15 @@ def test_with_a_token_it_may_serve_every_address(http_server: Any) -> None:
 
 
 def test_a_short_token_is_refused_at_start(starter_store: Store, tmp_path: Path) -> None:
-    done = subprocess.run(errkb_command("mcp", "--http", "--port", "0"),
-                          env=mcp_env(starter_store, tmp_path, ERRKB_MCP_TOKEN="short"), cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    done = subprocess.run(
+        errkb_command("mcp", "--http", "--port", "0"),
+        env=mcp_env(starter_store, tmp_path, ERRKB_MCP_TOKEN="short"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1 and "ERRKB_MCP_TOKEN" in done.stderr and "short" not in done.stderr
 
 
@@ -75,7 +111,9 @@ def test_sigterm_stops_it_cleanly(http_server: Any) -> None:
         server.terminate()
         assert server.wait() == 0
     server.wait_for_line("errkb MCP stopped")
-    assert all(json.loads(line) for line in server.lines if line.strip())  # stderr: JSON log lines only
+    assert all(
+        json.loads(line) for line in server.lines if line.strip()
+    )  # stderr: JSON log lines only
     assert "Traceback" not in "\n".join(server.lines)
 
 

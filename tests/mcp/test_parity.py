@@ -46,8 +46,12 @@ def verdict(report: dict[str, Any]) -> tuple[Any, ...]:
     """The record and band that answer (or the best candidate's, when none does)."""
     best = report["best"]
     top = report["matches"][0] if report["matches"] else None
-    return (report["answered"], best["id"] if best else None, best["band"] if best else None,
-            (top["id"], top["band"]) if top else None)  # fmt: skip
+    return (
+        report["answered"],
+        best["id"] if best else None,
+        best["band"] if best else None,
+        (top["id"], top["band"]) if top else None,
+    )
 
 
 def first_difference(a: Any, b: Any, path: str = "") -> str:
@@ -75,14 +79,14 @@ def compare(
     for name, text, lang in cases:
         path = tmp / "paste.txt"
         path.write_text(text, encoding="utf-8")
-        cli, served = (
-            tie_order(cli_report(capsys, path, lang)),
-            tie_order(mcp_report(agent, text, lang)),
-        )
+        cli = tie_order(cli_report(capsys, path, lang))
+        served = tie_order(mcp_report(agent, text, lang))
         assert served["skipped"] is None, name  # none of these pastes is over ERRKB_PASTE_LIMIT
         if verdict(cli) != verdict(served) or cli != served:
-            differ.append(f"{name}: cli {verdict(cli)} mcp {verdict(served)}; first difference at "
-                          f"{first_difference(cli, served)}")  # fmt: skip
+            differ.append(
+                f"{name}: cli {verdict(cli)} mcp {verdict(served)}; first difference at "
+                f"{first_difference(cli, served)}"
+            )
     assert not differ, "\n".join(differ)
 
 
@@ -131,7 +135,8 @@ def test_every_dev_case_gets_the_same_answer_over_mcp_and_the_cli(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    corpus, dev = need_shared(DEADENDS), need_shared(DEV_CASES)
+    corpus = need_shared(DEADENDS)
+    dev = need_shared(DEV_CASES)
     load(committed_store, [corpus])
     monkeypatch.setattr(triage_command, "_knowledge", once(triage_command._knowledge))
     monkeypatch.setattr(triage_command, "_index", once(triage_command._index))

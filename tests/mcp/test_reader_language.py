@@ -20,21 +20,32 @@ from tests.test_cli import run
 
 TRANSLATED = "llm/cuda-device-side-assert"
 DUPLICATE = {
-    "id": "cuda/device-side-assert/cuda12-a100", "signature": "RuntimeError: CUDA error: device-side assert triggered",
-    "regex": "CUDA error: device-side assert triggered", "domain": "cuda",
+    "id": "cuda/device-side-assert/cuda12-a100",
+    "signature": "RuntimeError: CUDA error: device-side assert triggered",
+    "regex": "CUDA error: device-side assert triggered",
+    "domain": "cuda",
     "root_cause": "A CUDA kernel hit a device-side assertion, most often an index out of range (labels outside "
-                  "the number of classes, embedding ids past the vocabulary).",
-    "workarounds": [{"action": "Rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing operation", "success_rate": 0.8}],
-    "tags": ["cuda", "pytorch"], "confidence": 0.8,
-}  # fmt: skip
-PASTE = ('Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n'
-         "    loss = criterion(logits, labels)\nRuntimeError: CUDA error: device-side assert triggered\n"
-         "训练到一半报错了\n")  # fmt: skip
+    "the number of classes, embedding ids past the vocabulary).",
+    "workarounds": [
+        {
+            "action": "Rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing operation",
+            "success_rate": 0.8,
+        }
+    ],
+    "tags": ["cuda", "pytorch"],
+    "confidence": 0.8,
+}
+PASTE = (
+    'Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n'
+    "    loss = criterion(logits, labels)\nRuntimeError: CUDA error: device-side assert triggered\n"
+    "训练到一半报错了\n"
+)
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
-def test_cli_answers_a_chinese_reader_with_the_translated_record(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_cli_answers_a_chinese_reader_with_the_translated_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "dup.json").write_text(json.dumps([DUPLICATE]), encoding="utf-8")
     (tmp_path / "paste.txt").write_text(PASTE, encoding="utf-8")
     args = (
@@ -63,8 +74,13 @@ def test_mcp_answers_a_chinese_reader_with_the_translated_record(
 ) -> None:
     try:
         with starter_store.transaction() as session:
-            repository.import_records(session, records=[Record.model_validate(DUPLICATE)], on_conflict="fail",
-                                      actor="test", now=TODAY)  # fmt: skip
+            repository.import_records(
+                session,
+                records=[Record.model_validate(DUPLICATE)],
+                on_conflict="fail",
+                actor="test",
+                now=TODAY,
+            )
         with (
             (tmp_path / "stderr.log").open("w") as errlog,
             connect(stdio(mcp_env(starter_store, tmp_path), errlog)) as agent,
@@ -85,8 +101,9 @@ def test_mcp_answers_a_chinese_reader_with_the_translated_record(
         load_starter(starter_store)
 
 
-def test_when_no_equal_is_translated_the_answer_says_so_in_the_reader_s_language(tmp_path: Path,
-                                                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_when_no_equal_is_translated_the_answer_says_so_in_the_reader_s_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "dup.json").write_text(json.dumps([DUPLICATE]), encoding="utf-8")
     (tmp_path / "paste.txt").write_text(PASTE, encoding="utf-8")
     args = (

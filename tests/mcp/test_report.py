@@ -18,23 +18,46 @@ from graph.build import build_graph
 ROOT = Path(__file__).resolve().parents[2]
 TODAY = date(2025, 8, 1)
 
-CAUSE = Record.model_validate({
-    "id": "t/shm-too-small", "signature": "NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9637892 bytes",
-    "signature_zh": "NCCL WARN 错误：无法扩展 /dev/shm/nccl-x", "regex": r"failed to extend /dev/shm/\S+ to \d+ bytes",
-    "domain": "test", "root_cause": "The container's /dev/shm is too small.", "root_cause_zh": "容器的 /dev/shm 太小。",
-    "workarounds": [{"action": "Disable SHM", "success_rate": 0.6}, {"action": "Run with --ipc=host", "success_rate": 0.9},
-                    {"action": "Reboot"}],
-    "workarounds_zh": ["关闭 SHM", "使用 --ipc=host 运行"],
-    "dead_ends": [{"action": "", "why_fails": "Raising the memory limit does not resize /dev/shm."}],
-    "transition_graph": {"leads_to": [{"error_id": "t/nccl-system-error", "probability": 0.8, "condition": "in Docker"}],
-                         "frequently_confused_with": [{"error_id": "t/bus-error", "distinction": "DataLoader, not NCCL"}]},
-    "last_confirmed": "2025-06-01", "versions": [{"version": "NCCL 2.19"}],
-})  # fmt: skip
-EFFECT = Record.model_validate({
-    "id": "t/nccl-system-error", "signature": "torch.distributed.DistBackendError: NCCL error: unhandled system error",
-    "regex": r"NCCL error.*unhandled system error", "domain": "test", "root_cause": "A system call failed.",
-    "workarounds": [{"action": "Read the NCCL WARN line"}],
-})  # fmt: skip
+CAUSE = Record.model_validate(
+    {
+        "id": "t/shm-too-small",
+        "signature": "NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9637892 bytes",
+        "signature_zh": "NCCL WARN 错误：无法扩展 /dev/shm/nccl-x",
+        "regex": r"failed to extend /dev/shm/\S+ to \d+ bytes",
+        "domain": "test",
+        "root_cause": "The container's /dev/shm is too small.",
+        "root_cause_zh": "容器的 /dev/shm 太小。",
+        "workarounds": [
+            {"action": "Disable SHM", "success_rate": 0.6},
+            {"action": "Run with --ipc=host", "success_rate": 0.9},
+            {"action": "Reboot"},
+        ],
+        "workarounds_zh": ["关闭 SHM", "使用 --ipc=host 运行"],
+        "dead_ends": [
+            {"action": "", "why_fails": "Raising the memory limit does not resize /dev/shm."}
+        ],
+        "transition_graph": {
+            "leads_to": [
+                {"error_id": "t/nccl-system-error", "probability": 0.8, "condition": "in Docker"}
+            ],
+            "frequently_confused_with": [
+                {"error_id": "t/bus-error", "distinction": "DataLoader, not NCCL"}
+            ],
+        },
+        "last_confirmed": "2025-06-01",
+        "versions": [{"version": "NCCL 2.19"}],
+    }
+)
+EFFECT = Record.model_validate(
+    {
+        "id": "t/nccl-system-error",
+        "signature": "torch.distributed.DistBackendError: NCCL error: unhandled system error",
+        "regex": r"NCCL error.*unhandled system error",
+        "domain": "test",
+        "root_cause": "A system call failed.",
+        "workarounds": [{"action": "Read the NCCL WARN line"}],
+    }
+)
 PASTE = (
     "torch.distributed.DistBackendError: NCCL error: unhandled system error\n"
     "misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9637892 bytes\n"
@@ -54,8 +77,13 @@ def triaged() -> Triage:
 
 def report(lang: str = "en", counts: dict[tuple[str, int], tuple[int, int]] | None = None):  # type: ignore[no-untyped-def]
     records = {r.id: r for r in (EFFECT, CAUSE)}
-    return build_report(triaged(), records.get, build_graph(list(records.values())), locale=lang,
-                        counts=counts or {})  # fmt: skip
+    return build_report(
+        triaged(),
+        records.get,
+        build_graph(list(records.values())),
+        locale=lang,
+        counts=counts or {},
+    )
 
 
 def test_answers_come_cause_first_with_workarounds_ranked_and_votes_on_the_right_one() -> None:
@@ -95,8 +123,13 @@ def test_chinese_fields_are_used_and_missing_ones_fall_back_to_english() -> None
 
 def test_no_answer_means_no_graph_sections() -> None:
     index = MatchIndex.build([EFFECT, CAUSE])
-    found = build_report(index.triage("KeyError: 'flux'"), index.record, build_graph([EFFECT, CAUSE]),
-                         locale="en", counts={})  # fmt: skip
+    found = build_report(
+        index.triage("KeyError: 'flux'"),
+        index.record,
+        build_graph([EFFECT, CAUSE]),
+        locale="en",
+        counts={},
+    )
     assert not found.answered and found.answers == [] and found.best is None
     assert (found.causes, found.next, found.confused_with, found.order) == ([], [], [], None)
     assert graph_sections(None, ["t/shm-too-small"], locale="en").order is None

@@ -39,16 +39,34 @@ def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(
     out: queue.Queue[str | None] = queue.Queue()
     err: queue.Queue[str | None] = queue.Queue()
     seen: dict[int, dict[str, Any]] = {}
-    with subprocess.Popen(errkb_command("mcp"), env=mcp_env(starter_store, tmp_path), cwd=tmp_path, text=True,
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:  # fmt: skip
+    with subprocess.Popen(
+        errkb_command("mcp"),
+        env=mcp_env(starter_store, tmp_path),
+        cwd=tmp_path,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
         assert proc.stdin is not None
-        readers = [threading.Thread(target=_read, args=(proc.stdout, out), daemon=True),
-                   threading.Thread(target=_read, args=(proc.stderr, err), daemon=True)]  # fmt: skip
+        readers = [
+            threading.Thread(target=_read, args=(proc.stdout, out), daemon=True),
+            threading.Thread(target=_read, args=(proc.stderr, err), daemon=True),
+        ]
         for reader in readers:
             reader.start()
         try:
-            proc.stdin.write(_request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                                        "clientInfo": {"name": "raw", "version": "1"}}))  # fmt: skip
+            proc.stdin.write(
+                _request(
+                    1,
+                    "initialize",
+                    {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "1"},
+                    },
+                )
+            )
             proc.stdin.write(
                 json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
             )
@@ -95,10 +113,16 @@ def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(
 def test_a_record_imported_while_serving_is_answered_without_a_restart(
     starter_store: Store, tmp_path: Path
 ) -> None:
-    record = Record.model_validate({"id": "test/flux-capacitor", "signature": "FluxCapacitorError: needs 1.21 gigawatts",
-                                    "regex": r"FluxCapacitorError: needs [\d.]+ gigawatts", "domain": "test",
-                                    "root_cause": "The capacitor is underpowered.",
-                                    "workarounds": [{"action": "Wait for the lightning strike", "success_rate": 0.5}]})  # fmt: skip
+    record = Record.model_validate(
+        {
+            "id": "test/flux-capacitor",
+            "signature": "FluxCapacitorError: needs 1.21 gigawatts",
+            "regex": r"FluxCapacitorError: needs [\d.]+ gigawatts",
+            "domain": "test",
+            "root_cause": "The capacitor is underpowered.",
+            "workarounds": [{"action": "Wait for the lightning strike", "success_rate": 0.5}],
+        }
+    )
     try:
         with (
             (tmp_path / "stderr.log").open("w") as errlog,

@@ -213,8 +213,13 @@ STARTER_DOMAINS = ", ".join(
 )
 
 
-@pytest.mark.parametrize("lang,said", [("en", f"There is no domain “nope” in the knowledge base. Its domains: {STARTER_DOMAINS}."),
-                                       ("zh", f"知识库里没有“nope”这个领域。现有的领域：{STARTER_DOMAINS}。")])  # fmt: skip
+@pytest.mark.parametrize(
+    "lang,said",
+    [
+        ("en", f"There is no domain “nope” in the knowledge base. Its domains: {STARTER_DOMAINS}."),
+        ("zh", f"知识库里没有“nope”这个领域。现有的领域：{STARTER_DOMAINS}。"),
+    ],
+)
 def test_stale_names_an_unknown_domain_and_the_known_ones(
     agent: Agent, lang: str, said: str
 ) -> None:
@@ -223,8 +228,11 @@ def test_stale_names_an_unknown_domain_and_the_known_ones(
 
 
 def test_unknown_ids_and_bad_arguments_are_one_line_tool_errors(agent: Agent) -> None:
-    for tool, args in (("show", {"id": "no/such-record"}), ("neighbours", {"id": "no/such-record"}),
-                       ("report_outcome", {"record_id": "no/such-record", "workaround": 0, "worked": True})):  # fmt: skip
+    for tool, args in (
+        ("show", {"id": "no/such-record"}),
+        ("neighbours", {"id": "no/such-record"}),
+        ("report_outcome", {"record_id": "no/such-record", "workaround": 0, "worked": True}),
+    ):
         result = agent.call(tool, **args)
         assert result.is_error and "no record with id 'no/such-record'" in text_of(result), tool
         assert "\n" not in text_of(result) and "Traceback" not in text_of(result)
@@ -263,8 +271,16 @@ def test_report_outcome_counts_like_a_slack_vote(agent: Agent, starter_store: St
     first = report.best.workarounds[0]
     before = _counts(starter_store, VLLM, first.position)
     assert (first.fixed, first.failed) == before
-    said = structured(agent.call("report_outcome", record_id=VLLM, workaround=first.position, worked=True,
-                                 note="raised gpu_memory_utilization"), Outcome)  # fmt: skip
+    said = structured(
+        agent.call(
+            "report_outcome",
+            record_id=VLLM,
+            workaround=first.position,
+            worked=True,
+            note="raised gpu_memory_utilization",
+        ),
+        Outcome,
+    )
     assert said.changed and said.previous is None and said.client == CLIENT
     assert (
         (said.fixed, said.failed)
@@ -298,8 +314,12 @@ def test_report_outcome_counts_like_a_slack_vote(agent: Agent, starter_store: St
     assert len(voters) == 1 and voters <= {token_holder, f"mcp:{local_voter()}"}, (
         "the holder, not the client's name"
     )
-    assert {"workaround": first.position, "verdict": "fixed", "note": "raised gpu_memory_utilization",
-            "client": CLIENT} in notes  # fmt: skip
+    assert {
+        "workaround": first.position,
+        "verdict": "fixed",
+        "note": "raised gpu_memory_utilization",
+        "client": CLIENT,
+    } in notes
 
 
 def test_the_record_resource_and_the_prompt(agent: Agent) -> None:

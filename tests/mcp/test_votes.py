@@ -72,7 +72,8 @@ def test_sessions_are_capped_and_idle_ones_closed(http_server: Any) -> None:
     open_ = [RawSession(server.url) for _ in range(3)]
     assert [s.open() for s in open_] == [200, 200, 200]
     assert RawSession(server.url).open() == 503, "past the cap a new session is refused"
-    deadline, status = time.monotonic() + 20, 503
+    deadline = time.monotonic() + 20
+    status = 503
     while status == 503 and time.monotonic() < deadline:  # room comes back once the idle ones close
         time.sleep(0.2)  # the SDK's idle timer runs on the server's clock
         status = RawSession(server.url).open()

@@ -50,12 +50,23 @@ def write_records(path: Path, count: int, *, seed: int = 7) -> None:
 def deliver(url: str, n: int, secret: str = SECRET, retry: int = 0) -> tuple[int, float]:
     """Paste number ``n`` (delivery ``retry`` of it, as Slack numbers them): (status, seconds)."""
     ts = f"1700000000.{n:06d}"
-    body = json.dumps({"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
-                       "event_id": f"EvBIG{n:07d}", "event_time": int(time.time()),
-                       "event": paste_event(ts, n=n)}).encode()  # fmt: skip
+    body = json.dumps(
+        {
+            "token": "legacy",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "type": "event_callback",
+            "event_id": f"EvBIG{n:07d}",
+            "event_time": int(time.time()),
+            "event": paste_event(ts, n=n),
+        }
+    ).encode()
     now = int(time.time())
-    headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": str(now),
-               "X-Slack-Signature": sign(body, now, secret)}  # fmt: skip
+    headers = {
+        "Content-Type": "application/json",
+        "X-Slack-Request-Timestamp": str(now),
+        "X-Slack-Signature": sign(body, now, secret),
+    }
     if retry:
         headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
     request = urllib.request.Request(url + "/slack/events", body, headers, method="POST")
@@ -70,12 +81,24 @@ def deliver(url: str, n: int, secret: str = SECRET, retry: int = 0) -> tuple[int
         return 0, time.monotonic() - started
 
 
-def import_beside_pastes(url: str, env: dict[str, str], path: Path, *, rate: float = 20.0,
-                         secret: str = SECRET, timeout: float = 900.0) -> BesideImport:  # fmt: skip
+def import_beside_pastes(
+    url: str,
+    env: dict[str, str],
+    path: Path,
+    *,
+    rate: float = 20.0,
+    secret: str = SECRET,
+    timeout: float = 900.0,
+) -> BesideImport:
     """Run ``errkb import PATH`` while pasting to the server at ``url`` ``rate`` times a second."""
     started = time.monotonic()
-    process = subprocess.Popen(errkb_command("import", str(path), "--json"), env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        errkb_command("import", str(path), "--json"),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     output: list[tuple[str, str]] = []
     reader = threading.Thread(target=lambda: output.append(process.communicate()), daemon=True)
     reader.start()

@@ -59,12 +59,20 @@ def errkb_command(*args: str) -> list[str]:
 class ServeProcess:
     """One ``errkb serve --http --port 0`` process (or another errkb command given as ``args``)."""
 
-    def __init__(self, env: dict[str, str], cwd: Path,
-                 args: tuple[str, ...] = ("serve", "--http", "--port", "0", "--host", "127.0.0.1")) -> None:  # fmt: skip
+    def __init__(
+        self,
+        env: dict[str, str],
+        cwd: Path,
+        args: tuple[str, ...] = ("serve", "--http", "--port", "0", "--host", "127.0.0.1"),
+    ) -> None:
         self.proc = subprocess.Popen(
             errkb_command(*args),
-            env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.lines: list[str] = []
         self._new: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -121,7 +129,9 @@ class ServeProcess:
             if status == 200 and body.get("ok"):
                 return self
             if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise AssertionError(f"/healthz never said ok: {body}; stderr:\n" + "\n".join(self.lines))
+                raise AssertionError(
+                    f"/healthz never said ok: {body}; stderr:\n" + "\n".join(self.lines)
+                )
             time.sleep(0.05)
 
     def health(self) -> tuple[int, dict[str, Any]]:
@@ -198,9 +208,13 @@ def serve_env(kb_store: Store, fake_slack: FakeSlack, tmp_path: Path) -> dict[st
     return clean_env(
         tmp_path,
         ERRKB_DATABASE_URL=kb_store.engine.url.render_as_string(hide_password=False),
-        SLACK_BOT_TOKEN=TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake_slack.api_url,
-        ERRKB_KB_REFRESH_SECONDS="0.2", ERRKB_WORKERS="4", ERRKB_LOG_LEVEL="INFO",
-    )  # fmt: skip
+        SLACK_BOT_TOKEN=TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=fake_slack.api_url,
+        ERRKB_KB_REFRESH_SECONDS="0.2",
+        ERRKB_WORKERS="4",
+        ERRKB_LOG_LEVEL="INFO",
+    )
 
 
 @pytest.fixture
@@ -237,7 +251,9 @@ class PrivatePostgres:
     """A PostgreSQL server in a temporary folder on a free port, run as ``postgres`` when root."""
 
     def __init__(self, bin_dir: Path, folder: Path) -> None:
-        self.bin, self.folder, self.data = bin_dir, folder, folder / "data"
+        self.bin = bin_dir
+        self.folder = folder
+        self.data = folder / "data"
         self.port = _free_port()
         self._as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
@@ -248,11 +264,23 @@ class PrivatePostgres:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
 
     def _run(self, tool: str, *args: str) -> None:
-        subprocess.run([*self._as, str(self.bin / tool), *args], check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [*self._as, str(self.bin / tool), *args], check=True, capture_output=True, timeout=120
+        )
 
     def start(self) -> None:
         options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "start",
+        )
 
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
@@ -277,7 +305,9 @@ def private_postgres() -> Iterator[PrivatePostgres]:
     bin_dir = postgres_bin()
     if bin_dir is None:
         if os.environ.get("ERRKB_FAULTS") == "required":
-            pytest.fail("initdb and pg_ctl are needed for the database fault tests and were not found")
+            pytest.fail(
+                "initdb and pg_ctl are needed for the database fault tests and were not found"
+            )
         pytest.skip("initdb/pg_ctl not found: set ERRKB_POSTGRES_BIN to PostgreSQL's bin folder")
     folder = Path(tempfile.mkdtemp(prefix="errkb-pg-"))
     folder.chmod(0o755)

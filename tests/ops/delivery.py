@@ -42,15 +42,23 @@ class Outcome:
 
 def paste_event(ts: str, *, channel: str = CHANNEL, n: int = 0) -> dict[str, Any]:
     text = PASTE.replace("512", str(400 + n % 500))
-    return {"type": "message", "channel": channel, "user": EN_USER, "text": text, "ts": ts,
-            "client_msg_id": f"cm-{ts}", "channel_type": "channel"}  # fmt: skip
+    return {
+        "type": "message",
+        "channel": channel,
+        "user": EN_USER,
+        "text": text,
+        "ts": ts,
+        "client_msg_id": f"cm-{ts}",
+        "channel_type": "channel",
+    }
 
 
 class Deliveries:
     """Signed event deliveries to ``url`` with Slack's retries; bounded by ``workers`` threads."""
 
     def __init__(self, url: str, *, scale: float = 0.02, workers: int = 64) -> None:
-        self.url, self.scale = url, scale
+        self.url = url
+        self.scale = scale
         self.outcomes: list[Outcome] = []
         self._pool = ThreadPoolExecutor(workers)
         self._futures: list[Future[None]] = []
@@ -66,19 +74,31 @@ class Deliveries:
             event_id = f"EvFAULT{self._n:06d}"
         outcome = Outcome(str(event["ts"]), time.monotonic())
         self.outcomes.append(outcome)
-        body = {"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
-                "event_id": event_id, "event_time": int(time.time()),
-                "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}], "event": event}  # fmt: skip
+        body = {
+            "token": "legacy",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "type": "event_callback",
+            "event_id": event_id,
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}],
+            "event": event,
+        }
         self._futures.append(self._pool.submit(self._deliver, json.dumps(body).encode(), outcome))
         return outcome
 
     def _post(self, data: bytes, retry: int) -> int:
         ts = int(time.time())
-        headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": str(ts),
-                   "X-Slack-Signature": sign(data, ts)}  # fmt: skip
+        headers = {
+            "Content-Type": "application/json",
+            "X-Slack-Request-Timestamp": str(ts),
+            "X-Slack-Signature": sign(data, ts),
+        }
         if retry:
             headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
-        request = urllib.request.Request(self.url + "/slack/events", data=data, headers=headers, method="POST")
+        request = urllib.request.Request(
+            self.url + "/slack/events", data=data, headers=headers, method="POST"
+        )
         try:
             with urllib.request.urlopen(request, timeout=ACK_TIMEOUT) as response:
                 return int(response.status)

@@ -42,14 +42,18 @@ def test_a_50000_record_import_beside_20_pastes_a_second_loses_no_paste_and_no_r
     assert done.import_code == 0, done.import_errors[-2000:]
     assert json.loads(done.import_output)["added"] == RECORDS
     assert len(done.acks) >= 100, "the pastes ran while the import did"
-    print(f"import {done.import_seconds:.0f} s, {len(done.acks)} pastes, slowest ack {done.slowest:.2f} s, "
-          f"{done.refused} answered 503")  # fmt: skip
+    print(
+        f"import {done.import_seconds:.0f} s, {len(done.acks)} pastes, slowest ack {done.slowest:.2f} s, "
+        f"{done.refused} answered 503"
+    )
     unanswered = [
         (n, status, round(seconds, 2))
         for n, (status, seconds) in enumerate(done.acks, start=1)
         if status not in (200, 503)
     ]
-    assert unanswered == [], f"{len(unanswered)} of {len(done.acks)} pastes neither taken nor refused"
+    assert unanswered == [], (
+        f"{len(unanswered)} of {len(done.acks)} pastes neither taken nor refused"
+    )
     # a 503 (the write lock held past the acknowledgement's wait) is delivered again by Slack
     again = [
         deliver(server.url, n, retry=1)[0]

@@ -33,7 +33,9 @@ RATE = 20  # pastes a second
 SCALE = 0.05  # Slack's one- and five-minute redelivery waits become 3 and 15 seconds
 
 
-def _load(deliveries: Deliveries, seconds: float, events: list[str], during: dict[float, Any]) -> None:
+def _load(
+    deliveries: Deliveries, seconds: float, events: list[str], during: dict[float, Any]
+) -> None:
     """``RATE`` pastes a second for ``seconds``; ``during`` maps an elapsed time to what to start then."""
     started = time.monotonic()
     pending = sorted(during.items())
@@ -47,7 +49,9 @@ def _load(deliveries: Deliveries, seconds: float, events: list[str], during: dic
         deliveries.send(paste_event(ts, n=i))
 
 
-def _settle(deliveries: Deliveries, fake: FakeSlack, events: list[str]) -> tuple[list[str], list[str]]:
+def _settle(
+    deliveries: Deliveries, fake: FakeSlack, events: list[str]
+) -> tuple[list[str], list[str]]:
     deliveries.wait(timeout=120)
     unacknowledged = [o.ts for o in deliveries.outcomes if not o.acknowledged]
     assert not unacknowledged, f"Slack gave up on {len(unacknowledged)} event(s)"
@@ -60,11 +64,15 @@ def test_postgresql_stopped_for_ten_seconds_under_load_loses_and_doubles_nothing
 ) -> None:
     store = open_store(private_postgres.url, migrate=True)
     with store.transaction() as session:
-        repository.import_records(session, records=kb_records(), on_conflict="fail", actor="test", now=TODAY)
+        repository.import_records(
+            session, records=kb_records(), on_conflict="fail", actor="test", now=TODAY
+        )
     store.dispose()
-    bot: ServeProcess = serve(ERRKB_DATABASE_URL=private_postgres.url, ERRKB_JOB_LEASE_SECONDS="5",
-                              ERRKB_WORKERS="8").ready()  # fmt: skip
-    deliveries, events = Deliveries(bot.url, scale=SCALE), []
+    bot: ServeProcess = serve(
+        ERRKB_DATABASE_URL=private_postgres.url, ERRKB_JOB_LEASE_SECONDS="5", ERRKB_WORKERS="8"
+    ).ready()
+    deliveries = Deliveries(bot.url, scale=SCALE)
+    events = []
     _load(deliveries, 25, events, {5.0: private_postgres.stop, 15.0: private_postgres.start})
     lost, doubled = _settle(deliveries, fake_slack, events)
     assert (len(lost), len(doubled)) == (0, 0), f"lost {lost[:5]}…, doubled {doubled[:5]}…"
@@ -87,21 +95,25 @@ def test_sqlite_held_by_another_writer_for_twelve_seconds_loses_and_doubles_noth
         other.execute("ROLLBACK")
         other.close()
 
-    deliveries, events = Deliveries(bot.url, scale=SCALE), []
+    deliveries = Deliveries(bot.url, scale=SCALE)
+    events = []
     _load(deliveries, 20, events, {4.0: hold_the_lock})
     lost, doubled = _settle(deliveries, fake_slack, events)
     assert (len(lost), len(doubled)) == (0, 0), f"lost {lost[:5]}…, doubled {doubled[:5]}…"
     assert not [line for line in bot.lines if "Traceback" in line]
 
 
-@pytest.mark.skipif(not ON_POSTGRES, reason="replicas share a PostgreSQL database: the PostgreSQL pass")
+@pytest.mark.skipif(
+    not ON_POSTGRES, reason="replicas share a PostgreSQL database: the PostgreSQL pass"
+)
 def test_a_replica_killed_with_fifty_events_in_flight_leaves_them_to_the_other(
     serve: Any, fake_slack: FakeSlack
 ) -> None:
     a: ServeProcess = serve(ERRKB_JOB_LEASE_SECONDS="5", ERRKB_WORKERS="8").ready()
     b: ServeProcess = serve(ERRKB_JOB_LEASE_SECONDS="5", ERRKB_WORKERS="8").ready()
     fake_slack.hold("chat.postMessage")  # answers stop half-way: in flight
-    deliveries, events = Deliveries(a.url, scale=SCALE), []
+    deliveries = Deliveries(a.url, scale=SCALE)
+    events = []
     for i in range(50):
         ts = f"1723100000.{i + 1:06d}"
         events.append(ts)

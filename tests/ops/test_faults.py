@@ -22,11 +22,19 @@ from tests.slack.conftest import PASTE
 from tests.slack.fake_slack import FakeSlack
 
 BOMB = Record.model_validate(
-    {"id": "test/lookahead-bomb", "signature": "BombError: aaaa", "regex": r"BombError: (?=a)(a+)+$", "domain": "x"},
+    {
+        "id": "test/lookahead-bomb",
+        "signature": "BombError: aaaa",
+        "regex": r"BombError: (?=a)(a+)+$",
+        "domain": "x",
+    },
     context=STORED,  # as an older errkb stored it: today's import refuses it
-)  # fmt: skip
-WORST = ["BombError: " + "a" * 40 + "!", "BombError: " + "a" * 10_000 + "!",
-         "RuntimeError: dataloader " + "batch not " * 1_000 + "x" * 2_000]  # fmt: skip
+)
+WORST = [
+    "BombError: " + "a" * 40 + "!",
+    "BombError: " + "a" * 10_000 + "!",
+    "RuntimeError: dataloader " + "batch not " * 1_000 + "x" * 2_000,
+]
 MB = 1 << 20
 
 
@@ -68,8 +76,13 @@ def test_a_stored_regex_re2_refuses_is_skipped_and_its_worst_pastes_are_answered
     kb_store: Store, serve: Any, fake_slack: FakeSlack
 ) -> None:
     with kb_store.transaction() as session:
-        repository.import_records(session, records=[BOMB], on_conflict="fail", actor="an older errkb",
-                                  now=datetime(2024, 1, 1, tzinfo=UTC))  # fmt: skip
+        repository.import_records(
+            session,
+            records=[BOMB],
+            on_conflict="fail",
+            actor="an older errkb",
+            now=datetime(2024, 1, 1, tzinfo=UTC),
+        )
     bot: ServeProcess = serve().ready()
     bot.wait_for_line(r'"level": "WARNING".*test/lookahead-bomb')
     sender = bot.sender(fake_slack)
@@ -96,9 +109,12 @@ def test_a_stored_regex_re2_refuses_is_skipped_and_its_worst_pastes_are_answered
 def _flood(port: int, size: int) -> None:
     """An unsigned POST announcing ``size`` bytes, sent until the server answers or cuts it off."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-        conn.sendall(b"POST /slack/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: %d\r\n\r\n" % size)  # fmt: skip
-        chunk, sent = b"x" * (1 << 18), 0
+        conn.sendall(
+            b"POST /slack/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % size
+        )
+        chunk = b"x" * (1 << 18)
+        sent = 0
         try:
             while sent < size:
                 sent += conn.send(chunk)

@@ -49,9 +49,16 @@ def test_evidence_rebuilds_nothing_and_an_edit_is_answered_after_one_incremental
     assert _rebuilds(bot) == (1, 0), "one full build at start"
 
     _, ts = send.message(PASTE)
-    posted = fake_slack.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts)
-    vote = next(e["value"] for b in posted[0].params["blocks"] if b["type"] == "actions"
-                for e in b["elements"] if e["action_id"] == ActionId.VOTE_FIXED)  # fmt: skip
+    posted = fake_slack.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts
+    )
+    vote = next(
+        e["value"]
+        for b in posted[0].params["blocks"]
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e["action_id"] == ActionId.VOTE_FIXED
+    )
     record_id = VoteState.model_validate_json(vote).record
 
     # evidence: a "This fixed it" vote through Slack, a digest confirmation and a snooze
@@ -59,23 +66,38 @@ def test_evidence_rebuilds_nothing_and_an_edit_is_answered_after_one_incremental
     fake_slack.wait_for("chat.update")
     now = datetime.now(UTC)
     with kb_store.transaction() as session:
-        digest_repo.confirm_record(session, record_id=record_id, actor="U1", today=now.date(), now=now)
+        digest_repo.confirm_record(
+            session, record_id=record_id, actor="U1", today=now.date(), now=now
+        )
         others = sorted(repository.record_ids(session) - {record_id})
-        digest_repo.snooze_record(session, record_id=others[0], days=7, actor="U1", today=now.date(), now=now)
+        digest_repo.snooze_record(
+            session, record_id=others[0], days=7, actor="U1", today=now.date(), now=now
+        )
     time.sleep(1.5)  # several polls
     assert _rebuilds(bot) == (1, 0), "evidence changes nothing matching reads"
     assert "Last confirmed today" in _show(send, fake_slack, record_id), "evidence is read fresh"
 
     # an edit: one incremental update, and the answer carries the new text
-    data = next(r for r in json.loads((HERE / "kb.json").read_text(encoding="utf-8")) if r["id"] == record_id)
+    data = next(
+        r
+        for r in json.loads((HERE / "kb.json").read_text(encoding="utf-8"))
+        if r["id"] == record_id
+    )
     data["root_cause"] = "Edited while serving: the thermal paste dried out."
     with kb_store.transaction() as session:
-        repository.import_records(session, records=[Record.model_validate(data)], on_conflict="upsert",
-                                  actor="test", now=now)  # fmt: skip
+        repository.import_records(
+            session,
+            records=[Record.model_validate(data)],
+            on_conflict="upsert",
+            actor="test",
+            now=now,
+        )
     _eventually(lambda: _rebuilds(bot) == (1, 1), "one incremental update")
     assert "thermal paste dried out" in _show(send, fake_slack, record_id)
     _, again = send.message(PASTE)
-    answer = fake_slack.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == again)
+    answer = fake_slack.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("thread_ts") == again
+    )
     assert "thermal paste dried out" in json.dumps(answer[0].params["blocks"], ensure_ascii=False)
     time.sleep(1.0)
     assert _rebuilds(bot) == (1, 1), "one change, one update"

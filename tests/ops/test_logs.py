@@ -30,7 +30,8 @@ class _Tty(io.StringIO):
 @pytest.fixture
 def restore_logging() -> Iterator[None]:
     root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
+    handlers = root.handlers[:]
+    level = root.level
     yield
     root.handlers[:] = handlers
     root.setLevel(level)

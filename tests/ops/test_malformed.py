@@ -37,16 +37,28 @@ COMMANDS = [
 CASES = [(("stats",), *bad) for bad in MALFORMED] + [(c, *MALFORMED[0]) for c in COMMANDS[1:]]
 
 
-@pytest.mark.parametrize(("command", "variable", "value", "word"), CASES,
-                         ids=[f"{' '.join(c[0])}-{c[1]}={c[2]}" for c in CASES])  # fmt: skip
+@pytest.mark.parametrize(
+    ("command", "variable", "value", "word"),
+    CASES,
+    ids=[f"{' '.join(c[0])}-{c[1]}={c[2]}" for c in CASES],
+)
 def test_a_malformed_setting_is_one_line_naming_it(
     tmp_path: Path, command: tuple[str, ...], variable: str, value: str, word: str
 ) -> None:
     examples = Path(__file__).resolve().parents[2] / "data" / "examples"
-    args = tuple(str(examples / a.removeprefix("data/examples/")) if a.startswith("data/") else a
-                 for a in command)  # fmt: skip
-    done = run_errkb(tmp_path, *args, **{variable: value, "SLACK_SIGNING_SECRET": "s3cret-value",
-                                         "SLACK_BOT_TOKEN": "xoxb-1-2-abc"})  # fmt: skip
+    args = tuple(
+        str(examples / a.removeprefix("data/examples/")) if a.startswith("data/") else a
+        for a in command
+    )
+    done = run_errkb(
+        tmp_path,
+        *args,
+        **{
+            variable: value,
+            "SLACK_SIGNING_SECRET": "s3cret-value",
+            "SLACK_BOT_TOKEN": "xoxb-1-2-abc",
+        },
+    )
     assert done.returncode == 1, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr

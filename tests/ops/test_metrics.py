@@ -74,7 +74,10 @@ def test_rebuilds_queue_and_job_metrics_appear_once_reported() -> None:
     assert samples[("errkb_knowledge_rebuilds_total", (("kind", "incremental"),))] == 2
     assert samples[("errkb_queue_depth", ())] == 3
     assert samples[("errkb_queue_oldest_age_seconds", ())] == 1.5
-    assert samples[("errkb_job_retries_total", (("kind", "answer"), ("reason", "SlackUnavailable")))] == 1
+    assert (
+        samples[("errkb_job_retries_total", (("kind", "answer"), ("reason", "SlackUnavailable")))]
+        == 1
+    )
     assert samples[("errkb_job_expirations_total", (("kind", "answer"),))] == 1
     assert samples[("errkb_update_waits_total", ())] == 2
     assert abs(samples[("errkb_update_wait_seconds_total", ())] - 0.06) < 1e-9
@@ -89,7 +92,8 @@ def test_rebuilds_queue_and_job_metrics_appear_once_reported() -> None:
 
 
 def test_each_bot_counts_apart_and_label_values_are_escaped() -> None:
-    first, second = Metrics(), Metrics()
+    first = Metrics()
+    second = Metrics()
     first.slack_error('say "hi"\\', "x\ny")
     assert second.value("errkb_slack_api_errors_total", method='say "hi"\\', error="x\ny") == 0
     samples = _samples(first)

@@ -27,8 +27,13 @@ def test_a_restart_from_an_older_snapshot_is_starting_until_caught_up(
     first.terminate()  # a clean stop writes the snapshot
     assert first.wait() == 0
     with kb_store.transaction() as session:
-        repository.import_records(session, records=synthetic_records(IMPORTED), on_conflict="fail",
-                                  actor="test", now=datetime.now(UTC))  # fmt: skip
+        repository.import_records(
+            session,
+            records=synthetic_records(IMPORTED),
+            on_conflict="fail",
+            actor="test",
+            now=datetime.now(UTC),
+        )
     total = before + IMPORTED
 
     second: ServeProcess = serve().listening()

@@ -46,7 +46,8 @@ def eventually(check: Callable[[], Any], timeout: float = WAIT, what: str = "con
 
 
 def two_replicas(serve: Callable[..., ServeProcess]) -> tuple[ServeProcess, ServeProcess]:
-    first, second = serve(), serve()  # both start at once
+    first = serve()
+    second = serve()  # both start at once
     return first.ready(), second.ready()
 
 
@@ -60,15 +61,27 @@ def show(send: SlackSender, fake: FakeSlack, record_id: str) -> str:
 
 
 def _vote_buttons(blocks: list[dict[str, Any]]) -> list[str]:
-    return [e["value"] for b in blocks if b["type"] == "actions" for e in b["elements"]
-            if e["action_id"] == ActionId.VOTE_FIXED]  # fmt: skip
+    return [
+        e["value"]
+        for b in blocks
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e["action_id"] == ActionId.VOTE_FIXED
+    ]
 
 
 def test_same_event_to_both_replicas_is_answered_once(serve: Any, fake_slack: FakeSlack) -> None:
     a, b = two_replicas(serve)
     ts = "1722500100.000001"
-    event = {"type": "message", "channel": CHANNEL, "user": EN_USER, "text": PASTE, "ts": ts,
-             "client_msg_id": f"cm-{ts}", "channel_type": "channel"}  # fmt: skip
+    event = {
+        "type": "message",
+        "channel": CHANNEL,
+        "user": EN_USER,
+        "text": PASTE,
+        "ts": ts,
+        "client_msg_id": f"cm-{ts}",
+        "channel_type": "channel",
+    }
     with ThreadPoolExecutor(2) as pool:  # the first delivery and Slack's retry, at the same time
         first = pool.submit(a.sender(fake_slack).event, event, event_id="EvREPLICA0001")
         retry = pool.submit(b.sender(fake_slack).event, event, event_id="EvREPLICA0001", retry=1)
@@ -89,7 +102,8 @@ def test_a_record_confirmed_or_changed_through_one_replica_is_fresh_through_the_
     serve: Any, fake_slack: FakeSlack, tmp_path: Path, serve_env: dict[str, str]
 ) -> None:
     a, b = two_replicas(serve)
-    send_a, send_b = a.sender(fake_slack), b.sender(fake_slack)
+    send_a = a.sender(fake_slack)
+    send_b = b.sender(fake_slack)
     _, ts = send_a.message(PASTE)
     posted = fake_slack.wait_for(
         "chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts
@@ -101,8 +115,10 @@ def test_a_record_confirmed_or_changed_through_one_replica_is_fresh_through_the_
     # confirmed through A: a "This fixed it" vote is fresh evidence
     assert send_a.click(ActionId.VOTE_FIXED, vote, message_ts=ts).status == 200
     fake_slack.wait_for("chat.update")
-    eventually(lambda: "Last confirmed today" in show(send_b, fake_slack, record_id),
-               what="replica B to see the confirmation made through A")  # fmt: skip
+    eventually(
+        lambda: "Last confirmed today" in show(send_b, fake_slack, record_id),
+        what="replica B to see the confirmation made through A",
+    )
 
     # changed by `errkb import` (a third process): both replicas answer with the new text
     record = next(
@@ -113,28 +129,42 @@ def test_a_record_confirmed_or_changed_through_one_replica_is_fresh_through_the_
     record["root_cause"] = "Edited through errkb import: the thermal paste dried out."
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(record), encoding="utf-8")
-    done = subprocess.run(errkb_command("import", str(edited), "--on-conflict", "upsert"),
-                          env=clean_env(tmp_path, ERRKB_DATABASE_URL=serve_env["ERRKB_DATABASE_URL"]),
-                          cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        errkb_command("import", str(edited), "--on-conflict", "upsert"),
+        env=clean_env(tmp_path, ERRKB_DATABASE_URL=serve_env["ERRKB_DATABASE_URL"]),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     for send, name in ((send_a, "A"), (send_b, "B")):
-        eventually(lambda s=send: "thermal paste dried out" in show(s, fake_slack, record_id),  # type: ignore[misc]
-                   what=f"replica {name} to reload the imported record")  # fmt: skip
+        eventually(
+            lambda s=send: "thermal paste dried out" in show(s, fake_slack, record_id),  # type: ignore[misc]
+            what=f"replica {name} to reload the imported record",
+        )
 
 
 DIGEST = "CDIGEST"
 PERIOD = 4  # seconds between scheduled digests in this test
 
 
-def test_one_digest_per_period_across_replicas(serve: Any, fake_slack: FakeSlack, kb_store: Any) -> None:
+def test_one_digest_per_period_across_replicas(
+    serve: Any, fake_slack: FakeSlack, kb_store: Any
+) -> None:
     """Three replicas, a digest every few seconds, one replica killed on the way:
     every period gets exactly one digest, none is lost, none is doubled."""
     from datetime import UTC, datetime
 
     from bot.store import digest_repo
 
-    schedule = {"ERRKB_DIGEST_CHANNEL": DIGEST, "ERRKB_DIGEST_CRON": f"*/{PERIOD} * * * * *",
-                "ERRKB_DIGEST_RETRY_SECONDS": "1", "ERRKB_DIGEST_LEASE_SECONDS": "3"}  # fmt: skip
+    schedule = {
+        "ERRKB_DIGEST_CHANNEL": DIGEST,
+        "ERRKB_DIGEST_CRON": f"*/{PERIOD} * * * * *",
+        "ERRKB_DIGEST_RETRY_SECONDS": "1",
+        "ERRKB_DIGEST_LEASE_SECONDS": "3",
+    }
     replicas = [serve(**schedule) for _ in range(3)]
     for replica in replicas:
         replica.ready()
@@ -149,14 +179,28 @@ def test_one_digest_per_period_across_replicas(serve: Any, fake_slack: FakeSlack
 
     with kb_store.transaction() as session:
         runs = [r for r in digest_repo.runs(session) if r.audience == f"channel:{DIGEST}"]
-    periods = sorted(datetime.strptime(r.period, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for r in runs)
-    settled = [r for r in runs if (stopped - datetime.strptime(r.period, "%Y-%m-%dT%H:%M:%SZ")
-               .replace(tzinfo=UTC)).total_seconds() > PERIOD + 3]  # fmt: skip
+    periods = sorted(
+        datetime.strptime(r.period, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for r in runs
+    )
+    settled = [
+        r
+        for r in runs
+        if (
+            stopped - datetime.strptime(r.period, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        ).total_seconds()
+        > PERIOD + 3
+    ]
     assert len(settled) >= 4, runs
-    assert all(r.status == "done" for r in settled), [(r.period, r.status, r.last_error) for r in settled]
+    assert all(r.status == "done" for r in settled), [
+        (r.period, r.status, r.last_error) for r in settled
+    ]
     gaps = {(b - a).total_seconds() for a, b in zip(periods, periods[1:], strict=False)}
     assert gaps == {PERIOD}, periods  # no period skipped while a replica was down
     posts = [c for c in fake_slack.of("chat.postMessage") if c.params.get("channel") == DIGEST]
     assert len(posts) == sum(r.status == "done" for r in runs)  # one post per period, never two
     killed = str(replicas[0].proc.pid)
-    assert all(r.claimed_by.split(":")[1] != killed for r in settled if r.period > periods[3].strftime("%Y-%m-%dT%H:%M:%SZ"))
+    assert all(
+        r.claimed_by.split(":")[1] != killed
+        for r in settled
+        if r.period > periods[3].strftime("%Y-%m-%dT%H:%M:%SZ")
+    )

@@ -16,8 +16,15 @@ from tests.ops.conftest import clean_env, errkb_command
 
 
 def run_errkb(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(errkb_command(*args), env=clean_env(tmp_path, **env), cwd=tmp_path,
-                          capture_output=True, text=True, check=False, timeout=60)  # fmt: skip
+    return subprocess.run(
+        errkb_command(*args),
+        env=clean_env(tmp_path, **env),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
 
 
 def test_serve_without_signing_secret_stops_with_one_line_naming_it(tmp_path: Path) -> None:
@@ -30,9 +37,19 @@ def test_serve_without_signing_secret_stops_with_one_line_naming_it(tmp_path: Pa
 
 
 def test_malformed_settings_are_all_named_in_one_line(tmp_path: Path) -> None:
-    done = run_errkb(tmp_path, "serve", "--http", "--port", "0", SLACK_SIGNING_SECRET="s3cret-value",
-                     SLACK_BOT_TOKEN="xoxb-1-2-abc", ERRKB_WORKERS="many", ERRKB_LOG_LEVEL="loud",
-                     ERRKB_TIMEZONE="Mars/Olympus", ERRKB_CHANNEL_LOCALES="C1")  # fmt: skip
+    done = run_errkb(
+        tmp_path,
+        "serve",
+        "--http",
+        "--port",
+        "0",
+        SLACK_SIGNING_SECRET="s3cret-value",
+        SLACK_BOT_TOKEN="xoxb-1-2-abc",
+        ERRKB_WORKERS="many",
+        ERRKB_LOG_LEVEL="loud",
+        ERRKB_TIMEZONE="Mars/Olympus",
+        ERRKB_CHANNEL_LOCALES="C1",
+    )
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -49,18 +66,41 @@ KEY = Fernet.generate_key().decode()
     [
         ({}, False, {"SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN"}),
         ({"SLACK_SIGNING_SECRET": "s"}, True, {"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"}),
-        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "ERRKB_SECRET_KEY": KEY}, False,
-         {"SLACK_CLIENT_SECRET"}),
+        (
+            {"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "ERRKB_SECRET_KEY": KEY},
+            False,
+            {"SLACK_CLIENT_SECRET"},
+        ),
         ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_SECRET": "c"}, False, {"SLACK_CLIENT_ID"}),
-        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "c",
-          "SLACK_APP_TOKEN": "xapp-1", "ERRKB_SECRET_KEY": KEY}, True, {"SLACK_CLIENT_ID"}),
+        (
+            {
+                "SLACK_SIGNING_SECRET": "s",
+                "SLACK_CLIENT_ID": "1.2",
+                "SLACK_CLIENT_SECRET": "c",
+                "SLACK_APP_TOKEN": "xapp-1",
+                "ERRKB_SECRET_KEY": KEY,
+            },
+            True,
+            {"SLACK_CLIENT_ID"},
+        ),
         ({"SLACK_SIGNING_SECRET": "s", "SLACK_BOT_TOKEN": "xoxb-1"}, False, set()),
-        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "c"}, False,
-         {"ERRKB_SECRET_KEY"}),
-        ({"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "c",
-          "ERRKB_SECRET_KEY": KEY}, False, set()),
+        (
+            {"SLACK_SIGNING_SECRET": "s", "SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "c"},
+            False,
+            {"ERRKB_SECRET_KEY"},
+        ),
+        (
+            {
+                "SLACK_SIGNING_SECRET": "s",
+                "SLACK_CLIENT_ID": "1.2",
+                "SLACK_CLIENT_SECRET": "c",
+                "ERRKB_SECRET_KEY": KEY,
+            },
+            False,
+            set(),
+        ),
     ],
-)  # fmt: skip
+)
 def test_serve_problems_name_each_missing_variable(
     env: dict[str, str], socket: bool, named: set[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -27,10 +27,12 @@ def test_serve_prints_the_request_urls_at_the_address_it_binds(serve: Any) -> No
 
 def test_a_multi_workspace_install_gets_its_public_oauth_urls_too(serve: Any) -> None:
     bot: ServeProcess = serve(
-        SLACK_BOT_TOKEN="", SLACK_CLIENT_ID="1.2", SLACK_CLIENT_SECRET="client-secret",
+        SLACK_BOT_TOKEN="",
+        SLACK_CLIENT_ID="1.2",
+        SLACK_CLIENT_SECRET="client-secret",
         ERRKB_SECRET_KEY="zrhl8QamLKGBNKS3UZa7yKBc8QRmcauK0pvn6iW55tg=",
         SLACK_REDIRECT_URI="https://errkb.example.com/slack/oauth_redirect",
-    ).listening()  # fmt: skip
+    ).listening()
     bot.wait_for_line("install page")
     urls = settings_lines(bot)
     assert urls["Event Subscriptions → Request URL"] == "https://errkb.example.com/slack/events"

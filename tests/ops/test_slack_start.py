@@ -19,8 +19,9 @@ BROKEN_SECONDS = 20.0
 RECOVER_SECONDS = 45.0
 
 
-def _health_until(process: ServeProcess, wanted: Callable[[int, dict[str, Any]], bool],
-                  timeout: float) -> tuple[int, dict[str, Any]]:  # fmt: skip
+def _health_until(
+    process: ServeProcess, wanted: Callable[[int, dict[str, Any]], bool], timeout: float
+) -> tuple[int, dict[str, Any]]:
     deadline = time.monotonic() + timeout
     while True:
         status, body = process.health()
@@ -119,8 +120,11 @@ def test_socket_mode_with_the_app_token_refused_stays_up_and_says_so_once(
     serve_env: dict[str, str], tmp_path: Any, fake_slack: FakeSlack
 ) -> None:
     fake_slack.refuse("invalid_auth", method="apps.connections.open")
-    process = ServeProcess({**serve_env, "SLACK_APP_TOKEN": "xapp-1-revoked-app-token"}, tmp_path,
-                           args=("serve", "--socket"))  # fmt: skip
+    process = ServeProcess(
+        {**serve_env, "SLACK_APP_TOKEN": "xapp-1-revoked-app-token"},
+        tmp_path,
+        args=("serve", "--socket"),
+    )
     try:
         process.wait_for_line("Slack refuses the app token", timeout=30)
         time.sleep(4)  # several tries later
@@ -141,10 +145,21 @@ def test_connect_socket_backs_off_and_says_each_kind_of_failure_once(caplog: Any
 
     from bot.slack.link import connect_socket
 
-    refused = SlackResponse(client=None, http_verb="POST", api_url="", req_args={}, data={"ok": False,
-                            "error": "invalid_auth"}, headers={}, status_code=200)  # fmt: skip
-    failures: list[Exception] = [ConnectionRefusedError(), ConnectionRefusedError(), SlackApiError("no", refused),
-                                 SlackApiError("no", refused)]  # fmt: skip
+    refused = SlackResponse(
+        client=None,
+        http_verb="POST",
+        api_url="",
+        req_args={},
+        data={"ok": False, "error": "invalid_auth"},
+        headers={},
+        status_code=200,
+    )
+    failures: list[Exception] = [
+        ConnectionRefusedError(),
+        ConnectionRefusedError(),
+        SlackApiError("no", refused),
+        SlackApiError("no", refused),
+    ]
     waits: list[float] = []
 
     def connect() -> None:

@@ -61,11 +61,25 @@ def healthy(bot: ServeProcess, timeout: float = 60) -> dict[str, Any]:
 
 
 def paste_event(ts: str) -> dict[str, Any]:
-    event = {"type": "message", "channel": "C0ERRORS", "user": EN_USER, "text": PASTE, "ts": ts,
-             "client_msg_id": f"cm-{ts}", "channel_type": "channel"}  # fmt: skip
-    return {"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
-            "event_id": f"Ev{ts.replace('.', '')}", "event_time": int(time.time()),
-            "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}], "event": event}  # fmt: skip
+    event = {
+        "type": "message",
+        "channel": "C0ERRORS",
+        "user": EN_USER,
+        "text": PASTE,
+        "ts": ts,
+        "client_msg_id": f"cm-{ts}",
+        "channel_type": "channel",
+    }
+    return {
+        "token": "legacy",
+        "team_id": "T1",
+        "api_app_id": "A1",
+        "type": "event_callback",
+        "event_id": f"Ev{ts.replace('.', '')}",
+        "event_time": int(time.time()),
+        "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}],
+        "event": event,
+    }
 
 
 def test_a_paste_over_the_socket_is_answered_and_the_probe_says_ok(
@@ -135,13 +149,18 @@ class Pid1Process(ServeProcess):
     def __init__(self, env: dict[str, str], cwd: Path, args: tuple[str, ...]) -> None:
         self.proc = subprocess.Popen(
             ["unshare", "--pid", "--fork", "--kill-child", *errkb_command(*args)],
-            env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.lines = []
         self._new = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.port, self.url = None, ""
+        self.port = None
+        self.url = ""
 
     def errkb_pid(self) -> int:
         """errkb's process id as this machine sees it (``unshare``'s one child)."""

@@ -8,7 +8,8 @@ from typing import Any
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
-MESSAGE_BLOCKS, MODAL_BLOCKS = 50, 100
+MESSAGE_BLOCKS = 50
+MODAL_BLOCKS = 100
 
 
 def _walk(node: Any) -> Any:

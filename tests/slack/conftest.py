@@ -55,7 +55,9 @@ SECRET = "test-signing-secret-8f2c"
 TOKEN = "xoxb-1111-2222-secretbottoken"
 TODAY = datetime(2025, 8, 1, 9, 30, tzinfo=UTC)
 CHANNEL = "C0ERRORS"
-EN_USER, ZH_USER, MAINTAINER = "UENGLISH", "UCHINESE", "UMAINTAIN"
+EN_USER = "UENGLISH"
+ZH_USER = "UCHINESE"
+MAINTAINER = "UMAINTAIN"
 OWNER = "UOWNER"  # owns the "python" domain of the test records
 SLACK_TABLES = (
     JobRow,
@@ -117,11 +119,21 @@ class SlackSender:
         default_factory=lambda: uuid.uuid4().hex[:8]
     )  # trigger ids are unique, as Slack's
 
-    def post(self, body: bytes, content_type: str, *, timestamp: int | None = None, secret: str | None = None,
-             retry: int | None = None) -> Response:  # fmt: skip
+    def post(
+        self,
+        body: bytes,
+        content_type: str,
+        *,
+        timestamp: int | None = None,
+        secret: str | None = None,
+        retry: int | None = None,
+    ) -> Response:
         ts = int(time.time()) if timestamp is None else timestamp
-        headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(ts),
-                   "X-Slack-Signature": sign(body, ts, secret or self.secret)}  # fmt: skip
+        headers = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": str(ts),
+            "X-Slack-Signature": sign(body, ts, secret or self.secret),
+        }
         if retry is not None:
             headers["X-Slack-Retry-Num"] = str(retry)
             headers["X-Slack-Retry-Reason"] = "http_timeout"
@@ -141,26 +153,65 @@ class SlackSender:
     def event(
         self, event: dict[str, Any], *, event_id: str | None = None, **kwargs: Any
     ) -> Response:
-        body = {"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
-                "event_id": event_id or f"Ev{self.next_id():08d}", "event_time": int(time.time()),
-                "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}], "event": event}  # fmt: skip
+        body = {
+            "token": "legacy",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "type": "event_callback",
+            "event_id": event_id or f"Ev{self.next_id():08d}",
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}],
+            "event": event,
+        }
         return self.post(json.dumps(body).encode(), "application/json", **kwargs)
 
-    def message(self, text: str, *, user: str = EN_USER, ts: str | None = None, thread_ts: str | None = None,
-                **extra: Any) -> tuple[Response, str]:  # fmt: skip
+    def message(
+        self,
+        text: str,
+        *,
+        user: str = EN_USER,
+        ts: str | None = None,
+        thread_ts: str | None = None,
+        **extra: Any,
+    ) -> tuple[Response, str]:
         ts = ts or f"1722500000.{self.next_id():06d}"
-        event = {"type": "message", "channel": CHANNEL, "user": user, "text": text, "ts": ts,
-                 "client_msg_id": f"cm-{ts}", "channel_type": "channel", **extra}  # fmt: skip
+        event = {
+            "type": "message",
+            "channel": CHANNEL,
+            "user": user,
+            "text": text,
+            "ts": ts,
+            "client_msg_id": f"cm-{ts}",
+            "channel_type": "channel",
+            **extra,
+        }
         if thread_ts:
             event["thread_ts"] = thread_ts
         return self.event(event), ts
 
-    def command(self, text: str, *, user: str = EN_USER, team_id: str = "T1", channel: str = CHANNEL,
-                **kwargs: Any) -> Response:  # fmt: skip
+    def command(
+        self,
+        text: str,
+        *,
+        user: str = EN_USER,
+        team_id: str = "T1",
+        channel: str = CHANNEL,
+        **kwargs: Any,
+    ) -> Response:
         n = self.next_id()
-        form = {"token": "legacy", "team_id": team_id, "channel_id": channel, "channel_name": "errors",
-                "user_id": user, "user_name": user.lower(), "command": "/errkb", "text": text, "api_app_id": "A1",
-                "response_url": self.fake.response_url(f"cmd{n}"), "trigger_id": f"trig{n}-{self.prefix}"}  # fmt: skip
+        form = {
+            "token": "legacy",
+            "team_id": team_id,
+            "channel_id": channel,
+            "channel_name": "errors",
+            "user_id": user,
+            "user_name": user.lower(),
+            "command": "/errkb",
+            "text": text,
+            "api_app_id": "A1",
+            "response_url": self.fake.response_url(f"cmd{n}"),
+            "trigger_id": f"trig{n}-{self.prefix}",
+        }
         return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)
 
     def interactive(self, payload: dict[str, Any], **kwargs: Any) -> Response:
@@ -171,14 +222,31 @@ class SlackSender:
         self, action_id: str, value: str, *, user: str = EN_USER, message_ts: str | None = None
     ) -> Response:
         n = self.next_id()
-        return self.interactive({
-            "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"},
-            "api_app_id": "A1", "trigger_id": f"trig{n}-{self.prefix}", "channel": {"id": CHANNEL},
-            "container": {"type": "message", "message_ts": message_ts or "1", "channel_id": CHANNEL},
-            "response_url": self.fake.response_url(f"act{n}"),
-            "actions": [{"type": "button", "action_id": action_id, "block_id": "b", "value": value,
-                         "action_ts": str(time.time())}],
-        })  # fmt: skip
+        return self.interactive(
+            {
+                "type": "block_actions",
+                "team": {"id": "T1"},
+                "user": {"id": user, "team_id": "T1"},
+                "api_app_id": "A1",
+                "trigger_id": f"trig{n}-{self.prefix}",
+                "channel": {"id": CHANNEL},
+                "container": {
+                    "type": "message",
+                    "message_ts": message_ts or "1",
+                    "channel_id": CHANNEL,
+                },
+                "response_url": self.fake.response_url(f"act{n}"),
+                "actions": [
+                    {
+                        "type": "button",
+                        "action_id": action_id,
+                        "block_id": "b",
+                        "value": value,
+                        "action_ts": str(time.time()),
+                    }
+                ],
+            }
+        )
 
 
 @pytest.fixture(scope="package")
@@ -244,9 +312,15 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
     metrics = Metrics()
     clock = FixedClock(TODAY)
     gate = CountingGate()
-    slack_bot = build_slack_bot(settings, store=store, index=Fixed(MatchIndex.build(records)),
-                                graph=Fixed(build_graph(records)), clock=clock, metrics=metrics,
-                                gate=gate)  # fmt: skip
+    slack_bot = build_slack_bot(
+        settings,
+        store=store,
+        index=Fixed(MatchIndex.build(records)),
+        graph=Fixed(build_graph(records)),
+        clock=clock,
+        metrics=metrics,
+        gate=gate,
+    )
     slack_bot.start()
     server = Server(
         slack_bot.app,

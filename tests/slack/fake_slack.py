@@ -255,18 +255,33 @@ class FakeSlack:
         with self.lock:
             self.limited[channel] = (time.monotonic() + seconds, retry_after)
 
-    def add_message(self, channel: str, ts: str, text: str, *, user: str = "UPERSON",
-                    thread_ts: str | None = None) -> None:  # fmt: skip
+    def add_message(
+        self,
+        channel: str,
+        ts: str,
+        text: str,
+        *,
+        user: str = "UPERSON",
+        thread_ts: str | None = None,
+    ) -> None:
         """A message someone wrote (what ``conversations.replies`` shows of a thread)."""
         with self.lock:
-            self.messages[(channel, ts)] = {"type": "message", "ts": ts, "user": user, "text": text,
-                                            "thread_ts": thread_ts}  # fmt: skip
+            self.messages[(channel, ts)] = {
+                "type": "message",
+                "ts": ts,
+                "user": user,
+                "text": text,
+                "thread_ts": thread_ts,
+            }
 
     def thread(self, channel: str, thread_ts: str) -> list[dict[str, Any]]:
         """The thread's root and replies, oldest first."""
         with self.lock:
-            found = [dict(m) for (c, ts), m in self.messages.items()
-                     if c == channel and (ts == thread_ts or m.get("thread_ts") == thread_ts)]  # fmt: skip
+            found = [
+                dict(m)
+                for (c, ts), m in self.messages.items()
+                if c == channel and (ts == thread_ts or m.get("thread_ts") == thread_ts)
+            ]
         return sorted(found, key=lambda m: float(m["ts"]))
 
     def hold(self, method: str) -> None:
@@ -280,8 +295,15 @@ class FakeSlack:
         if event is not None:
             event.set()
 
-    def refuse(self, error: str, *, token: str | None = None, channel: str | None = None,
-               method: str | None = None, times: int | None = None) -> Refusal:  # fmt: skip
+    def refuse(
+        self,
+        error: str,
+        *,
+        token: str | None = None,
+        channel: str | None = None,
+        method: str | None = None,
+        times: int | None = None,
+    ) -> Refusal:
         """Answer Slack's ``error`` to the calls with ``token``, about ``channel``, of ``method``
         (every one given must match) for ``times`` calls or until :meth:`allow`."""
         refusal = Refusal(error, token, channel, method, times)
@@ -314,8 +336,14 @@ class FakeSlack:
         with self.lock:
             return [c for c in self.calls if c.method == method]
 
-    def wait_for(self, method: str, count: int = 1, *, timeout: float = 10.0,
-                 where: Callable[[Call], bool] = lambda c: True) -> list[Call]:  # fmt: skip
+    def wait_for(
+        self,
+        method: str,
+        count: int = 1,
+        *,
+        timeout: float = 10.0,
+        where: Callable[[Call], bool] = lambda c: True,
+    ) -> list[Call]:
         deadline = time.monotonic() + timeout
         while True:
             found = [c for c in self.of(method) if where(c)]
@@ -325,13 +353,15 @@ class FakeSlack:
 
     # -- answers ---------------------------------------------------------------
 
-    def answer(self, method: str, params: dict[str, Any], token: str | None = None
-               ) -> tuple[int, dict[str, Any], dict[str, str]]:  # fmt: skip
+    def answer(
+        self, method: str, params: dict[str, Any], token: str | None = None
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
         channel = str(params.get("channel", ""))
         with self.lock:
             queue = self.failures.get(method)
             failure = queue.pop(0) if queue else None
-            down, broken = self.down, self.broken.get(method)
+            down = self.down
+            broken = self.broken.get(method)
             limit = self.limited.get(channel) if method == "chat.postMessage" else None
         if down is not None or broken is not None:
             return down or broken or 500, {"ok": False, "error": "service_unavailable"}, {}
@@ -355,8 +385,16 @@ class FakeSlack:
         provided = granted.scopes if granted is not None else self.scopes
         needed = needed_scopes(method, self.kind(channel) if channel else None)
         if needed and not set(needed) & set(provided):
-            return 200, {"ok": False, "error": "missing_scope", "needed": ",".join(needed),
-                         "provided": ",".join(provided)}, {}  # fmt: skip
+            return (
+                200,
+                {
+                    "ok": False,
+                    "error": "missing_scope",
+                    "needed": ",".join(needed),
+                    "provided": ",".join(provided),
+                },
+                {},
+            )
         status, body, headers = self._answer(method, params, channel, granted)
         return status, body, {"X-OAuth-Scopes": ",".join(provided), **headers}
 
@@ -405,8 +443,11 @@ class FakeSlack:
                 if grant is None or code is None:
                     return 200, {"ok": False, "error": "invalid_refresh_token"}, {}
                 n = next(self._ts)
-                grant = replace(grant, token=f"{grant.token.split('~')[0]}~{n}",
-                                refresh_token=f"{str(grant.refresh_token).split('~')[0]}~{n}")  # fmt: skip
+                grant = replace(
+                    grant,
+                    token=f"{grant.token.split('~')[0]}~{n}",
+                    refresh_token=f"{str(grant.refresh_token).split('~')[0]}~{n}",
+                )
                 self.retired.add(self.grants[code].token)
                 self.grants[code] = grant
                 del self.rotated[str(params.get("refresh_token"))]
@@ -421,11 +462,17 @@ class FakeSlack:
                 if grant.refresh_token:
                     self.rotated[grant.refresh_token] = code
         body: dict[str, Any] = {
-            "ok": True, "app_id": grant.app_id, "authed_user": {"id": grant.installer},
-            "scope": ",".join(grant.scopes), "token_type": "bot", "access_token": grant.token,
-            "bot_user_id": BOT_USER, "team": {"id": grant.team_id, "name": grant.team_name},
-            "enterprise": None, "is_enterprise_install": False,
-        }  # fmt: skip
+            "ok": True,
+            "app_id": grant.app_id,
+            "authed_user": {"id": grant.installer},
+            "scope": ",".join(grant.scopes),
+            "token_type": "bot",
+            "access_token": grant.token,
+            "bot_user_id": BOT_USER,
+            "team": {"id": grant.team_id, "name": grant.team_name},
+            "enterprise": None,
+            "is_enterprise_install": False,
+        }
         if grant.refresh_token:  # a refreshed token lives Slack's 12 hours
             body.update(
                 refresh_token=grant.refresh_token,
@@ -433,27 +480,55 @@ class FakeSlack:
             )
         return 200, body, {}
 
-    def _answer(self, method: str, params: dict[str, Any], channel: str, granted: Grant | None
-                ) -> tuple[int, dict[str, Any], dict[str, str]]:  # fmt: skip
+    def _answer(
+        self, method: str, params: dict[str, Any], channel: str, granted: Grant | None
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
         if (
             method == "apps.connections.open"
         ):  # the stand-in serves no WebSocket: nothing answers there
             return 200, {"ok": True, "url": "ws://127.0.0.1:9/link"}, {}
         if method == "auth.test" and granted is not None:
-            return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT2", "team_id": granted.team_id,
-                         "user": "errkb", "team": granted.team_name, "url": "https://other.slack.com/"}, {}  # fmt: skip
+            return (
+                200,
+                {
+                    "ok": True,
+                    "user_id": BOT_USER,
+                    "bot_id": "BBOT2",
+                    "team_id": granted.team_id,
+                    "user": "errkb",
+                    "team": granted.team_name,
+                    "url": "https://other.slack.com/",
+                },
+                {},
+            )
         if method == "auth.test":
-            return 200, {"ok": True, "user_id": BOT_USER, "bot_id": "BBOT", "team_id": "T1", "user": "errkb",
-                         "team": "Test", "url": "https://test.slack.com/"}, {}  # fmt: skip
+            return (
+                200,
+                {
+                    "ok": True,
+                    "user_id": BOT_USER,
+                    "bot_id": "BBOT",
+                    "team_id": "T1",
+                    "user": "errkb",
+                    "team": "Test",
+                    "url": "https://test.slack.com/",
+                },
+                {},
+            )
         if method in ("chat.postMessage", "chat.update"):
             ts = params.get("ts") or self._new_ts(channel, params.get("thread_ts"))
             with self.lock:
                 known = self.messages.get((channel, str(ts))) or {}
                 self.messages[(channel, str(ts))] = {
-                    **known, "type": "message", "ts": ts, "text": params.get("text"), "blocks": params.get("blocks"),
-                    "bot_id": "BBOT", "thread_ts": params.get("thread_ts") or known.get("thread_ts"),
+                    **known,
+                    "type": "message",
+                    "ts": ts,
+                    "text": params.get("text"),
+                    "blocks": params.get("blocks"),
+                    "bot_id": "BBOT",
+                    "thread_ts": params.get("thread_ts") or known.get("thread_ts"),
                     "metadata": params.get("metadata") or known.get("metadata"),
-                }  # fmt: skip
+                }
             return (
                 200,
                 {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text")}},
@@ -528,7 +603,8 @@ class FakeSlack:
         self, channel: str, params: dict[str, Any]
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
         """``reactions.add`` as Slack answers it: a name without colons, on a message that exists, once."""
-        name, ts = str(params.get("name") or ""), str(params.get("timestamp") or "")
+        name = str(params.get("name") or "")
+        ts = str(params.get("timestamp") or "")
         if not channel or not ts:
             return 200, {"ok": False, "error": "no_item_specified"}, {}
         if not name or ":" in name or " " in name:
@@ -560,8 +636,13 @@ class FakeSlack:
         if method == "assistant.threads.setSuggestedPrompts":
             prompts = params["prompts"]
             prompts = json.loads(prompts) if isinstance(prompts, str) else prompts
-            good = isinstance(prompts, list) and 1 <= len(prompts) <= 4 and all(
-                isinstance(p, dict) and p.get("title") and p.get("message") for p in prompts)  # fmt: skip
+            good = (
+                isinstance(prompts, list)
+                and 1 <= len(prompts) <= 4
+                and all(
+                    isinstance(p, dict) and p.get("title") and p.get("message") for p in prompts
+                )
+            )
             return None if good else "invalid_arguments"
         return None
 
@@ -582,10 +663,19 @@ class FakeSlack:
             return int(whole) * 1_000_000 + int((part + "000000")[:6])
 
         with self.lock:
-            floor = [micros(ts) for (c, ts), m in self.messages.items()
-                     if thread_ts and c == channel and (ts == thread_ts or m.get("thread_ts") == thread_ts)]  # fmt: skip
-            issued = max(int(time.time() * 1_000_000), self._last_ts + 1, *(f + 1 for f in floor),
-                         micros(thread_ts) + 1 if thread_ts else 0)  # fmt: skip
+            floor = [
+                micros(ts)
+                for (c, ts), m in self.messages.items()
+                if thread_ts
+                and c == channel
+                and (ts == thread_ts or m.get("thread_ts") == thread_ts)
+            ]
+            issued = max(
+                int(time.time() * 1_000_000),
+                self._last_ts + 1,
+                *(f + 1 for f in floor),
+                micros(thread_ts) + 1 if thread_ts else 0,
+            )
             self._last_ts = issued
         return f"{issued // 1_000_000}.{issued % 1_000_000:06d}"
 
@@ -624,7 +714,8 @@ class FakeSlack:
             page_of = [m for m in replies if float(m["ts"]) >= start]
         else:
             page_of = [*root, *replies]
-        page, rest = page_of[:limit], page_of[limit:]
+        page = page_of[:limit]
+        rest = page_of[limit:]
         if not _flag(params.get("include_all_metadata")):
             page = [{k: v for k, v in m.items() if k != "metadata"} for m in page]
         more = {"next_cursor": _make_cursor(rest[0]["ts"]) if rest else ""}

@@ -106,10 +106,16 @@ class SocketModeServer:
         accept = base64.b64encode(
             hashlib.sha1((headers["Sec-WebSocket-Key"] + _GUID).encode()).digest()
         )
-        conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                     b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")  # fmt: skip
-        hello = {"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A1"},
-                 "debug_info": {"host": "loopback", "approximate_connection_time": 3600}}  # fmt: skip
+        conn.sendall(
+            b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+        )
+        hello = {
+            "type": "hello",
+            "num_connections": 1,
+            "connection_info": {"app_id": "A1"},
+            "debug_info": {"host": "loopback", "approximate_connection_time": 3600},
+        }
         with self.lock:
             self.connections.append(conn)
             conn.sendall(_frame(1, json.dumps(hello).encode()))
@@ -142,8 +148,14 @@ class SocketModeServer:
     def send_envelope(self, kind: str, payload: dict[str, Any]) -> str:
         """Send ``payload`` as Slack does (``events_api``, ``slash_commands``, ``interactive``)."""
         envelope_id = str(uuid.uuid4())
-        envelope = {"envelope_id": envelope_id, "type": kind, "payload": payload,
-                    "accepts_response_payload": kind != "events_api", "retry_attempt": 0, "retry_reason": ""}  # fmt: skip
+        envelope = {
+            "envelope_id": envelope_id,
+            "type": kind,
+            "payload": payload,
+            "accepts_response_payload": kind != "events_api",
+            "retry_attempt": 0,
+            "retry_reason": "",
+        }
         with self.lock:
             conn = self.connections[-1]
             conn.sendall(_frame(1, json.dumps(envelope).encode()))
@@ -165,8 +177,9 @@ class SocketSlack(FakeSlack):
 
     socket: SocketModeServer = field(default_factory=SocketModeServer)
 
-    def answer(self, method: str, params: dict[str, Any], token: str | None = None
-               ) -> tuple[int, dict[str, Any], dict[str, str]]:  # fmt: skip
+    def answer(
+        self, method: str, params: dict[str, Any], token: str | None = None
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
         if method == "apps.connections.open":
             if not (token or "").startswith("xapp-"):
                 return 200, {"ok": False, "error": "not_allowed_token_type"}, {}

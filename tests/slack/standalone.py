@@ -51,8 +51,9 @@ class Standalone:
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read())
 
-    def health_until(self, wanted: Callable[[int, dict[str, Any]], bool], timeout: float = 10.0
-                     ) -> tuple[int, dict[str, Any]]:  # fmt: skip
+    def health_until(
+        self, wanted: Callable[[int, dict[str, Any]], bool], timeout: float = 10.0
+    ) -> tuple[int, dict[str, Any]]:
         deadline = time.monotonic() + timeout
         while True:
             status, body = self.health()
@@ -68,8 +69,9 @@ class Standalone:
             ).all()
         return [(r[0], r[1], r[2]) for r in rows]
 
-    def jobs_until(self, wanted: Callable[[list[tuple[str, str, str | None]]], bool], timeout: float = 10.0
-                   ) -> list[tuple[str, str, str | None]]:  # fmt: skip
+    def jobs_until(
+        self, wanted: Callable[[list[tuple[str, str, str | None]]], bool], timeout: float = 10.0
+    ) -> list[tuple[str, str, str | None]]:
         deadline = time.monotonic() + timeout
         while True:
             found = self.jobs()
@@ -91,15 +93,35 @@ def standalone(
         repository.import_records(
             session, records=records, on_conflict="fail", actor="test", now=TODAY
         )
-    built = Settings(database_url=database_url, slack_signing_secret=SECRET, slack_api_url=fake.api_url, workers=4,
-                     _env_file=None, **settings)  # type: ignore[call-arg]  # fmt: skip
+    built = Settings(
+        database_url=database_url,
+        slack_signing_secret=SECRET,
+        slack_api_url=fake.api_url,
+        workers=4,
+        _env_file=None,
+        **settings,
+    )  # type: ignore[call-arg]
     metrics = Metrics()
-    slack_bot = build_slack_bot(built, store=store, index=Fixed(MatchIndex.build(records)),
-                                graph=Fixed(build_graph(records)), clock=FixedClock(TODAY), metrics=metrics,
-                                slack_backoff=BACKOFF)  # fmt: skip
+    slack_bot = build_slack_bot(
+        built,
+        store=store,
+        index=Fixed(MatchIndex.build(records)),
+        graph=Fixed(build_graph(records)),
+        clock=FixedClock(TODAY),
+        metrics=metrics,
+        slack_backoff=BACKOFF,
+    )
     slack_bot.start()
-    server = Server(slack_bot.app, store, metrics, slack_bot.runner, lambda: len(records), host="127.0.0.1", port=0,
-                    slack=slack_bot.link.problem if slack_bot.link else None)  # fmt: skip
+    server = Server(
+        slack_bot.app,
+        store,
+        metrics,
+        slack_bot.runner,
+        lambda: len(records),
+        host="127.0.0.1",
+        port=0,
+        slack=slack_bot.link.problem if slack_bot.link else None,
+    )
     server.start()
     url = f"http://127.0.0.1:{server.port}"
     try:

@@ -17,7 +17,9 @@ from bot.store import repository
 from tests.slack.blockkit import assert_valid_view
 from tests.slack.conftest import CHANNEL, EN_USER, MAINTAINER, TODAY, Bot, wait_for_unknown
 
-LINE = "flux.errors.CapacitorMisalignedError: flux capacitor misaligned by 3 degrees at 0x7ffd5a3b2c10"
+LINE = (
+    "flux.errors.CapacitorMisalignedError: flux capacitor misaligned by 3 degrees at 0x7ffd5a3b2c10"
+)
 MESSAGE = f"""deploy died again :(
 ```Traceback (most recent call last):
   File "/srv/app/time/travel.py", line 88, in jump
@@ -35,12 +37,19 @@ def cleanup(bot: Bot) -> Iterator[None]:
 
 def _shortcut(bot: Bot, user: str, text: str = MESSAGE, ts: str = "1722500300.000001") -> None:
     n = bot.send.next_id()
-    response = bot.send.interactive({
-        "type": "message_action", "callback_id": CallbackId.ADD_SHORTCUT, "trigger_id": f"add{n}-{bot.send.prefix}",
-        "team": {"id": "T1"}, "user": {"id": user}, "channel": {"id": CHANNEL, "name": "errors"},
-        "response_url": bot.fake.response_url(f"add{n}"), "message_ts": ts,
-        "message": {"type": "message", "user": "UOTHER", "text": text, "ts": ts},
-    })  # fmt: skip
+    response = bot.send.interactive(
+        {
+            "type": "message_action",
+            "callback_id": CallbackId.ADD_SHORTCUT,
+            "trigger_id": f"add{n}-{bot.send.prefix}",
+            "team": {"id": "T1"},
+            "user": {"id": user},
+            "channel": {"id": CHANNEL, "name": "errors"},
+            "response_url": bot.fake.response_url(f"add{n}"),
+            "message_ts": ts,
+            "message": {"type": "message", "user": "UOTHER", "text": text, "ts": ts},
+        }
+    )
     assert response.status == 200
 
 
@@ -52,13 +61,31 @@ def _modal(bot: Bot) -> tuple[dict[str, Any], dict[str, str]]:
 
 
 def _submit(bot: Bot, view: dict[str, Any], values: dict[str, str]) -> None:
-    filled = {**values, BlockId.RECORD_ID: RECORD, BlockId.ROOT_CAUSE: "The capacitor was knocked out of line."}
-    form = {"values": {b: {InputId.VALUE: {"type": "plain_text_input", "value": v}} for b, v in filled.items()}}
-    response = bot.send.interactive({
-        "type": "view_submission", "team": {"id": "T1"}, "user": {"id": MAINTAINER}, "api_app_id": "A1",
-        "view": {"id": f"V{bot.send.next_id()}", "type": "modal", "callback_id": CallbackId.ADD_RECORD_VIEW,
-                 "private_metadata": view["private_metadata"], "state": form},
-    })  # fmt: skip
+    filled = {
+        **values,
+        BlockId.RECORD_ID: RECORD,
+        BlockId.ROOT_CAUSE: "The capacitor was knocked out of line.",
+    }
+    form = {
+        "values": {
+            b: {InputId.VALUE: {"type": "plain_text_input", "value": v}} for b, v in filled.items()
+        }
+    }
+    response = bot.send.interactive(
+        {
+            "type": "view_submission",
+            "team": {"id": "T1"},
+            "user": {"id": MAINTAINER},
+            "api_app_id": "A1",
+            "view": {
+                "id": f"V{bot.send.next_id()}",
+                "type": "modal",
+                "callback_id": CallbackId.ADD_RECORD_VIEW,
+                "private_metadata": view["private_metadata"],
+                "state": form,
+            },
+        }
+    )
     assert response.status == 200 and response.body in (b"", b"{}")
 
 
@@ -89,7 +116,9 @@ def test_an_error_noted_as_unknown_before_closes_the_loop(bot: Bot, cleanup: Non
     view, values = _modal(bot)
     assert load_state(AddState, view["private_metadata"]).unknown is not None
     _submit(bot, view, values)
-    [told] = bot.fake.wait_for("chat.postMessage", where=lambda c: c.params.get("thread_ts") == first)
+    [told] = bot.fake.wait_for(
+        "chat.postMessage", where=lambda c: c.params.get("thread_ts") == first
+    )
     assert f"<@{EN_USER}> errkb now knows this error" in json.dumps(told.params["blocks"])
 
 

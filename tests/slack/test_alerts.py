@@ -26,8 +26,14 @@ ALERTS = Path(__file__).resolve().parent / "alerts"
 VLLM = "llm/vllm-no-available-memory-for-cache-blocks"
 FROB = "errkbtest/frobnicator-overheat"
 #: Each monitor's fixture and the record its alert is about.
-MONITORS = {"sentry": VLLM, "datadog": VLLM, "alertmanager": VLLM, "grafana": VLLM, "github_actions": FROB,
-            "pagerduty": FROB}  # fmt: skip
+MONITORS = {
+    "sentry": VLLM,
+    "datadog": VLLM,
+    "alertmanager": VLLM,
+    "grafana": VLLM,
+    "github_actions": FROB,
+    "pagerduty": FROB,
+}
 
 
 def fixture(name: str) -> dict[str, Any]:
@@ -36,8 +42,15 @@ def fixture(name: str) -> dict[str, Any]:
     return found
 
 
-def alert(bot: Bot, name: str, *, ts: str | None = None, thread_ts: str | None = None,
-          channel: str = CHANNEL, **extra: Any) -> str:  # fmt: skip
+def alert(
+    bot: Bot,
+    name: str,
+    *,
+    ts: str | None = None,
+    thread_ts: str | None = None,
+    channel: str = CHANNEL,
+    **extra: Any,
+) -> str:
     """Deliver monitor ``name``'s alert as a ``message`` event; its ts."""
     ts = ts or f"1722500000.{bot.send.next_id():06d}"
     event = {
@@ -126,8 +139,16 @@ def test_a_monitor_updating_and_repeating_its_alert_is_answered_once(bot: Bot) -
         "ts": ts,
         "edited": {"user": "USENTRYBOT", "ts": "1722500100.000000"},
     }
-    changed = {"type": "message", "subtype": "message_changed", "hidden": True, "channel": CHANNEL, "ts": "1722500100.000001",
-               "channel_type": "channel", "message": updated, "previous_message": fixture("sentry")}  # fmt: skip
+    changed = {
+        "type": "message",
+        "subtype": "message_changed",
+        "hidden": True,
+        "channel": CHANNEL,
+        "ts": "1722500100.000001",
+        "channel_type": "channel",
+        "message": updated,
+        "previous_message": fixture("sentry"),
+    }
     assert bot.send.event(changed).status == 200
     assert bot.send.event(changed).status == 200  # and Slack delivers the update twice
     assert (
@@ -176,18 +197,41 @@ def test_an_unknown_alert_is_queued_with_its_source_app(bot: Bot) -> None:
 
 def test_errkbs_own_posts_and_another_errkbs_are_never_read(bot: Bot) -> None:
     alerts_on(bot)
-    own = {"type": "message", "channel": CHANNEL, "channel_type": "channel", "bot_id": "BBOT", "text": PASTE,
-           "ts": "1722500000.900001"}  # fmt: skip
+    own = {
+        "type": "message",
+        "channel": CHANNEL,
+        "channel_type": "channel",
+        "bot_id": "BBOT",
+        "text": PASTE,
+        "ts": "1722500000.900001",
+    }
     same_app = {**own, "bot_id": "BOTHER", "app_id": "A1", "ts": "1722500000.900002"}
-    marked = {**own, "bot_id": "BOTHER2", "app_id": "AOTHER", "ts": "1722500000.900003",
-              "metadata": {"event_type": "errkb_answer", "event_payload": {"job": "x"}}}  # fmt: skip
-    by_ids = {**own, "bot_id": "BOTHER3", "app_id": "AOTHER3", "ts": "1722500000.900004",
-              "blocks": [{"type": "actions", "block_id": "errkb.votes", "elements": []}]}  # fmt: skip
+    marked = {
+        **own,
+        "bot_id": "BOTHER2",
+        "app_id": "AOTHER",
+        "ts": "1722500000.900003",
+        "metadata": {"event_type": "errkb_answer", "event_payload": {"job": "x"}},
+    }
+    by_ids = {
+        **own,
+        "bot_id": "BOTHER3",
+        "app_id": "AOTHER3",
+        "ts": "1722500000.900004",
+        "blocks": [{"type": "actions", "block_id": "errkb.votes", "elements": []}],
+    }
     for event in (own, same_app, marked, by_ids):
         assert bot.send.event(event).status == 200
     assert job_count(bot) == 0  # refused before any work was written
-    updated = {"type": "message", "subtype": "message_changed", "channel": CHANNEL, "channel_type": "channel",
-               "ts": "1722500000.900005", "message": {**own, "text": PASTE + "\nmore"}, "previous_message": own}  # fmt: skip
+    updated = {
+        "type": "message",
+        "subtype": "message_changed",
+        "channel": CHANNEL,
+        "channel_type": "channel",
+        "ts": "1722500000.900005",
+        "message": {**own, "text": PASTE + "\nmore"},
+        "previous_message": own,
+    }
     assert bot.send.event(updated).status == 200  # errkb updating its own answer (More, a vote)
     assert job_count(bot) == 0 and bot.fake.of("chat.postMessage") == []
 
@@ -197,12 +241,30 @@ def test_errkbs_own_posts_and_another_errkbs_are_never_read(bot: Bot) -> None:
 
 def edited(bot: Bot, ts: str, before: str, after: str, *, user: str = EN_USER) -> None:
     now = f"1722500200.{bot.send.next_id():06d}"
-    event = {"type": "message", "subtype": "message_changed", "hidden": True, "channel": CHANNEL, "ts": now,
-             "event_ts": now, "channel_type": "channel",
-             "message": {"type": "message", "user": user, "text": after, "ts": ts, "client_msg_id": f"cm-{ts}",
-                         "edited": {"user": user, "ts": now}},
-             "previous_message": {"type": "message", "user": user, "text": before, "ts": ts,
-                                  "client_msg_id": f"cm-{ts}"}}  # fmt: skip
+    event = {
+        "type": "message",
+        "subtype": "message_changed",
+        "hidden": True,
+        "channel": CHANNEL,
+        "ts": now,
+        "event_ts": now,
+        "channel_type": "channel",
+        "message": {
+            "type": "message",
+            "user": user,
+            "text": after,
+            "ts": ts,
+            "client_msg_id": f"cm-{ts}",
+            "edited": {"user": user, "ts": now},
+        },
+        "previous_message": {
+            "type": "message",
+            "user": user,
+            "text": before,
+            "ts": ts,
+            "client_msg_id": f"cm-{ts}",
+        },
+    }
     assert bot.send.event(event).status == 200
 
 
@@ -274,11 +336,18 @@ def test_the_lookup_shortcut_on_an_alert_reads_its_attachments(bot: Bot) -> None
     """Where alerts are off, anyone can still ask about one: the shortcut reads the whole alert."""
     message = {**fixture("alertmanager"), "ts": "1722500000.950001"}
     n = bot.send.next_id()
-    response = bot.send.interactive({
-        "type": "message_action", "callback_id": "errkb_lookup", "team": {"id": "T1"},
-        "trigger_id": f"trig{n}-{bot.send.prefix}", "user": {"id": EN_USER}, "channel": {"id": CHANNEL},
-        "response_url": bot.fake.response_url(f"sc{n}"), "message": message,
-    })  # fmt: skip
+    response = bot.send.interactive(
+        {
+            "type": "message_action",
+            "callback_id": "errkb_lookup",
+            "team": {"id": "T1"},
+            "trigger_id": f"trig{n}-{bot.send.prefix}",
+            "user": {"id": EN_USER},
+            "channel": {"id": CHANNEL},
+            "response_url": bot.fake.response_url(f"sc{n}"),
+            "message": message,
+        }
+    )
     assert response.status == 200
     [call] = bot.fake.wait_for("chat.postMessage")
     assert call.params["thread_ts"] == "1722500000.950001" and VLLM in json.dumps(

@@ -60,8 +60,14 @@ def test_a_chinese_user_gets_a_chinese_answer(bot: Bot) -> None:
 
 def test_retries_and_duplicate_event_ids_answer_exactly_once(bot: Bot) -> None:
     ts = "1722500000.777777"
-    event = {"type": "message", "channel": CHANNEL, "user": "UENGLISH", "text": PASTE, "ts": ts,
-             "client_msg_id": "cm-dup"}  # fmt: skip
+    event = {
+        "type": "message",
+        "channel": CHANNEL,
+        "user": "UENGLISH",
+        "text": PASTE,
+        "ts": ts,
+        "client_msg_id": "cm-dup",
+    }
     statuses = [bot.send.event(event, event_id="EvDUP1").status]
     statuses += [bot.send.event(event, event_id="EvDUP1", retry=n).status for n in (1, 2, 3)]
     statuses.append(bot.send.event(event, event_id="EvDUP2").status)  # same message, new event id
@@ -102,11 +108,25 @@ def test_bots_edits_deletions_and_chit_chat_are_ignored(bot: Bot) -> None:
     alerts_off = bot.metrics.value("errkb_declines_total", reason="alerts_off")
     bot.send.message(PASTE, bot_id="B999", subtype="bot_message")
     bot.send.message(PASTE, user="UBOT")  # errkb's own message
-    bot.send.event({"type": "message", "subtype": "message_changed", "channel": CHANNEL, "ts": "1.1",
-                    "message": {"text": PASTE + "\n(edited)", "user": "UENGLISH", "ts": "1.0"},
-                    "previous_message": {"text": PASTE, "user": "UENGLISH", "ts": "1.0"}})  # fmt: skip
-    bot.send.event({"type": "message", "subtype": "message_deleted", "channel": CHANNEL, "ts": "1.2",
-                    "deleted_ts": "1.0"})  # fmt: skip
+    bot.send.event(
+        {
+            "type": "message",
+            "subtype": "message_changed",
+            "channel": CHANNEL,
+            "ts": "1.1",
+            "message": {"text": PASTE + "\n(edited)", "user": "UENGLISH", "ts": "1.0"},
+            "previous_message": {"text": PASTE, "user": "UENGLISH", "ts": "1.0"},
+        }
+    )
+    bot.send.event(
+        {
+            "type": "message",
+            "subtype": "message_deleted",
+            "channel": CHANNEL,
+            "ts": "1.2",
+            "deleted_ts": "1.0",
+        }
+    )
     bot.send.message("anyone up for lunch at noon?")
     bot.send.message(
         "RuntimeError: the flux capacitor is misaligned by 3 degrees"
@@ -136,8 +156,16 @@ def test_unknown_paste_in_channel_is_kept_silently_for_maintainers(bot: Bot) -> 
 
 def test_mention_without_a_confident_match_shows_uncertain_candidates(bot: Bot) -> None:
     weak = "<@UBOT> frobnicate.errors.FrobnicatorError: core"  # the type, too little of its message
-    bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": "UENGLISH", "ts": "1722500001.000001",
-                    "text": weak, "client_msg_id": "cm-m1"})  # fmt: skip
+    bot.send.event(
+        {
+            "type": "app_mention",
+            "channel": CHANNEL,
+            "user": "UENGLISH",
+            "ts": "1722500001.000001",
+            "text": weak,
+            "client_msg_id": "cm-m1",
+        }
+    )
     # Slack also sends the message event for the same message: it must not answer a second time.
     bot.send.message(weak, ts="1722500001.000001")
     posts = bot.fake.wait_for("chat.postMessage")
@@ -151,9 +179,17 @@ def test_mention_without_a_confident_match_shows_uncertain_candidates(bot: Bot) 
 
 
 def test_mention_of_something_unknown_says_nothing_is_known(bot: Bot) -> None:
-    bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": "UENGLISH", "ts": "1722500002.000001",
-                    "thread_ts": "1722500000.000009", "client_msg_id": "cm-m2",
-                    "text": "<@UBOT> ZorgleBlorpException: qwzx vrrp ktchk"})  # fmt: skip
+    bot.send.event(
+        {
+            "type": "app_mention",
+            "channel": CHANNEL,
+            "user": "UENGLISH",
+            "ts": "1722500002.000001",
+            "thread_ts": "1722500000.000009",
+            "client_msg_id": "cm-m2",
+            "text": "<@UBOT> ZorgleBlorpException: qwzx vrrp ktchk",
+        }
+    )
     posts = bot.fake.wait_for("chat.postMessage")
     assert len(posts) == 1 and posts[0].params["thread_ts"] == "1722500000.000009"
     assert_valid_message(posts[0].params)
@@ -163,9 +199,20 @@ def test_mention_of_something_unknown_says_nothing_is_known(bot: Bot) -> None:
 
 def test_a_snippet_file_is_read(bot: Bot) -> None:
     bot.fake.files["crash.log"] = PASTE
-    bot.send.message("", subtype="file_share", files=[{
-        "id": "F1", "name": "crash.log", "mimetype": "text/plain", "filetype": "text", "size": len(PASTE),
-        "url_private_download": bot.fake.url + "/files/crash.log"}])  # fmt: skip
+    bot.send.message(
+        "",
+        subtype="file_share",
+        files=[
+            {
+                "id": "F1",
+                "name": "crash.log",
+                "mimetype": "text/plain",
+                "filetype": "text",
+                "size": len(PASTE),
+                "url_private_download": bot.fake.url + "/files/crash.log",
+            }
+        ],
+    )
     posts = bot.fake.wait_for("chat.postMessage")
     assert len(posts) == 1 and "frobnicator-overheat" in read_text(posts[0].params["blocks"])
     download = bot.fake.of("files.download")[0]

@@ -19,25 +19,44 @@ FROB = "errkbtest/frobnicator-overheat"
 
 def thread_started(bot: Bot, user: str, thread_ts: str) -> str:
     event_id = f"Ev{bot.send.next_id():08d}"
-    event = {"type": "assistant_thread_started", "event_ts": thread_ts,
-             "assistant_thread": {"user_id": user, "channel_id": DM, "thread_ts": thread_ts,
-                                  "context": {"channel_id": "C0ERRORS", "team_id": "T1", "enterprise_id": None}}}  # fmt: skip
+    event = {
+        "type": "assistant_thread_started",
+        "event_ts": thread_ts,
+        "assistant_thread": {
+            "user_id": user,
+            "channel_id": DM,
+            "thread_ts": thread_ts,
+            "context": {"channel_id": "C0ERRORS", "team_id": "T1", "enterprise_id": None},
+        },
+    }
     assert bot.send.event(event, event_id=event_id).status == 200
     return f"event:{event_id}"
 
 
 def said(bot: Bot, user: str, text: str, thread_ts: str | None) -> str:
     ts = f"1722500000.{bot.send.next_id():06d}"
-    event: dict[str, Any] = {"type": "message", "channel": DM, "channel_type": "im", "user": user, "text": text,
-                             "ts": ts, "client_msg_id": f"cm-{ts}"}  # fmt: skip
+    event: dict[str, Any] = {
+        "type": "message",
+        "channel": DM,
+        "channel_type": "im",
+        "user": user,
+        "text": text,
+        "ts": ts,
+        "client_msg_id": f"cm-{ts}",
+    }
     if thread_ts:
         event["thread_ts"] = thread_ts
     assert bot.send.event(event).status == 200
     return ts
 
 
-@pytest.mark.parametrize(("user", "title", "search"), [(EN_USER, "Paste an error", "search out of memory"),
-                                                      (ZH_USER, "贴上一条错误", "search 显存不足")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("user", "title", "search"),
+    [
+        (EN_USER, "Paste an error", "search out of memory"),
+        (ZH_USER, "贴上一条错误", "search 显存不足"),
+    ],
+)
 def test_a_new_assistant_thread_gets_suggested_prompts_in_the_persons_language(
     bot: Bot, user: str, title: str, search: str
 ) -> None:

@@ -15,8 +15,17 @@ THREAD = "1722500000.000009"
 
 
 def mention(bot: Bot, text: str, ts: str, user: str = "UENGLISH") -> None:
-    bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": user, "ts": ts, "thread_ts": THREAD,
-                    "text": f"<@UBOT> {text}", "client_msg_id": f"cm-{ts}"})  # fmt: skip
+    bot.send.event(
+        {
+            "type": "app_mention",
+            "channel": CHANNEL,
+            "user": user,
+            "ts": ts,
+            "thread_ts": THREAD,
+            "text": f"<@UBOT> {text}",
+            "client_msg_id": f"cm-{ts}",
+        }
+    )
 
 
 @pytest.mark.parametrize("chat", ["the retro moved to Thursday", "lunch at noon?"])
@@ -28,8 +37,13 @@ def test_a_chat_line_with_a_mention_gets_no_records_and_nothing_public(bot: Bot,
     assert bot.fake.of("chat.postMessage") == []
 
 
-@pytest.mark.parametrize(("user", "line"), [("UENGLISH", "Nothing in the knowledge base matches this error yet."),
-                                            (ZH_USER, "知识库中还没有与这个错误匹配的记录。")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("user", "line"),
+    [
+        ("UENGLISH", "Nothing in the knowledge base matches this error yet."),
+        (ZH_USER, "知识库中还没有与这个错误匹配的记录。"),
+    ],
+)
 def test_an_unknown_error_in_a_thread_is_one_short_line_with_add(
     bot: Bot, user: str, line: str
 ) -> None:

@@ -37,14 +37,20 @@ def _settings(bot: Bot) -> ChannelSettings:
 
 def test_a_channel_nobody_configured_shows_the_defaults_and_how_to_change_them(bot: Bot) -> None:
     shown = _shown(_respond(bot, "channel"))
-    assert "*On*" in shown and f"*normal* (a match needs a score of {round(VOLUNTEER * 100)} % or more)" in shown
+    assert (
+        "*On*" in shown
+        and f"*normal* (a match needs a score of {round(VOLUNTEER * 100)} % or more)" in shown
+    )
     assert "automatic" in shown and "/errkb channel threshold strict|normal|eager" in shown
     assert "the person who created the channel" in shown
 
 
 def test_someone_else_is_refused_and_nothing_changes(bot: Bot) -> None:
     call = _respond(bot, "channel off")
-    assert "only knowledge-base maintainers and the person who created this channel" in call.params["text"]
+    assert (
+        "only knowledge-base maintainers and the person who created this channel"
+        in call.params["text"]
+    )
     assert _settings(bot).mode is Mode.ON and not _settings(bot).configured
 
 
@@ -59,10 +65,16 @@ def test_a_maintainer_quiets_a_channel(bot: Bot) -> None:
 def test_the_channels_creator_sets_the_threshold(bot: Bot) -> None:
     bot.fake.creators[CHANNEL] = EN_USER
     strict = round(THRESHOLDS["strict"] * 100)
-    assert f"*strict* (a match needs a score of {strict} % or more)" in _shown(_respond(bot, "channel threshold strict"))
+    assert f"*strict* (a match needs a score of {strict} % or more)" in _shown(
+        _respond(bot, "channel threshold strict")
+    )
     assert _settings(bot).min_score == THRESHOLDS["strict"]
-    assert "*custom* (a match needs a score of 62 % or more)" in _shown(_respond(bot, "channel threshold 62%"))
-    assert _settings(bot).threshold == 0.62 and _settings(bot).mode is Mode.ON  # the mode is untouched
+    assert "*custom* (a match needs a score of 62 % or more)" in _shown(
+        _respond(bot, "channel threshold 62%")
+    )
+    assert (
+        _settings(bot).threshold == 0.62 and _settings(bot).mode is Mode.ON
+    )  # the mode is untouched
     _respond(bot, "channel threshold normal")
     assert _settings(bot).threshold is None
 
@@ -72,7 +84,9 @@ def test_the_channels_language_is_for_people_whose_own_errkb_does_not_know(bot: 
     assert _settings(bot).locale == "zh"
     help_text = _shown(_respond(bot, "help", user=NO_LOCALE))
     assert "errkb 在本频道：*开启*" in help_text and "语言 *中文*" in help_text
-    assert "In this channel" in _shown(_respond(bot, "help", user=EN_USER))  # their Slack language wins
+    assert "In this channel" in _shown(
+        _respond(bot, "help", user=EN_USER)
+    )  # their Slack language wins
     _respond(bot, "channel lang auto", user=MAINTAINER)
     assert _settings(bot).locale is None
     assert "In this channel errkb is *on*" in _shown(_respond(bot, "help", user=NO_LOCALE))
@@ -87,9 +101,17 @@ def test_help_shows_how_errkb_answers_in_this_channel(bot: Bot) -> None:
 
 
 def test_arguments_errkb_does_not_understand_get_usage(bot: Bot) -> None:
-    assert "A threshold is a preset or a percentage" in _respond(bot, "channel threshold 300", user=MAINTAINER).params["text"]
-    assert "does not speak that language" in _respond(bot, "channel lang klingon", user=MAINTAINER).params["text"]
-    assert "I did not understand" in _respond(bot, "channel volume 11", user=MAINTAINER).params["text"]
+    assert (
+        "A threshold is a preset or a percentage"
+        in _respond(bot, "channel threshold 300", user=MAINTAINER).params["text"]
+    )
+    assert (
+        "does not speak that language"
+        in _respond(bot, "channel lang klingon", user=MAINTAINER).params["text"]
+    )
+    assert (
+        "I did not understand" in _respond(bot, "channel volume 11", user=MAINTAINER).params["text"]
+    )
     assert not _settings(bot).configured
 
 
@@ -111,8 +133,16 @@ def _set(bot: Bot, words: str) -> None:
 
 
 def _mention(bot: Bot, text: str, ts: str) -> None:
-    bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": EN_USER, "ts": ts,
-                    "text": f"<@UBOT> {text}", "client_msg_id": f"cm-{ts}"})  # fmt: skip
+    bot.send.event(
+        {
+            "type": "app_mention",
+            "channel": CHANNEL,
+            "user": EN_USER,
+            "ts": ts,
+            "text": f"<@UBOT> {text}",
+            "client_msg_id": f"cm-{ts}",
+        }
+    )
 
 
 def test_a_quiet_channel_is_answered_only_when_someone_asks(bot: Bot) -> None:
@@ -130,7 +160,9 @@ def test_a_quiet_channel_is_answered_only_when_someone_asks(bot: Bot) -> None:
     assert "Prime the coolant loop" in post.params["text"]
 
 
-def test_an_off_channel_gets_nothing_in_public_and_the_asker_an_answer_only_they_see(bot: Bot) -> None:
+def test_an_off_channel_gets_nothing_in_public_and_the_asker_an_answer_only_they_see(
+    bot: Bot,
+) -> None:
     _set(bot, "off")
     bot.send.message(PASTE)
     _mention(bot, PASTE, "1722500101.000001")
@@ -146,4 +178,6 @@ def test_an_eager_threshold_volunteers_weaker_matches_and_normal_does_not(bot: B
     _set(bot, "threshold 10%")
     _, ts = bot.send.message(UNSURE)
     [post] = bot.fake.wait_for("chat.postMessage")
-    assert post.params["thread_ts"] == ts and "errkbtest/frobnicator-underheat" in str(post.params["blocks"])
+    assert post.params["thread_ts"] == ts and "errkbtest/frobnicator-underheat" in str(
+        post.params["blocks"]
+    )

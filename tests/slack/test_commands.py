@@ -104,13 +104,25 @@ def test_help_and_empty_command(bot: Bot) -> None:
 
 
 def test_message_shortcut_answers_in_the_thread(bot: Bot) -> None:
-    response = bot.send.interactive({
-        "type": "message_action", "callback_id": "errkb_lookup", "trigger_id": "t1",
-        "team": {"id": "T1"}, "user": {"id": EN_USER}, "channel": {"id": CHANNEL, "name": "errors"},
-        "response_url": bot.fake.response_url("sc1"), "message_ts": "1722500005.000002",
-        "message": {"type": "message", "user": "UOTHER", "text": PASTE, "ts": "1722500005.000002",
-                    "thread_ts": "1722500005.000001"},
-    })  # fmt: skip
+    response = bot.send.interactive(
+        {
+            "type": "message_action",
+            "callback_id": "errkb_lookup",
+            "trigger_id": "t1",
+            "team": {"id": "T1"},
+            "user": {"id": EN_USER},
+            "channel": {"id": CHANNEL, "name": "errors"},
+            "response_url": bot.fake.response_url("sc1"),
+            "message_ts": "1722500005.000002",
+            "message": {
+                "type": "message",
+                "user": "UOTHER",
+                "text": PASTE,
+                "ts": "1722500005.000002",
+                "thread_ts": "1722500005.000001",
+            },
+        }
+    )
     assert response.status == 200
     posts = bot.fake.wait_for("chat.postMessage")
     assert len(posts) == 1 and posts[0].params["thread_ts"] == "1722500005.000001"

@@ -43,9 +43,16 @@ def _open_modal(bot: Bot, user: str = EN_USER) -> tuple[str, dict[str, Any]]:
 
 
 def _suggest(bot: Bot, view: dict[str, Any], typed: str, user: str = EN_USER, **kwargs: Any) -> Any:
-    payload = {"type": "block_suggestion", "team": {"id": "T1"}, "user": {"id": user}, "api_app_id": "A1",
-               "action_id": InputId.SEARCH, "block_id": BlockId.CORRECT_SEARCH, "value": typed,
-               "view": {"id": "V9", "type": "modal", "private_metadata": view["private_metadata"]}}  # fmt: skip
+    payload = {
+        "type": "block_suggestion",
+        "team": {"id": "T1"},
+        "user": {"id": user},
+        "api_app_id": "A1",
+        "action_id": InputId.SEARCH,
+        "block_id": BlockId.CORRECT_SEARCH,
+        "value": typed,
+        "view": {"id": "V9", "type": "modal", "private_metadata": view["private_metadata"]},
+    }
     return bot.send.interactive(payload, **kwargs)
 
 
@@ -131,11 +138,29 @@ def test_a_forged_or_malformed_options_request_is_refused(bot: Bot) -> None:
 
 
 def _submit_search(bot: Bot, view: dict[str, Any], record_id: str) -> Any:
-    body = {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": EN_USER}, "api_app_id": "A1",
-            "view": {**view, "id": f"V{bot.send.next_id()}", "state": {"values": {
-                BlockId.CORRECT_CHOICE: {InputId.VALUE: {"type": "radio_buttons", "selected_option": None}},
-                BlockId.CORRECT_SEARCH: {InputId.SEARCH: {"type": "external_select",
-                                                          "selected_option": {"value": record_id}}}}}}}  # fmt: skip
+    body = {
+        "type": "view_submission",
+        "team": {"id": "T1"},
+        "user": {"id": EN_USER},
+        "api_app_id": "A1",
+        "view": {
+            **view,
+            "id": f"V{bot.send.next_id()}",
+            "state": {
+                "values": {
+                    BlockId.CORRECT_CHOICE: {
+                        InputId.VALUE: {"type": "radio_buttons", "selected_option": None}
+                    },
+                    BlockId.CORRECT_SEARCH: {
+                        InputId.SEARCH: {
+                            "type": "external_select",
+                            "selected_option": {"value": record_id},
+                        }
+                    },
+                }
+            },
+        },
+    }
     return bot.send.interactive(body)
 
 
@@ -183,12 +208,18 @@ def test_a_shortened_text_fits_and_is_a_prefix_ending_at_a_word(text: str, limit
 @pytest.mark.parametrize(
     ("record_id", "line", "expected"),
     [
-        ("errkbtest/frobnicator-underheat", "frobnicate.errors.FrobnicatorUnderheatError: frobnicator core temperature 12 below minimum 40",
-         "errkbtest/frobnicator-underheat — FrobnicatorUnderheatError: frobnicator…"),
+        (
+            "errkbtest/frobnicator-underheat",
+            "frobnicate.errors.FrobnicatorUnderheatError: frobnicator core temperature 12 below minimum 40",
+            "errkbtest/frobnicator-underheat — FrobnicatorUnderheatError: frobnicator…",
+        ),
         ("python/key-error", "KeyError: 'x'", "python/key-error — KeyError: 'x'"),
-        ("llm/x", "RuntimeError: 内存不足错误：无法为KV缓存块分配内存。请求块大小：16，空闲块：0，并且这是一个很长的中文错误行需要被截断",
-         "llm/x — RuntimeError: 内存不足错误：无法为KV缓存块分配内存。请求块大小：16，空闲块：0，并且这是一个很长的中文错误行需要被…"),
+        (
+            "llm/x",
+            "RuntimeError: 内存不足错误：无法为KV缓存块分配内存。请求块大小：16，空闲块：0，并且这是一个很长的中文错误行需要被截断",
+            "llm/x — RuntimeError: 内存不足错误：无法为KV缓存块分配内存。请求块大小：16，空闲块：0，并且这是一个很长的中文错误行需要被…",
+        ),
     ],
-)  # fmt: skip
+)
 def test_option_labels(record_id: str, line: str, expected: str) -> None:
     assert option_label(record_id, line) == expected and len(expected) <= OPTION_TEXT

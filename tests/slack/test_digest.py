@@ -95,8 +95,13 @@ def test_a_digest_missed_while_down_is_sent_once_when_back(
     clock.value = datetime(
         2025, 8, 14, 15, 0, tzinfo=UTC
     )  # down over Monday 11th: back on Thursday
-    restarted = DigestSender(settings=digest.settings, store=digest.store, gateway=digest.gateway,
-                             graph=digest.graph, clock=clock)  # fmt: skip
+    restarted = DigestSender(
+        settings=digest.settings,
+        store=digest.store,
+        gateway=digest.gateway,
+        graph=digest.graph,
+        clock=clock,
+    )
     assert f"channel:{DIGEST}" in restarted.run_due()
     assert digest.run_due() == [] and restarted.run_due() == []
     with bot.store.transaction() as session:
@@ -112,8 +117,13 @@ def test_a_first_start_sends_no_digest_for_a_period_long_past(
 ) -> None:
     digest, clock = sender
     clock.value = datetime(2025, 8, 7, 15, 0, tzinfo=UTC)  # first start on a Thursday
-    fresh = DigestSender(settings=digest.settings, store=digest.store, gateway=digest.gateway,
-                         graph=digest.graph, clock=clock)  # fmt: skip
+    fresh = DigestSender(
+        settings=digest.settings,
+        store=digest.store,
+        gateway=digest.gateway,
+        graph=digest.graph,
+        clock=clock,
+    )
     assert fresh.run_due() == [] and _posts(bot, DIGEST) == []
     clock.value = datetime(2025, 8, 11, 9, 0, 30, tzinfo=UTC)  # the next Monday: due
     assert f"channel:{DIGEST}" in fresh.run_due()
@@ -126,9 +136,16 @@ def test_the_digest_shows_what_people_corrected_with_undo(
 
     digest, clock = sender
     with bot.store.transaction() as session:
-        corrections_repo.teach(session, template="FrobnicatorOverheatError: <n>", sample="FrobnicatorOverheatError: 5",
-                               record_id="errkbtest/frobnicator-underheat", wrong_id="errkbtest/frobnicator-overheat",
-                               user_id=EN_USER, channel=CHANNEL, at=clock.value)  # fmt: skip
+        corrections_repo.teach(
+            session,
+            template="FrobnicatorOverheatError: <n>",
+            sample="FrobnicatorOverheatError: 5",
+            record_id="errkbtest/frobnicator-underheat",
+            wrong_id="errkbtest/frobnicator-overheat",
+            user_id=EN_USER,
+            channel=CHANNEL,
+            at=clock.value,
+        )
     digest.run_due()
     [post] = _posts(bot, DIGEST)
     text = json.dumps(post.params["blocks"], ensure_ascii=False)
@@ -170,16 +187,37 @@ def _digest_message(
     return message_ts, post.params["blocks"]
 
 
-def _click(bot: Bot, action: ActionId, user: str, ts: str, blocks: list[dict[str, Any]], record: str = STALE,
-           domain: str = "python") -> None:  # fmt: skip
+def _click(
+    bot: Bot,
+    action: ActionId,
+    user: str,
+    ts: str,
+    blocks: list[dict[str, Any]],
+    record: str = STALE,
+    domain: str = "python",
+) -> None:
     value = DigestItemState(record=record, domain=domain).dump()
-    response = bot.send.interactive({
-        "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user}, "api_app_id": "A1",
-        "trigger_id": "trig-digest", "channel": {"id": DIGEST},
-        "container": {"type": "message", "message_ts": ts, "channel_id": DIGEST},
-        "message": {"ts": ts, "blocks": blocks}, "response_url": bot.fake.response_url("digest"),
-        "actions": [{"type": "button", "action_id": action, "block_id": f"{BlockId.DIGEST_ITEM}:{record}", "value": value}],
-    })  # fmt: skip
+    response = bot.send.interactive(
+        {
+            "type": "block_actions",
+            "team": {"id": "T1"},
+            "user": {"id": user},
+            "api_app_id": "A1",
+            "trigger_id": "trig-digest",
+            "channel": {"id": DIGEST},
+            "container": {"type": "message", "message_ts": ts, "channel_id": DIGEST},
+            "message": {"ts": ts, "blocks": blocks},
+            "response_url": bot.fake.response_url("digest"),
+            "actions": [
+                {
+                    "type": "button",
+                    "action_id": action,
+                    "block_id": f"{BlockId.DIGEST_ITEM}:{record}",
+                    "value": value,
+                }
+            ],
+        }
+    )
     assert response.status == 200 and response.seconds < 1.0
 
 
@@ -267,10 +305,24 @@ def test_deprecate_asks_why_then_deprecates_and_updates(
     assert view["callback_id"] == CallbackId.DEPRECATE_VIEW
 
     def submit(reason: str) -> Any:
-        return bot.send.interactive({
-            "type": "view_submission", "team": {"id": "T1"}, "user": {"id": MAINTAINER}, "api_app_id": "A1",
-            "view": {**view, "state": {"values": {BlockId.DEPRECATE_REASON: {InputId.VALUE: {"type": "plain_text_input", "value": reason}}}}},
-        })  # fmt: skip
+        return bot.send.interactive(
+            {
+                "type": "view_submission",
+                "team": {"id": "T1"},
+                "user": {"id": MAINTAINER},
+                "api_app_id": "A1",
+                "view": {
+                    **view,
+                    "state": {
+                        "values": {
+                            BlockId.DEPRECATE_REASON: {
+                                InputId.VALUE: {"type": "plain_text_input", "value": reason}
+                            }
+                        }
+                    },
+                },
+            }
+        )
 
     empty = submit("   ")
     assert empty.status == 200 and json.loads(empty.body)["response_action"] == "errors"
@@ -292,8 +344,14 @@ def test_a_claim_left_by_a_dead_replica_is_taken_over_after_its_lease(
     digest, clock = sender
     period = "2025-08-04T09:00:00Z"
     with bot.store.transaction() as session:  # another replica claimed the period, then died
-        assert digest_repo.claim_run(session, period=period, audience=f"channel:{DIGEST}", owner="dead:1:x",
-                                     now=clock.value, lease=timedelta(seconds=300))  # fmt: skip
+        assert digest_repo.claim_run(
+            session,
+            period=period,
+            audience=f"channel:{DIGEST}",
+            owner="dead:1:x",
+            now=clock.value,
+            lease=timedelta(seconds=300),
+        )
     assert f"channel:{DIGEST}" not in digest.run_due()  # its lease still holds
     assert not _posts(bot, DIGEST)
     clock.value += timedelta(seconds=301)

@@ -60,9 +60,22 @@ def foreign() -> Iterator[Recorder]:
 
 
 def _share(bot: Bot, url: str, *, user: str = "UENGLISH", name: str = "crash.log") -> None:
-    bot.send.message("", user=user, subtype="file_share", channel_type="im", files=[{
-        "id": "F1", "name": name, "mimetype": "text/plain", "filetype": "text", "size": len(PASTE),
-        "url_private_download": url}])  # fmt: skip
+    bot.send.message(
+        "",
+        user=user,
+        subtype="file_share",
+        channel_type="im",
+        files=[
+            {
+                "id": "F1",
+                "name": name,
+                "mimetype": "text/plain",
+                "filetype": "text",
+                "size": len(PASTE),
+                "url_private_download": url,
+            }
+        ],
+    )
 
 
 def _answer(bot: Bot) -> str:
@@ -77,12 +90,24 @@ def _answer(bot: Bot) -> str:
 
 def test_only_slack_and_the_api_origin_may_carry_the_token() -> None:
     api = origin_of("http://127.0.0.1:4010/api/")
-    yes = ["https://files.slack.com/files-pri/T1-F1/download/crash.log", "https://files.slack-gov.com/x",
-           "https://acme.enterprise.slack.com/files/x", "http://127.0.0.1:4010/files/crash.log"]  # fmt: skip
-    no = ["http://files.slack.com/files-pri/x", "https://files.slack.com.evil.example/x",
-          "https://evilslack.com/x", "https://files.slack.com:8443/x", "http://127.0.0.1:4011/files/x",
-          "https://127.0.0.1:4010/files/x", "file:///etc/passwd", "ftp://files.slack.com/x", "not a url",
-          "https://user@evil.example/@files.slack.com/x"]  # fmt: skip
+    yes = [
+        "https://files.slack.com/files-pri/T1-F1/download/crash.log",
+        "https://files.slack-gov.com/x",
+        "https://acme.enterprise.slack.com/files/x",
+        "http://127.0.0.1:4010/files/crash.log",
+    ]
+    no = [
+        "http://files.slack.com/files-pri/x",
+        "https://files.slack.com.evil.example/x",
+        "https://evilslack.com/x",
+        "https://files.slack.com:8443/x",
+        "http://127.0.0.1:4011/files/x",
+        "https://127.0.0.1:4010/files/x",
+        "file:///etc/passwd",
+        "ftp://files.slack.com/x",
+        "not a url",
+        "https://user@evil.example/@files.slack.com/x",
+    ]
     assert [u for u in yes if not may_carry_token(u, api)] == []
     assert [u for u in no if may_carry_token(u, api)] == []
 

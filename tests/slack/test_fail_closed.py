@@ -18,17 +18,31 @@ from tests.slack.conftest import CHANNEL, PASTE, Bot
 
 def _event_body(bot: Bot, event: Any, **envelope: Any) -> dict[str, Any]:
     n = bot.send.next_id()
-    body = {"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
-            "event_id": f"EvFC{n:06d}", "event_time": int(time.time()),
-            "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}], "event": event}  # fmt: skip
+    body = {
+        "token": "legacy",
+        "team_id": "T1",
+        "api_app_id": "A1",
+        "type": "event_callback",
+        "event_id": f"EvFC{n:06d}",
+        "event_time": int(time.time()),
+        "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}],
+        "event": event,
+    }
     body.update(envelope)
     return {k: v for k, v in body.items() if v is not None}
 
 
 def _paste_event(bot: Bot, **fields: Any) -> dict[str, Any]:
     ts = f"1722900000.{bot.send.next_id():06d}"
-    event = {"type": "message", "channel": CHANNEL, "user": "UENGLISH", "text": PASTE, "ts": ts,
-             "client_msg_id": f"cm-{ts}", "channel_type": "channel"}  # fmt: skip
+    event = {
+        "type": "message",
+        "channel": CHANNEL,
+        "user": "UENGLISH",
+        "text": PASTE,
+        "ts": ts,
+        "client_msg_id": f"cm-{ts}",
+        "channel_type": "channel",
+    }
     event.update(fields)
     return {k: v for k, v in event.items() if v is not None}
 
@@ -56,7 +70,7 @@ def _no_traceback(caplog: pytest.LogCaptureFixture) -> None:
         pytest.param(
             {"team_id": None, "authorizations": [{"enterprise_id": "E1", "is_bot": True}]},
             id="an authorization naming only an enterprise",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_a_signed_event_naming_no_workspace_is_foreign(bot: Bot, envelope: dict[str, Any]) -> None:
@@ -84,11 +98,24 @@ def test_an_org_wide_install_checks_the_organisation() -> None:
 
 def _interaction(bot: Bot, **fields: Any) -> dict[str, Any]:
     n = bot.send.next_id()
-    payload = {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "UENGLISH", "team_id": "T1"},
-               "api_app_id": "A1", "trigger_id": f"trig-fc{n}", "channel": {"id": CHANNEL},
-               "container": {"type": "message", "message_ts": "1", "channel_id": CHANNEL},
-               "actions": [{"type": "button", "action_id": "vote_fixed", "block_id": "b", "value": "x",
-                            "action_ts": "1.2"}]}  # fmt: skip
+    payload = {
+        "type": "block_actions",
+        "team": {"id": "T1"},
+        "user": {"id": "UENGLISH", "team_id": "T1"},
+        "api_app_id": "A1",
+        "trigger_id": f"trig-fc{n}",
+        "channel": {"id": CHANNEL},
+        "container": {"type": "message", "message_ts": "1", "channel_id": CHANNEL},
+        "actions": [
+            {
+                "type": "button",
+                "action_id": "vote_fixed",
+                "block_id": "b",
+                "value": "x",
+                "action_ts": "1.2",
+            }
+        ],
+    }
     payload.update(fields)
     return payload
 
@@ -104,22 +131,39 @@ MALFORMED_EVENTS = {
     "files as a string": lambda bot: _event_body(bot, _paste_event(bot, files="crash.log")),
     "a team id as a number": lambda bot: _event_body(bot, _paste_event(bot), team_id=1),
     "no event id": lambda bot: _event_body(bot, _paste_event(bot), event_id=None),
-    "a mention without a channel": lambda bot: _event_body(bot, _paste_event(bot, type="app_mention", channel=None)),
-}  # fmt: skip
+    "a mention without a channel": lambda bot: _event_body(
+        bot, _paste_event(bot, type="app_mention", channel=None)
+    ),
+}
 
 MALFORMED_INTERACTIONS = {
     "an empty actions list": lambda bot: _interaction(bot, actions=[]),
     "actions as a string": lambda bot: _interaction(bot, actions="vote_fixed"),
-    "an action without its id": lambda bot: _interaction(bot, actions=[{"type": "button", "value": "x"}]),
+    "an action without its id": lambda bot: _interaction(
+        bot, actions=[{"type": "button", "value": "x"}]
+    ),
     "no user": lambda bot: _interaction(bot, user=None),
-    "a view without type": lambda bot: {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": "UENGLISH"},
-                                        "view": {"id": "V1", "callback_id": "add_record", "state": {"values": {}}}},
-    "a view as a string": lambda bot: {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": "UENGLISH"},
-                                       "view": "V1"},
-    "a message shortcut without its message": lambda bot: {"type": "message_action", "team": {"id": "T1"},
-                                                           "user": {"id": "UENGLISH"}, "channel": {"id": CHANNEL},
-                                                           "callback_id": "lookup", "trigger_id": "t1"},
-}  # fmt: skip
+    "a view without type": lambda bot: {
+        "type": "view_submission",
+        "team": {"id": "T1"},
+        "user": {"id": "UENGLISH"},
+        "view": {"id": "V1", "callback_id": "add_record", "state": {"values": {}}},
+    },
+    "a view as a string": lambda bot: {
+        "type": "view_submission",
+        "team": {"id": "T1"},
+        "user": {"id": "UENGLISH"},
+        "view": "V1",
+    },
+    "a message shortcut without its message": lambda bot: {
+        "type": "message_action",
+        "team": {"id": "T1"},
+        "user": {"id": "UENGLISH"},
+        "channel": {"id": CHANNEL},
+        "callback_id": "lookup",
+        "trigger_id": "t1",
+    },
+}
 
 
 @pytest.mark.parametrize("make", list(MALFORMED_EVENTS.values()), ids=list(MALFORMED_EVENTS))
@@ -161,8 +205,13 @@ def test_a_malformed_slash_command_is_refused_at_the_gate(
 def test_an_event_errkb_does_not_read_is_acknowledged_and_ignored(
     bot: Bot, caplog: pytest.LogCaptureFixture
 ) -> None:
-    event = {"type": "pin_added", "user": "UENGLISH", "channel_id": CHANNEL, "item": {"type": "message"},
-             "event_ts": "1722900000.000001"}  # fmt: skip
+    event = {
+        "type": "pin_added",
+        "user": "UENGLISH",
+        "channel_id": CHANNEL,
+        "item": {"type": "message"},
+        "event_ts": "1722900000.000001",
+    }
     response = bot.send.post(json.dumps(_event_body(bot, event)).encode(), "application/json")
     assert response.status == 200
     time.sleep(0.3)

@@ -38,8 +38,11 @@ def _buttons(blocks: list[dict[str, Any]], action_id: str) -> list[dict[str, Any
 
 def _counts(bot: Bot, position: int) -> tuple[int, int]:
     with bot.store.transaction() as session:
-        row = session.execute(select(WorkaroundRow.fixed_count, WorkaroundRow.failed_count).where(
-            WorkaroundRow.record_id == RECORD, WorkaroundRow.position == position)).one()  # fmt: skip
+        row = session.execute(
+            select(WorkaroundRow.fixed_count, WorkaroundRow.failed_count).where(
+                WorkaroundRow.record_id == RECORD, WorkaroundRow.position == position
+            )
+        ).one()
     return row[0], row[1]
 
 
@@ -76,8 +79,11 @@ def test_votes_change_counts_evidence_and_update_the_answer_in_place(bot: Bot) -
     assert _counts(bot, 1) == (0, 2)
     with bot.store.transaction() as session:
         after = repository.get_record(session, record_id=RECORD)
-        audit = session.scalars(select(AuditRow).where(AuditRow.record_id == RECORD, AuditRow.action == "confirm",
-                                                       AuditRow.id > last_audit)).all()  # fmt: skip
+        audit = session.scalars(
+            select(AuditRow).where(
+                AuditRow.record_id == RECORD, AuditRow.action == "confirm", AuditRow.id > last_audit
+            )
+        ).all()
     assert before is not None and after is not None
     assert (
         after.evidence_count == before.evidence_count + 1 and after.last_confirmed == TODAY.date()
@@ -121,13 +127,28 @@ def test_add_to_knowledge_base_refuses_a_non_maintainer(bot: Bot) -> None:
 
 
 def _submit(bot: Bot, view: dict[str, Any], values: dict[str, str], user: str = MAINTAINER) -> Any:
-    state = {"values": {block: {InputId.VALUE: {"type": "plain_text_input", "value": values.get(block)}}
-                        for block in [b["block_id"] for b in view["blocks"]]}}  # fmt: skip
-    return bot.send.interactive({
-        "type": "view_submission", "team": {"id": "T1"}, "user": {"id": user}, "api_app_id": "A1",
-        "trigger_id": "t9", "view": {"id": "V1", "type": "modal", "callback_id": CallbackId.ADD_RECORD_VIEW,
-                                     "private_metadata": view["private_metadata"], "state": state},
-    })  # fmt: skip
+    state = {
+        "values": {
+            block: {InputId.VALUE: {"type": "plain_text_input", "value": values.get(block)}}
+            for block in [b["block_id"] for b in view["blocks"]]
+        }
+    }
+    return bot.send.interactive(
+        {
+            "type": "view_submission",
+            "team": {"id": "T1"},
+            "user": {"id": user},
+            "api_app_id": "A1",
+            "trigger_id": "t9",
+            "view": {
+                "id": "V1",
+                "type": "modal",
+                "callback_id": CallbackId.ADD_RECORD_VIEW,
+                "private_metadata": view["private_metadata"],
+                "state": state,
+            },
+        }
+    )
 
 
 def test_a_maintainer_adds_a_record_from_an_unknown_error(bot: Bot) -> None:

@@ -37,8 +37,11 @@ def raw_post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes
 
 def signed(body: bytes, content_type: str = "application/json") -> dict[str, str]:
     ts = int(time.time())
-    return {"Content-Type": content_type, "X-Slack-Request-Timestamp": str(ts),
-            "X-Slack-Signature": sign(body, ts)}  # fmt: skip
+    return {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": str(ts),
+        "X-Slack-Signature": sign(body, ts),
+    }
 
 
 def port_of(url: str) -> int:
@@ -48,8 +51,10 @@ def port_of(url: str) -> int:
 def head_only(port: int, length: int) -> socket.socket:
     """A connection that sends a POST's headers announcing ``length`` bytes, and one byte."""
     conn = socket.create_connection(("127.0.0.1", port), timeout=10)
-    conn.sendall(f"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 f"Content-Length: {length}\r\n\r\n{{".encode())  # fmt: skip
+    conn.sendall(
+        f"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {length}\r\n\r\n{{".encode()
+    )
     return conn
 
 
@@ -73,15 +78,33 @@ def closed_by_server(conn: socket.socket, timeout: float) -> bool:
 MALFORMED = {
     "unsigned JSON": (b'{"type": "event_callback"}', {"Content-Type": "application/json"}, 401),
     "unsigned non-JSON": (b"\x00\x01garbage{{{", {"Content-Type": "application/json"}, 401),
-    "timestamp not a number": (b"{}", {"Content-Type": "application/json", "X-Slack-Request-Timestamp": "soon",
-                                       "X-Slack-Signature": "v0=abc"}, 401),  # fmt: skip
-    "wrong signature": (b"{}", {"Content-Type": "application/json", "X-Slack-Request-Timestamp": str(int(time.time())),
-                                "X-Slack-Signature": "v0=" + "0" * 64}, 401),  # fmt: skip
+    "timestamp not a number": (
+        b"{}",
+        {
+            "Content-Type": "application/json",
+            "X-Slack-Request-Timestamp": "soon",
+            "X-Slack-Signature": "v0=abc",
+        },
+        401,
+    ),
+    "wrong signature": (
+        b"{}",
+        {
+            "Content-Type": "application/json",
+            "X-Slack-Request-Timestamp": str(int(time.time())),
+            "X-Slack-Signature": "v0=" + "0" * 64,
+        },
+        401,
+    ),
     "signed, not UTF-8": (b'{"a": "\xff\xfe"}', {}, 400),
     "signed, not JSON": (b"{not json", {}, 400),
     "signed, a JSON list": (b"[1, 2]", {}, 400),
-    "signed form, payload not JSON": (b"payload=%7Bnope", {"Content-Type": "application/x-www-form-urlencoded"}, 400),
-}  # fmt: skip
+    "signed form, payload not JSON": (
+        b"payload=%7Bnope",
+        {"Content-Type": "application/x-www-form-urlencoded"},
+        400,
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(MALFORMED))
@@ -104,8 +127,12 @@ def test_a_flood_of_forged_requests_is_logged_in_one_line_with_its_count(
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="bot.slack.gate"):
         with ThreadPoolExecutor(8) as pool:
-            statuses = list(pool.map(lambda _: raw_post(bot.url, b"{}", {"Content-Type": "application/json"})[0],
-                                     range(200)))  # fmt: skip
+            statuses = list(
+                pool.map(
+                    lambda _: raw_post(bot.url, b"{}", {"Content-Type": "application/json"})[0],
+                    range(200),
+                )
+            )
     assert statuses == [401] * 200
     lines = [r for r in caplog.records if r.name == "bot.slack.gate"]
     assert len(lines) <= 1  # the first of the window, or none if an earlier test opened it
@@ -175,7 +202,8 @@ def test_stalled_and_trickling_connections_are_cut_off(quick_server: Server) -> 
     stalled = head_only(quick_server.port, 5_000)
     trickle = head_only(quick_server.port, 5_000)
     with closing(idle), closing(stalled), closing(trickle):
-        started, cut = time.monotonic(), False
+        started = time.monotonic()
+        cut = False
         while (
             not cut and time.monotonic() - started < 5.0
         ):  # a byte every 0.2 s: active, never whole
@@ -193,4 +221,3 @@ def test_stop_refuses_new_connections(quick_server: Server) -> None:
     quick_server.stop()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", quick_server.port), timeout=2).close()
-

@@ -44,8 +44,16 @@ def _serve(store: Store, knowledge: LiveKnowledge) -> Iterator[str]:
         now = knowledge.readiness()
         return now.state, now.records, now.reason
 
-    server = Server(app, store, Metrics(), ThreadPoolExecutor(1), lambda: None, host="127.0.0.1",
-                    port=0, readiness=readiness)  # fmt: skip
+    server = Server(
+        app,
+        store,
+        Metrics(),
+        ThreadPoolExecutor(1),
+        lambda: None,
+        host="127.0.0.1",
+        port=0,
+        readiness=readiness,
+    )
     server.start()
     try:
         yield f"http://127.0.0.1:{server.port}"
@@ -81,8 +89,9 @@ def live(gated: dict[str, Any]) -> Iterator[LiveKnowledge]:
     knowledge.stop()
 
 
-def test_starting_while_the_first_build_runs_then_ok(store: Store, live: LiveKnowledge,
-                                                     gated: dict[str, Any]) -> None:  # fmt: skip
+def test_starting_while_the_first_build_runs_then_ok(
+    store: Store, live: LiveKnowledge, gated: dict[str, Any]
+) -> None:
     with _serve(store, live) as url:
         live.start(wait=False)
         code, body = _health(url)
@@ -90,12 +99,17 @@ def test_starting_while_the_first_build_runs_then_ok(store: Store, live: LiveKno
         assert body["database"] is True and body["knowledge_base"]["loaded"] is False
         gated["gate"].set()
         code, body = _until(url, "ok")
-        assert code == 200 and body["ok"] is True and body["knowledge_base"] == {"loaded": True, "records": len(SMALL)}
+        assert (
+            code == 200
+            and body["ok"] is True
+            and body["knowledge_base"] == {"loaded": True, "records": len(SMALL)}
+        )
         assert "reason" not in body
 
 
-def test_broken_with_a_one_line_reason_when_the_first_build_fails(store: Store, live: LiveKnowledge,
-                                                                  gated: dict[str, Any]) -> None:  # fmt: skip
+def test_broken_with_a_one_line_reason_when_the_first_build_fails(
+    store: Store, live: LiveKnowledge, gated: dict[str, Any]
+) -> None:
     gated["fail"] = True
     gated["gate"].set()
     with _serve(store, live) as url:

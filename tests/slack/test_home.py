@@ -54,8 +54,15 @@ def _home(bot: Bot, user: str) -> dict[str, Any]:
     return view
 
 
-def _click(bot: Bot, action_id: str, user: str, *, value: str | None = None, selected: str | None = None,
-           kind: str = "button") -> None:  # fmt: skip
+def _click(
+    bot: Bot,
+    action_id: str,
+    user: str,
+    *,
+    value: str | None = None,
+    selected: str | None = None,
+    kind: str = "button",
+) -> None:
     action: dict[str, Any] = {
         "type": kind,
         "action_id": action_id,
@@ -70,11 +77,18 @@ def _click(bot: Bot, action_id: str, user: str, *, value: str | None = None, sel
             "value": selected,
         }
     n = bot.send.next_id()
-    response = bot.send.interactive({
-        "type": "block_actions", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"}, "api_app_id": "A1",
-        "trigger_id": f"home{n}-{bot.send.prefix}", "container": {"type": "view", "view_id": "VHOME"},
-        "view": {"id": "VHOME", "type": "home", "blocks": [], "state": {"values": {}}}, "actions": [action],
-    })  # fmt: skip
+    response = bot.send.interactive(
+        {
+            "type": "block_actions",
+            "team": {"id": "T1"},
+            "user": {"id": user, "team_id": "T1"},
+            "api_app_id": "A1",
+            "trigger_id": f"home{n}-{bot.send.prefix}",
+            "container": {"type": "view", "view_id": "VHOME"},
+            "view": {"id": "VHOME", "type": "home", "blocks": [], "state": {"values": {}}},
+            "actions": [action],
+        }
+    )
     assert response.status == 200
 
 

@@ -7,18 +7,28 @@ import pytest
 from bot.i18n import negotiate_locale, t
 
 
-@pytest.mark.parametrize("choice,slack,channel,paste,expected", [
-    ("zh", "en-US", "en", "", "zh"),  # the user's own choice wins
-    ("auto", "zh-CN", None, "", "zh"),  # auto: the Slack locale; any zh-* is Chinese
-    (None, "zh-TW", None, "", "zh"),
-    (None, "en-GB", "zh", "我的程序报错了", "en"),  # a Slack locale errkb speaks beats the channel
-    (None, "ja-JP", "zh", "", "zh"),  # one it doesn't: the channel's default
-    (None, None, None, "我的程序报错了，怎么办？", "zh"),  # then the paste's own language
-    (None, None, None, "RuntimeError: boom", "en"),
-    ("klingon", "fr-FR", "de", "", "en"),
-])  # fmt: skip
-def test_negotiate_locale(choice: str | None, slack: str | None, channel: str | None, paste: str,
-                          expected: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "choice,slack,channel,paste,expected",
+    [
+        ("zh", "en-US", "en", "", "zh"),  # the user's own choice wins
+        ("auto", "zh-CN", None, "", "zh"),  # auto: the Slack locale; any zh-* is Chinese
+        (None, "zh-TW", None, "", "zh"),
+        (
+            None,
+            "en-GB",
+            "zh",
+            "我的程序报错了",
+            "en",
+        ),  # a Slack locale errkb speaks beats the channel
+        (None, "ja-JP", "zh", "", "zh"),  # one it doesn't: the channel's default
+        (None, None, None, "我的程序报错了，怎么办？", "zh"),  # then the paste's own language
+        (None, None, None, "RuntimeError: boom", "en"),
+        ("klingon", "fr-FR", "de", "", "en"),
+    ],
+)
+def test_negotiate_locale(
+    choice: str | None, slack: str | None, channel: str | None, paste: str, expected: str
+) -> None:
     assert negotiate_locale(choice, slack, channel, paste) == expected
 
 

@@ -39,7 +39,8 @@ def long_thread(
 
 
 def _pages(client: WebClient, **params: Any) -> list[dict[str, Any]]:
-    pages, cursor = [], None
+    pages = []
+    cursor = None
     while True:
         page = client.conversations_replies(
             channel=CHANNEL, **params, **({"cursor": cursor} if cursor else {})
@@ -118,8 +119,15 @@ def test_a_mention_reads_a_long_thread_to_its_newest_error(bot: Bot) -> None:
     bot.fake.reset()
     root, _ = long_thread(bot.fake, 90, before=REPLIES, after=0)
     mention = f"{int(float(root)) + 5}.000000"
-    event = {"type": "app_mention", "channel": CHANNEL, "user": "UENGLISH", "ts": mention,
-             "thread_ts": root, "text": f"<@{BOT_USER}> what is this?", "client_msg_id": f"cm-{mention}"}  # fmt: skip
+    event = {
+        "type": "app_mention",
+        "channel": CHANNEL,
+        "user": "UENGLISH",
+        "ts": mention,
+        "thread_ts": root,
+        "text": f"<@{BOT_USER}> what is this?",
+        "client_msg_id": f"cm-{mention}",
+    }
     assert bot.send.event(event).status == 200
     [post] = bot.fake.wait_for(
         "chat.postMessage", where=lambda c: c.params.get("thread_ts") == root

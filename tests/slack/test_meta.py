@@ -22,8 +22,15 @@ from bot.render.state import (
 from tests.slack.conftest import CHANNEL, EN_USER, Bot
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE = ["bot/render/blocks.py", "bot/render/kit.py", "bot/render/panels.py", "bot/render/modal.py",
-        "bot/i18n/__init__.py", "bot/render/ids.py", "bot/render/state.py"]  # fmt: skip
+PURE = [
+    "bot/render/blocks.py",
+    "bot/render/kit.py",
+    "bot/render/panels.py",
+    "bot/render/modal.py",
+    "bot/i18n/__init__.py",
+    "bot/render/ids.py",
+    "bot/render/state.py",
+]
 FORBIDDEN = ("slack_sdk", "slack_bolt", "sqlalchemy", "apscheduler", "os", "datetime.datetime.now")
 
 
@@ -63,28 +70,62 @@ def test_every_key_the_code_uses_is_in_the_catalogs() -> None:
 def test_the_pure_middle_imports_no_io(path: str) -> None:
     tree = ast.parse((ROOT / path).read_text())
     for node in ast.walk(tree):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-            [node.module or ""] if isinstance(node, ast.ImportFrom) else []  # fmt: skip
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
         for name in names:
             assert name.split(".")[0] not in FORBIDDEN, f"{path} imports {name}"
 
 
 def _payload(kind: str, ident: str) -> dict[str, object]:
     if kind == "action":
-        value = {ActionId.VOTE_FIXED: VoteState(reply=999999, record="x/y", pos=0).dump(),
-                 ActionId.VOTE_FAILED: VoteState(reply=999999, record="x/y", pos=0).dump(),
-                 ActionId.SHARE: ReplyState(reply=999999).dump(),
-                 **{a: DigestItemState(record="x/y", domain="x").dump() for a in ActionId if a.startswith("errkb.digest.")},
-                 }.get(ident, AddState().dump())  # fmt: skip
-        return {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": EN_USER}, "trigger_id": "t", "channel": {"id": CHANNEL},
-                "actions": [{"type": "button", "action_id": ident, "value": value, "block_id": "b"}]}  # fmt: skip
+        value = {
+            ActionId.VOTE_FIXED: VoteState(reply=999999, record="x/y", pos=0).dump(),
+            ActionId.VOTE_FAILED: VoteState(reply=999999, record="x/y", pos=0).dump(),
+            ActionId.SHARE: ReplyState(reply=999999).dump(),
+            **{
+                a: DigestItemState(record="x/y", domain="x").dump()
+                for a in ActionId
+                if a.startswith("errkb.digest.")
+            },
+        }.get(ident, AddState().dump())
+        return {
+            "type": "block_actions",
+            "team": {"id": "T1"},
+            "user": {"id": EN_USER},
+            "trigger_id": "t",
+            "channel": {"id": CHANNEL},
+            "actions": [{"type": "button", "action_id": ident, "value": value, "block_id": "b"}],
+        }
     if ident in (CallbackId.LOOKUP_SHORTCUT, CallbackId.ADD_SHORTCUT):
-        return {"type": "message_action", "team": {"id": "T1"}, "callback_id": ident, "trigger_id": "t", "user": {"id": EN_USER},
-                "channel": {"id": CHANNEL}, "message": {"text": "hello", "ts": "1.0"}}  # fmt: skip
-    metadata = {CallbackId.DEPRECATE_VIEW: DeprecateState(record="x/y", domain="x").dump(),
-                CallbackId.CORRECT_VIEW: CorrectionModalState(reply=999999, wrong="x/y").dump()}.get(ident, AddState().dump())  # fmt: skip
-    return {"type": "view_submission", "team": {"id": "T1"}, "user": {"id": EN_USER},
-            "view": {"type": "modal", "callback_id": ident, "private_metadata": metadata, "state": {"values": {}}}}  # fmt: skip
+        return {
+            "type": "message_action",
+            "team": {"id": "T1"},
+            "callback_id": ident,
+            "trigger_id": "t",
+            "user": {"id": EN_USER},
+            "channel": {"id": CHANNEL},
+            "message": {"text": "hello", "ts": "1.0"},
+        }
+    metadata = {
+        CallbackId.DEPRECATE_VIEW: DeprecateState(record="x/y", domain="x").dump(),
+        CallbackId.CORRECT_VIEW: CorrectionModalState(reply=999999, wrong="x/y").dump(),
+    }.get(ident, AddState().dump())
+    return {
+        "type": "view_submission",
+        "team": {"id": "T1"},
+        "user": {"id": EN_USER},
+        "view": {
+            "type": "modal",
+            "callback_id": ident,
+            "private_metadata": metadata,
+            "state": {"values": {}},
+        },
+    }
 
 
 @pytest.mark.parametrize(

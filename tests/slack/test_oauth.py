@@ -71,11 +71,24 @@ def serving(
         _env_file=None,
     )  # type: ignore[call-arg]
     metrics = Metrics()
-    slack_bot = build_slack_bot(settings, store=store, index=Fixed(MatchIndex.build(bot.records)),
-                                graph=Fixed(build_graph(bot.records)), clock=FixedClock(TODAY), metrics=metrics)  # fmt: skip
+    slack_bot = build_slack_bot(
+        settings,
+        store=store,
+        index=Fixed(MatchIndex.build(bot.records)),
+        graph=Fixed(build_graph(bot.records)),
+        clock=FixedClock(TODAY),
+        metrics=metrics,
+    )
     slack_bot.start()
-    server = Server(slack_bot.app, store, metrics, slack_bot.runner, lambda: len(bot.records),
-                    host="127.0.0.1", port=0)  # fmt: skip
+    server = Server(
+        slack_bot.app,
+        store,
+        metrics,
+        slack_bot.runner,
+        lambda: len(bot.records),
+        host="127.0.0.1",
+        port=0,
+    )
     server.start()
     fake_slack.grants["code-42"] = Grant(team_id=TEAM, token=TEAM_TOKEN)
     served = f"http://127.0.0.1:{server.port}"
@@ -137,8 +150,10 @@ def test_oauth_redirect_exchanges_the_code_and_stores_the_installation(
 
 def test_a_forged_state_installs_nothing(oauth_bot: OAuthBot, fake_slack: FakeSlack) -> None:
     oauth_bot.get("/slack/install")
-    response = oauth_bot.get("/slack/oauth_redirect?code=code-42&state=forged",
-                             {"Cookie": "slack-app-oauth-state=forged"})  # fmt: skip
+    response = oauth_bot.get(
+        "/slack/oauth_redirect?code=code-42&state=forged",
+        {"Cookie": "slack-app-oauth-state=forged"},
+    )
     assert response.status >= 400
     assert fake_slack.of("oauth.v2.access") == []
 
@@ -148,11 +163,24 @@ def test_an_installed_workspace_is_answered_with_its_own_bot_token(
 ) -> None:
     assert _install(oauth_bot).status == 200
     ts = "1722500200.000001"
-    body = {"token": "legacy", "team_id": TEAM, "api_app_id": "A1", "type": "event_callback",
-            "event_id": "EvOAUTH0001", "event_time": 1722500200,
-            "authorizations": [{"team_id": TEAM, "user_id": "UBOT", "is_bot": True}],
-            "event": {"type": "message", "channel": CHANNEL, "user": "UENGLISH", "text": PASTE, "ts": ts,
-                      "client_msg_id": "cm-oauth-1", "channel_type": "channel"}}  # fmt: skip
+    body = {
+        "token": "legacy",
+        "team_id": TEAM,
+        "api_app_id": "A1",
+        "type": "event_callback",
+        "event_id": "EvOAUTH0001",
+        "event_time": 1722500200,
+        "authorizations": [{"team_id": TEAM, "user_id": "UBOT", "is_bot": True}],
+        "event": {
+            "type": "message",
+            "channel": CHANNEL,
+            "user": "UENGLISH",
+            "text": PASTE,
+            "ts": ts,
+            "client_msg_id": "cm-oauth-1",
+            "channel_type": "channel",
+        },
+    }
     assert oauth_bot.send.post(json.dumps(body).encode(), "application/json").status == 200
     answers = fake_slack.wait_for(
         "chat.postMessage", where=lambda c: c.params.get("thread_ts") == ts
@@ -165,11 +193,26 @@ def test_an_installed_workspace_is_answered_with_its_own_bot_token(
 
 
 def _event(ts: str) -> bytes:
-    return json.dumps({"token": "legacy", "team_id": TEAM, "api_app_id": "A1", "type": "event_callback",
-                       "event_id": f"Ev{ts.replace('.', '')}", "event_time": 1722500200,
-                       "authorizations": [{"team_id": TEAM, "user_id": "UBOT", "is_bot": True}],
-                       "event": {"type": "message", "channel": CHANNEL, "user": "UENGLISH", "text": PASTE, "ts": ts,
-                                 "client_msg_id": f"cm-{ts}", "channel_type": "channel"}}).encode()  # fmt: skip
+    return json.dumps(
+        {
+            "token": "legacy",
+            "team_id": TEAM,
+            "api_app_id": "A1",
+            "type": "event_callback",
+            "event_id": f"Ev{ts.replace('.', '')}",
+            "event_time": 1722500200,
+            "authorizations": [{"team_id": TEAM, "user_id": "UBOT", "is_bot": True}],
+            "event": {
+                "type": "message",
+                "channel": CHANNEL,
+                "user": "UENGLISH",
+                "text": PASTE,
+                "ts": ts,
+                "client_msg_id": f"cm-{ts}",
+                "channel_type": "channel",
+            },
+        }
+    ).encode()
 
 
 def test_after_a_key_rotation_the_installation_is_still_answered_with_its_token(
@@ -190,5 +233,8 @@ def test_after_a_key_rotation_the_installation_is_still_answered_with_its_token(
         assert (
             b"no longer available" in refused.body
         )  # Bolt's words for an installation it cannot find
-        assert not fake_slack.wait_for("chat.postMessage", timeout=1.0,
-                                       where=lambda c: c.params.get("thread_ts") == "1722500300.000002")  # fmt: skip
+        assert not fake_slack.wait_for(
+            "chat.postMessage",
+            timeout=1.0,
+            where=lambda c: c.params.get("thread_ts") == "1722500300.000002",
+        )

@@ -34,12 +34,24 @@ def test_a_paste_in_a_channel_errkb_is_not_in_is_tried_once_and_counted(bot: Bot
 
 def test_the_lookup_shortcut_where_errkb_is_not_in_the_channel_tells_the_person(bot: Bot) -> None:
     bot.fake.refuse("not_in_channel", channel=CHANNEL)
-    response = bot.send.interactive({
-        "type": "message_action", "callback_id": "errkb_lookup", "trigger_id": "t-notin",
-        "team": {"id": "T1"}, "user": {"id": EN_USER}, "channel": {"id": CHANNEL, "name": "errors"},
-        "response_url": bot.fake.response_url("notin"), "message_ts": "1722500007.000001",
-        "message": {"type": "message", "user": "UOTHER", "text": PASTE, "ts": "1722500007.000001"},
-    })  # fmt: skip
+    response = bot.send.interactive(
+        {
+            "type": "message_action",
+            "callback_id": "errkb_lookup",
+            "trigger_id": "t-notin",
+            "team": {"id": "T1"},
+            "user": {"id": EN_USER},
+            "channel": {"id": CHANNEL, "name": "errors"},
+            "response_url": bot.fake.response_url("notin"),
+            "message_ts": "1722500007.000001",
+            "message": {
+                "type": "message",
+                "user": "UOTHER",
+                "text": PASTE,
+                "ts": "1722500007.000001",
+            },
+        }
+    )
     assert response.status == 200
     told = bot.fake.wait_for("response_url", where=lambda c: c.params.get("name") == "notin")
     assert len(told) == 1 and "/invite @errkb" in json.dumps(told[0].params)
@@ -48,8 +60,14 @@ def test_the_lookup_shortcut_where_errkb_is_not_in_the_channel_tells_the_person(
 
 def test_a_welcome_to_a_channel_that_is_gone_is_not_retried(bot: Bot) -> None:
     bot.fake.refuse("channel_not_found", channel="CGONE")
-    event = {"type": "member_joined_channel", "user": "UBOT", "channel": "CGONE", "channel_type": "C",
-             "team": "T1", "event_ts": "1722500000.000200"}  # fmt: skip
+    event = {
+        "type": "member_joined_channel",
+        "user": "UBOT",
+        "channel": "CGONE",
+        "channel_type": "C",
+        "team": "T1",
+        "event_ts": "1722500000.000200",
+    }
     assert bot.send.event(event, event_id="EvGONE001").status == 200
     wait_done(bot, "event:EvGONE001")
     time.sleep(0.3)

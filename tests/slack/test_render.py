@@ -26,13 +26,21 @@ TODAY = date(2025, 8, 1)
 
 def _huge() -> Record:
     long = "x" * 5_000
-    return Record.model_validate({
-        "id": "big/" + "a" * 280, "signature": "HugeError: " + long, "regex": "HugeError", "domain": "python",
-        "root_cause": long, "workarounds": [{"action": f"step {i} " + long, "success_rate": 0.5, "how": long}
-                                            for i in range(30)],
-        "dead_ends": [{"action": long, "why_fails": long} for i in range(30)],
-        "versions": [{"version": "v" + str(i)} for i in range(50)], "official_doc_url": "https://e.org/" + "d" * 500,
-    })  # fmt: skip
+    return Record.model_validate(
+        {
+            "id": "big/" + "a" * 280,
+            "signature": "HugeError: " + long,
+            "regex": "HugeError",
+            "domain": "python",
+            "root_cause": long,
+            "workarounds": [
+                {"action": f"step {i} " + long, "success_rate": 0.5, "how": long} for i in range(30)
+            ],
+            "dead_ends": [{"action": long, "why_fails": long} for i in range(30)],
+            "versions": [{"version": "v" + str(i)} for i in range(50)],
+            "official_doc_url": "https://e.org/" + "d" * 500,
+        }
+    )
 
 
 def _answer(
@@ -103,11 +111,22 @@ def test_more_shows_every_workaround_with_its_votes_dead_ends_and_observed_count
     assert "尚未翻译" in zh  # English text, marked as such
 
 
-@pytest.mark.parametrize("locale,days,expected", [
-    ("en", 0, "today"), ("en", 1, "1 day ago"), ("en", 3, "3 days ago"), ("en", 40, "1 month ago"),
-    ("en", 70, "2 months ago"), ("en", 425, "1 year ago"), ("en", 1600, "4 years ago"),
-    ("zh", 0, "今天"), ("zh", 1, "1天前"), ("zh", 70, "2个月前"), ("zh", 1600, "4年前"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "locale,days,expected",
+    [
+        ("en", 0, "today"),
+        ("en", 1, "1 day ago"),
+        ("en", 3, "3 days ago"),
+        ("en", 40, "1 month ago"),
+        ("en", 70, "2 months ago"),
+        ("en", 425, "1 year ago"),
+        ("en", 1600, "4 years ago"),
+        ("zh", 0, "今天"),
+        ("zh", 1, "1天前"),
+        ("zh", 70, "2个月前"),
+        ("zh", 1600, "4年前"),
+    ],
+)
 def test_freshness_by_the_locales_plural_and_relative_time_rules(
     locale: str, days: int, expected: str
 ) -> None:
@@ -123,18 +142,30 @@ def test_panels_are_valid() -> None:
     from bot.store.slack_repo import UnknownError
 
     now = datetime(2025, 8, 1, tzinfo=UTC)
-    unknown = [UnknownError(i, "E: <n> " + "t" * 3_000, "E: 1", 5, now, now, ("https://x.slack.com/p1",) * 5)
-               for i in range(1, 30)]  # fmt: skip
+    unknown = [
+        UnknownError(
+            i, "E: <n> " + "t" * 3_000, "E: 1", 5, now, now, ("https://x.slack.com/p1",) * 5
+        )
+        for i in range(1, 30)
+    ]
     for locale in ("en", "zh"):
         assert_valid_message(panels.render_help(locale, list(SUBCOMMANDS)))
         assert_valid_message(panels.render_unknown(locale, unknown, now))
-        items = select_stale([Candidate(f"a/{i}", "py", "ai", "x" * 5000, None) for i in range(300)],
-                             importance={}, policy=StalePolicy(), today=TODAY)  # fmt: skip
-        assert_valid_message(render_digest(locale, items, shown=40,
-                                           unknown=[(3, "y" * 4000)] * 9, today=TODAY))  # fmt: skip
+        items = select_stale(
+            [Candidate(f"a/{i}", "py", "ai", "x" * 5000, None) for i in range(300)],
+            importance={},
+            policy=StalePolicy(),
+            today=TODAY,
+        )
+        assert_valid_message(
+            render_digest(locale, items, shown=40, unknown=[(3, "y" * 4000)] * 9, today=TODAY)
+        )
         assert_valid_message(panels.render_refusal(locale))
-        assert_valid_message(blocks.render_nothing(blocks.Reply(locale=locale, today=TODAY,
-                                                                add=AddState(unknown=1)), ["E: x" * 500]))  # fmt: skip
+        assert_valid_message(
+            blocks.render_nothing(
+                blocks.Reply(locale=locale, today=TODAY, add=AddState(unknown=1)), ["E: x" * 500]
+            )
+        )
         values = prefill(
             "RuntimeError: the flux capacitor is misaligned by 3 degrees", "RuntimeError: <q>"
         )
@@ -142,10 +173,21 @@ def test_panels_are_valid() -> None:
 
 
 def test_modal_errors_land_on_their_inputs() -> None:
-    errors = modal_errors([("regex", "bad"), ("domain", "missing"), ("workarounds[0].action", "empty"),
-                           ("tags", "odd"), ("regex", "also")])  # fmt: skip
-    assert errors == {BlockId.REGEX: "bad; also", BlockId.DOMAIN: "missing", BlockId.WORKAROUND: "empty",
-                      BlockId.SIGNATURE: "odd"}  # fmt: skip
+    errors = modal_errors(
+        [
+            ("regex", "bad"),
+            ("domain", "missing"),
+            ("workarounds[0].action", "empty"),
+            ("tags", "odd"),
+            ("regex", "also"),
+        ]
+    )
+    assert errors == {
+        BlockId.REGEX: "bad; also",
+        BlockId.DOMAIN: "missing",
+        BlockId.WORKAROUND: "empty",
+        BlockId.SIGNATURE: "odd",
+    }
 
 
 def test_state_round_trips_and_rejects_tampering() -> None:
@@ -182,8 +224,9 @@ def test_the_quoted_error_line_is_code_that_copies_as_written(locale: str, label
 
 
 def test_the_digests_unknown_errors_are_code_that_copies_as_written() -> None:
-    items = select_stale([Candidate("a/1", "py", "ai", "E", None)], importance={}, policy=StalePolicy(),
-                         today=TODAY)  # fmt: skip
+    items = select_stale(
+        [Candidate("a/1", "py", "ai", "E", None)], importance={}, policy=StalePolicy(), today=TODAY
+    )
     template = "TypeError: `<n>` is not iterable & *never* was"
     message = render_digest(
         "en", items, shown=5, unknown=[(1, template), (7, "KeyError: '<n>'")], today=TODAY
@@ -191,7 +234,9 @@ def test_the_digests_unknown_errors_are_code_that_copies_as_written() -> None:
     assert_valid_message(message)
     [listing] = [b for b in message["blocks"] if b["type"] == "rich_text"]
     first, second = listing["elements"][0]["elements"]
-    assert first["elements"] == [{"type": "text", "text": "1× ", "style": {"bold": True}},
-                                 {"type": "text", "text": template, "style": {"code": True}}]  # fmt: skip
+    assert first["elements"] == [
+        {"type": "text", "text": "1× ", "style": {"bold": True}},
+        {"type": "text", "text": template, "style": {"code": True}},
+    ]
     assert second["elements"][1]["text"] == "KeyError: '<n>'"
     assert "ˋ" not in str(message["blocks"])

@@ -12,13 +12,19 @@ from tests.slack.fake_slack import FakeSlack, Grant
 from tests.slack.standalone import standalone
 from tests.slack.test_uninstall import CLIENT, _install, _paste, installed
 
-TEAM, TOKEN_0, REFRESH_0 = "T3ROTATE", "xoxb-3-rotating", "xoxe-1-refresh"
+TEAM = "T3ROTATE"
+TOKEN_0 = "xoxb-3-rotating"
+REFRESH_0 = "xoxe-1-refresh"
 
 
 def _welcome(own: Any, key: str, channel: str) -> None:
     """Queue a welcome for TEAM the way the intake does, outside any Slack request."""
-    assert own.slack_bot.intake.submit(JobKind.WELCOME, WelcomeJob(channel=channel), key=key, team_id=TEAM,
-                                       channel=channel) is None  # fmt: skip
+    assert (
+        own.slack_bot.intake.submit(
+            JobKind.WELCOME, WelcomeJob(channel=channel), key=key, team_id=TEAM, channel=channel
+        )
+        is None
+    )
 
 
 def test_a_job_refreshes_an_expiring_token_and_sends_the_new_one(
@@ -110,15 +116,24 @@ def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
             _install(own, "code-rot")
             fake_slack.reset()
-            settings = Settings(database_url=blank_database_url, digest_channel="CDIGEST", digest_team=TEAM,
-                                _env_file=None)  # type: ignore[call-arg]  # fmt: skip
+            settings = Settings(
+                database_url=blank_database_url,
+                digest_channel="CDIGEST",
+                digest_team=TEAM,
+                _env_file=None,
+            )  # type: ignore[call-arg]
             poster = WorkspacePoster(own.slack_bot.gateway, own.slack_bot.runner.authorize, TEAM)
             monday = datetime(
                 2025, 8, 4, 9, 0, 5, tzinfo=UTC
             )  # just after the default cron's 09:00 Monday
             graph = build_graph(bot.records)
-            sender = DigestSender(settings=settings, store=own.store, gateway=poster, graph=lambda: graph,
-                                  clock=lambda: monday)  # fmt: skip
+            sender = DigestSender(
+                settings=settings,
+                store=own.store,
+                gateway=poster,
+                graph=lambda: graph,
+                clock=lambda: monday,
+            )
             assert sender.run_due() == ["channel:CDIGEST"]
             [post] = fake_slack.of("chat.postMessage")
             assert [c.params["grant_type"] for c in fake_slack.of("oauth.v2.access")] == [
@@ -134,10 +149,12 @@ class _StaleOnce:
     """The installation store, whose first read is the installation from before another refresh."""
 
     def __init__(self, store: Any, stale: Any) -> None:
-        self.store, self.stale = store, stale
+        self.store = store
+        self.stale = stale
 
     def find_installation(self, **kwargs: Any) -> Any:
-        stale, self.stale = self.stale, None
+        stale = self.stale
+        self.stale = None
         return stale or self.store.find_installation(**kwargs)
 
     def save(self, installation: Any) -> None:

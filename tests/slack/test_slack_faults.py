@@ -20,8 +20,14 @@ OTHER = "C0OTHER"
 
 def _paste(bot: Bot, channel: str = CHANNEL, user: str = "UENGLISH", n: int = 0) -> str:
     ts = f"1722600000.{bot.send.next_id():06d}"
-    event = {"type": "message", "channel": channel, "user": user, "ts": ts, "client_msg_id": f"cm-{ts}",
-             "text": PASTE.replace("512", str(400 + n))}  # fmt: skip
+    event = {
+        "type": "message",
+        "channel": channel,
+        "user": user,
+        "ts": ts,
+        "client_msg_id": f"cm-{ts}",
+        "text": PASTE.replace("512", str(400 + n)),
+    }
     assert bot.send.event(event).status == 200
     return ts
 
@@ -45,7 +51,9 @@ def test_a_paste_made_while_slack_is_down_is_answered_once_when_it_is_back(bot: 
 
 
 def test_a_rate_limited_channel_waits_and_other_channels_do_not(bot: Bot) -> None:
-    retries_before = bot.metrics.value("errkb_job_retries_total", kind="paste", reason="ratelimited")
+    retries_before = bot.metrics.value(
+        "errkb_job_retries_total", kind="paste", reason="ratelimited"
+    )
     bot.fake.rate_limit(CHANNEL, seconds=8, retry_after=8)
     limited = [_paste(bot, CHANNEL, n=i) for i in range(3)]
     latencies = []
@@ -59,20 +67,37 @@ def test_a_rate_limited_channel_waits_and_other_channels_do_not(bot: Bot) -> Non
     assert lost_and_doubled(counts, limited) == ([], [])
     # the first 429 holds the channel back: its other answers wait without asking Slack again
     # (unless already under way when the 429 came)
-    assert 1 <= bot.metrics.value("errkb_job_retries_total", kind="paste", reason="ratelimited") - retries_before <= 3
+    assert (
+        1
+        <= bot.metrics.value("errkb_job_retries_total", kind="paste", reason="ratelimited")
+        - retries_before
+        <= 3
+    )
 
 
 def test_failing_locale_and_permalink_lookups_do_not_stop_the_answer(bot: Bot) -> None:
-    newcomer = "UZHNEWCOMER"  # Chinese, as users.info would say if it answered; never looked up before
+    newcomer = (
+        "UZHNEWCOMER"  # Chinese, as users.info would say if it answered; never looked up before
+    )
     bot.fake.users[newcomer] = {"locale": "zh-CN"}
     bot.fake.broken.update({"users.info": 500, "chat.getPermalink": 500})
     answered = _paste(bot, user=newcomer)
     # an unknown error, mentioned: noted with a permalink normally, answered "nothing known"
     ts = f"1722600001.{bot.send.next_id():06d}"
-    bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": newcomer, "ts": ts, "client_msg_id": f"cm-{ts}",
-                    "text": "<@UBOT> QuuxBlorfError: the blorf went sideways at level 9"})  # fmt: skip
+    bot.send.event(
+        {
+            "type": "app_mention",
+            "channel": CHANNEL,
+            "user": newcomer,
+            "ts": ts,
+            "client_msg_id": f"cm-{ts}",
+            "text": "<@UBOT> QuuxBlorfError: the blorf went sideways at level 9",
+        }
+    )
     counts = wait_for_answers(bot.fake, [answered, ts], timeout=10)
     assert counts[answered] == 1 and counts[ts] == 1
     posts = {c.params["thread_ts"]: c for c in bot.fake.of("chat.postMessage")}
-    assert "Cause:" in str(posts[answered].params["blocks"]), "English: Slack would not say the locale"
+    assert "Cause:" in str(posts[answered].params["blocks"]), (
+        "English: Slack would not say the locale"
+    )
     assert "archives" not in str(posts[ts].params["blocks"])

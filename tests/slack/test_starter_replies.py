@@ -44,27 +44,50 @@ def _stored(bot: Bot, ts: str, kb: Knowledge) -> dict[str, Any]:
         ).first()
         ids = reply.args.get("records", [])
         shown = [r for r in map(kb.index.record, ids) if r is not None]
-        return {"reply_id": reply.id, "unknown": unknown or 1,
-                "counts": slack_repo.workaround_counts(session, record_ids=ids),
-                "fresh": {r.id: r for r in slack_repo.with_evidence(session, records=shown)}}  # fmt: skip
+        return {
+            "reply_id": reply.id,
+            "unknown": unknown or 1,
+            "counts": slack_repo.workaround_counts(session, record_ids=ids),
+            "fresh": {r.id: r for r in slack_repo.with_evidence(session, records=shown)},
+        }
 
 
 @pytest.mark.parametrize(
     "paste,user,locale,outcome",
-    [(PASTE, EN_USER, "en", "answer"), (PASTE, ZH_USER, "zh", "answer"),
-     (TWO_ERRORS, EN_USER, "en", "answer"), (UNSURE, EN_USER, "en", "candidates")],
-)  # fmt: skip
-def test_the_tools_reply_is_the_payload_the_bot_posts(bot: Bot, paste: str, user: str, locale: str,
-                                                       outcome: str) -> None:  # fmt: skip
+    [
+        (PASTE, EN_USER, "en", "answer"),
+        (PASTE, ZH_USER, "zh", "answer"),
+        (TWO_ERRORS, EN_USER, "en", "answer"),
+        (UNSURE, EN_USER, "en", "candidates"),
+    ],
+)
+def test_the_tools_reply_is_the_payload_the_bot_posts(
+    bot: Bot, paste: str, user: str, locale: str, outcome: str
+) -> None:
     ts = f"1722500100.{bot.send.next_id():06d}"
     if paste.startswith("<@UBOT>"):
-        bot.send.event({"type": "app_mention", "channel": CHANNEL, "user": user, "ts": ts, "text": paste,
-                        "client_msg_id": f"cm-{ts}"})  # fmt: skip
+        bot.send.event(
+            {
+                "type": "app_mention",
+                "channel": CHANNEL,
+                "user": user,
+                "ts": ts,
+                "text": paste,
+                "client_msg_id": f"cm-{ts}",
+            }
+        )
     else:
         bot.send.message(paste, user=user, ts=ts)
     posted = _posted(bot)
     kb = Knowledge(MatchIndex.build(bot.records), build_graph(bot.records))
-    made, records, payload = thread_reply(kb, paste, locale=locale, today=TODAY.date(), channel=CHANNEL,
-                                          thread=ts, **_stored(bot, ts, kb))  # fmt: skip
+    made, records, payload = thread_reply(
+        kb,
+        paste,
+        locale=locale,
+        today=TODAY.date(),
+        channel=CHANNEL,
+        thread=ts,
+        **_stored(bot, ts, kb),
+    )
     assert made == outcome and (records or outcome != "answer")
     assert payload == posted

@@ -29,8 +29,14 @@ def _answered_thread(
     root = f"1722800000.{bot.send.next_id():06d}"
     bot.fake.add_message(CHANNEL, root, text, user=user)
     if mention:
-        event = {"type": "app_mention", "channel": CHANNEL, "user": user, "ts": root, "client_msg_id": f"cm-{root}",
-                 "text": f"<@UBOT> {text}"}  # fmt: skip
+        event = {
+            "type": "app_mention",
+            "channel": CHANNEL,
+            "user": user,
+            "ts": root,
+            "client_msg_id": f"cm-{root}",
+            "text": f"<@UBOT> {text}",
+        }
         bot.send.event(event)
     else:
         bot.send.message(text, user=user, ts=root)
@@ -49,8 +55,15 @@ def _mention(bot: Bot, root: str, text: str, *, user: str = EN_USER) -> str:
     ts = f"1722800001.{bot.send.next_id():06d}"
     said = f"<@UBOT> {text}".rstrip()
     bot.fake.add_message(CHANNEL, ts, said, user=user, thread_ts=root)
-    event = {"type": "app_mention", "channel": CHANNEL, "user": user, "ts": ts, "thread_ts": root,
-             "client_msg_id": f"cm-{ts}", "text": said}  # fmt: skip
+    event = {
+        "type": "app_mention",
+        "channel": CHANNEL,
+        "user": user,
+        "ts": ts,
+        "thread_ts": root,
+        "client_msg_id": f"cm-{ts}",
+        "text": said,
+    }
     assert bot.send.event(event).status == 200
     wait_done(bot, f"msg:cm-{ts}")
     return ts
@@ -67,11 +80,18 @@ def _lookup(
         "user": EN_USER,
         **({"thread_ts": thread_ts} if thread_ts else {}),
     }
-    bot.send.interactive({
-        "type": "message_action", "callback_id": CallbackId.LOOKUP_SHORTCUT, "trigger_id": f"t-look{n}",
-        "team": {"id": "T1"}, "user": {"id": user}, "channel": {"id": CHANNEL},
-        "response_url": bot.fake.response_url(f"look{n}"), "message": message,
-    })  # fmt: skip
+    bot.send.interactive(
+        {
+            "type": "message_action",
+            "callback_id": CallbackId.LOOKUP_SHORTCUT,
+            "trigger_id": f"t-look{n}",
+            "team": {"id": "T1"},
+            "user": {"id": user},
+            "channel": {"id": CHANNEL},
+            "response_url": bot.fake.response_url(f"look{n}"),
+            "message": message,
+        }
+    )
     wait_done(bot, f"shortcut:t-look{n}")
     [reply] = [c for c in bot.fake.of("response_url") if c.params["name"] == f"look{n}"]
     return reply.params
@@ -85,8 +105,18 @@ def _posts(bot: Bot, root: str) -> list[Any]:
     return [c for c in bot.fake.of("chat.postMessage") if c.params.get("thread_ts") == root]
 
 
-@pytest.mark.parametrize("said", ["thanks!", "Thank you so much :pray:", "great, that fixed it!", "谢谢", "多谢，解决了",
-                                  "太感谢了！", "搞定了，谢谢大家"])  # fmt: skip
+@pytest.mark.parametrize(
+    "said",
+    [
+        "thanks!",
+        "Thank you so much :pray:",
+        "great, that fixed it!",
+        "谢谢",
+        "多谢，解决了",
+        "太感谢了！",
+        "搞定了，谢谢大家",
+    ],
+)
 def test_thanks_get_a_reaction_not_a_second_answer(bot: Bot, said: str) -> None:
     root, _ = _answered_thread(bot)
     ts = _mention(bot, root, said)
@@ -139,12 +169,16 @@ def test_a_chinese_question_gets_a_chinese_pointer(bot: Bot) -> None:
     assert_valid_message(pointer.params)
 
 
-@pytest.mark.parametrize(("asker", "asked", "expect", "answered_in"), [
-    (ZH_USER, "我也遇到了，怎么办？", "我在上面已经回答过", "The frobnicator"),
-    (EN_USER, "same here, any idea why?", "I answered this above", "冷却回路"),
-])  # fmt: skip
-def test_another_person_in_another_language_gets_a_pointer_in_theirs(bot: Bot, asker: str, asked: str, expect: str,
-                                                                     answered_in: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("asker", "asked", "expect", "answered_in"),
+    [
+        (ZH_USER, "我也遇到了，怎么办？", "我在上面已经回答过", "The frobnicator"),
+        (EN_USER, "same here, any idea why?", "I answered this above", "冷却回路"),
+    ],
+)
+def test_another_person_in_another_language_gets_a_pointer_in_theirs(
+    bot: Bot, asker: str, asked: str, expect: str, answered_in: str
+) -> None:
     poster = EN_USER if asker == ZH_USER else ZH_USER
     root, answer_ts = _answered_thread(bot, user=poster)
     [answer] = _posts(bot, root)
@@ -183,10 +217,16 @@ def test_a_mention_with_a_new_error_answers_that_error(bot: Bot, user: str, said
     assert bot.fake.of("chat.postEphemeral") == [] and bot.fake.of("reactions.add") == []
 
 
-@pytest.mark.parametrize(("user", "expect", "link"), [(EN_USER, "I answered this above with", "See the answer"),
-                                                      (ZH_USER, "我在上面已经回答过", "查看回答")])  # fmt: skip
-def test_the_shortcut_on_an_answered_message_points_to_the_answer_privately(bot: Bot, user: str, expect: str,
-                                                                            link: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("user", "expect", "link"),
+    [
+        (EN_USER, "I answered this above with", "See the answer"),
+        (ZH_USER, "我在上面已经回答过", "查看回答"),
+    ],
+)
+def test_the_shortcut_on_an_answered_message_points_to_the_answer_privately(
+    bot: Bot, user: str, expect: str, link: str
+) -> None:
     root, answer_ts = _answered_thread(bot)
     reply = _lookup(bot, root, PASTE, user=user)
     assert reply["response_type"] == "ephemeral"
@@ -266,8 +306,11 @@ def test_a_question_after_uncertain_candidates_points_to_them(
 @pytest.mark.parametrize("locale", ["en", "zh"])
 def test_every_pointer_renders_valid_blocks_in_each_language(locale: str) -> None:
     link = _permalink("1700000000.000001")
-    for records, sure, key in (([ANSWERED], True, "thread.pointer"), ([ANSWERED], False, "thread.pointer.unsure"),
-                               ([], True, "thread.pointer.unknown")):  # fmt: skip
+    for records, sure, key in (
+        ([ANSWERED], True, "thread.pointer"),
+        ([ANSWERED], False, "thread.pointer.unsure"),
+        ([], True, "thread.pointer.unknown"),
+    ):
         payload = render_pointer(locale, records=records, line=UNKNOWN, permalink=link, sure=sure)
         assert_valid_message(payload)
         text = read_text(payload["blocks"])

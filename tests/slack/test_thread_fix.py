@@ -53,8 +53,14 @@ def reply(bot: Bot, root: str, text: str = FIX, user: str = OWNER) -> str:
 
 
 def react(bot: Bot, ts: str, reaction: str = "white_check_mark", user: str = MAINTAINER) -> None:
-    event = {"type": "reaction_added", "user": user, "reaction": reaction, "item_user": OWNER,
-             "item": {"type": "message", "channel": CHANNEL, "ts": ts}, "event_ts": f"{float(ts) + 5:.6f}"}  # fmt: skip
+    event = {
+        "type": "reaction_added",
+        "user": user,
+        "reaction": reaction,
+        "item_user": OWNER,
+        "item": {"type": "message", "channel": CHANNEL, "ts": ts},
+        "event_ts": f"{float(ts) + 5:.6f}",
+    }
     assert bot.send.event(event).status == 200
     wait_done(bot, f"fix:{CHANNEL}:{ts}:{user}")
 
@@ -99,8 +105,12 @@ def test_a_check_mark_on_a_reply_makes_it_the_threads_fix(bot: Bot, reaction: st
 def test_other_reactions_and_threads_errkb_knows_are_not_fixes(bot: Bot) -> None:
     root = pasted(bot)
     fix_ts = reply(bot, root)
-    event = {"type": "reaction_added", "user": MAINTAINER, "reaction": "eyes",
-             "item": {"type": "message", "channel": CHANNEL, "ts": fix_ts}}  # fmt: skip
+    event = {
+        "type": "reaction_added",
+        "user": MAINTAINER,
+        "reaction": "eyes",
+        "item": {"type": "message", "channel": CHANNEL, "ts": fix_ts},
+    }
     assert bot.send.event(event).status == 200
     react(bot, root)  # the error itself is not its fix
     assert found_fix(bot, root) is None
@@ -142,10 +152,18 @@ def test_add_to_errkb_on_any_message_of_the_thread_opens_the_form_with_the_fix(b
     fix_ts = reply(bot, root)
     react(bot, fix_ts)
     n = bot.send.next_id()
-    bot.send.interactive({"type": "message_action", "callback_id": CallbackId.ADD_SHORTCUT, "team": {"id": "T1"},
-                          "trigger_id": f"trig{n}-{bot.send.prefix}", "user": {"id": MAINTAINER},
-                          "channel": {"id": CHANNEL}, "response_url": bot.fake.response_url(f"sc{n}"),
-                          "message": {"text": FIX, "ts": fix_ts, "thread_ts": root, "user": OWNER}})  # fmt: skip
+    bot.send.interactive(
+        {
+            "type": "message_action",
+            "callback_id": CallbackId.ADD_SHORTCUT,
+            "team": {"id": "T1"},
+            "trigger_id": f"trig{n}-{bot.send.prefix}",
+            "user": {"id": MAINTAINER},
+            "channel": {"id": CHANNEL},
+            "response_url": bot.fake.response_url(f"sc{n}"),
+            "message": {"text": FIX, "ts": fix_ts, "thread_ts": root, "user": OWNER},
+        }
+    )
     values, state = opened_form(bot)
     assert_prefilled(values, root, fix_ts)
     assert state.fix_by == OWNER and state.unknown is not None
@@ -167,15 +185,33 @@ def test_the_queues_add_button_opens_the_form_with_the_fix_and_the_follow_up_cre
     values, _ = opened_form(bot)
     assert_prefilled(values, root, fix_ts)
     view = bot.fake.wait_for("views.open")[-1].params["view"]
-    values.update({BlockId.RECORD_ID: RECORD, BlockId.DOMAIN: "physics",
-                   BlockId.ROOT_CAUSE: "The capacitor drifts out of calibration after a restart."})  # fmt: skip
-    state: dict[str, Any] = {"values": {b: {InputId.VALUE: {"type": "plain_text_input", "value": v}}
-                                        for b, v in values.items()}}  # fmt: skip
-    response = bot.send.interactive({
-        "type": "view_submission", "team": {"id": "T1"}, "user": {"id": MAINTAINER}, "api_app_id": "A1",
-        "view": {"id": "VFIX", "type": "modal", "callback_id": CallbackId.ADD_RECORD_VIEW,
-                 "private_metadata": view["private_metadata"], "state": state},
-    })  # fmt: skip
+    values.update(
+        {
+            BlockId.RECORD_ID: RECORD,
+            BlockId.DOMAIN: "physics",
+            BlockId.ROOT_CAUSE: "The capacitor drifts out of calibration after a restart.",
+        }
+    )
+    state: dict[str, Any] = {
+        "values": {
+            b: {InputId.VALUE: {"type": "plain_text_input", "value": v}} for b, v in values.items()
+        }
+    }
+    response = bot.send.interactive(
+        {
+            "type": "view_submission",
+            "team": {"id": "T1"},
+            "user": {"id": MAINTAINER},
+            "api_app_id": "A1",
+            "view": {
+                "id": "VFIX",
+                "type": "modal",
+                "callback_id": CallbackId.ADD_RECORD_VIEW,
+                "private_metadata": view["private_metadata"],
+                "state": state,
+            },
+        }
+    )
     assert response.status == 200 and response.body in (b"", b"{}")
     [told] = bot.fake.wait_for(
         "chat.postMessage", where=lambda c: c.params.get("thread_ts") == root

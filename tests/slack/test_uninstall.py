@@ -19,7 +19,8 @@ from tests.slack.conftest import CHANNEL, PASTE, TOKEN, Bot
 from tests.slack.fake_slack import FakeSlack, Grant
 from tests.slack.standalone import Standalone, standalone
 
-TEAM, TEAM_TOKEN = "T2GONE", "xoxb-2-team-that-leaves"
+TEAM = "T2GONE"
+TEAM_TOKEN = "xoxb-2-team-that-leaves"
 #: A Fernet key for the installation tokens a multi-workspace install keeps encrypted.
 SECRET_KEY = "zrhl8QamLKGBNKS3UZa7yKBc8QRmcauK0pvn6iW55tg="
 CLIENT = {
@@ -30,8 +31,15 @@ CLIENT = {
 
 
 def _revoking(own: Standalone, team: str, event: dict[str, Any], event_id: str) -> int:
-    body = {"token": "legacy", "team_id": team, "api_app_id": "A1", "type": "event_callback",
-            "event_id": event_id, "event_time": int(time.time()), "event": event}  # fmt: skip
+    body = {
+        "token": "legacy",
+        "team_id": team,
+        "api_app_id": "A1",
+        "type": "event_callback",
+        "event_id": event_id,
+        "event_time": int(time.time()),
+        "event": event,
+    }
     return own.send.post(json.dumps(body).encode(), "application/json").status
 
 
@@ -40,11 +48,24 @@ BOT_REVOKED = {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": ["UBOT"]
 
 
 def _paste(own: Standalone, team: str, ts: str) -> int:
-    body = {"token": "legacy", "team_id": team, "api_app_id": "A1", "type": "event_callback",
-            "event_id": f"Ev{ts}", "event_time": int(time.time()),
-            "authorizations": [{"team_id": team, "user_id": "UBOT", "is_bot": True}],
-            "event": {"type": "message", "channel": CHANNEL, "user": "UENGLISH", "text": PASTE, "ts": ts,
-                      "client_msg_id": f"cm-{ts}", "channel_type": "channel"}}  # fmt: skip
+    body = {
+        "token": "legacy",
+        "team_id": team,
+        "api_app_id": "A1",
+        "type": "event_callback",
+        "event_id": f"Ev{ts}",
+        "event_time": int(time.time()),
+        "authorizations": [{"team_id": team, "user_id": "UBOT", "is_bot": True}],
+        "event": {
+            "type": "message",
+            "channel": CHANNEL,
+            "user": "UENGLISH",
+            "text": PASTE,
+            "ts": ts,
+            "client_msg_id": f"cm-{ts}",
+            "channel_type": "channel",
+        },
+    }
     return own.send.post(json.dumps(body).encode(), "application/json").status
 
 

@@ -10,8 +10,14 @@ from tests.slack.conftest import CHANNEL, EN_USER, Bot, wait_done
 
 def _mention(bot: Bot, text: str) -> None:
     ts = f"1722900000.{bot.send.next_id():06d}"
-    event = {"type": "app_mention", "channel": CHANNEL, "user": EN_USER, "ts": ts, "client_msg_id": f"cm-{ts}",
-             "text": f"<@UBOT> {text}"}  # fmt: skip
+    event = {
+        "type": "app_mention",
+        "channel": CHANNEL,
+        "user": EN_USER,
+        "ts": ts,
+        "client_msg_id": f"cm-{ts}",
+        "text": f"<@UBOT> {text}",
+    }
     assert bot.send.event(event).status == 200
     wait_done(bot, f"msg:cm-{ts}")
 

@@ -16,14 +16,25 @@ from tests.slack.fake_slack import BOT_USER
 NEW_CHANNEL = "C0NEWTEAM"
 
 
-def _joined(bot: Bot, user: str = BOT_USER, inviter: str | None = EN_USER, event_id: str | None = None) -> None:
-    event = {"type": "member_joined_channel", "user": user, "channel": NEW_CHANNEL, "channel_type": "C",
-             "team": "T1", "event_ts": "1722500000.000100", **({"inviter": inviter} if inviter else {})}  # fmt: skip
+def _joined(
+    bot: Bot, user: str = BOT_USER, inviter: str | None = EN_USER, event_id: str | None = None
+) -> None:
+    event = {
+        "type": "member_joined_channel",
+        "user": user,
+        "channel": NEW_CHANNEL,
+        "channel_type": "C",
+        "team": "T1",
+        "event_ts": "1722500000.000100",
+        **({"inviter": inviter} if inviter else {}),
+    }
     assert bot.send.event(event, event_id=event_id).status == 200
 
 
 def _welcomes(bot: Bot, count: int = 1) -> list[dict[str, object]]:
-    found = bot.fake.wait_for("chat.postMessage", count, where=lambda c: c.params.get("channel") == NEW_CHANNEL)
+    found = bot.fake.wait_for(
+        "chat.postMessage", count, where=lambda c: c.params.get("channel") == NEW_CHANNEL
+    )
     return [c.params for c in found]
 
 
@@ -41,7 +52,9 @@ def test_the_welcome_is_in_the_inviters_language_unless_the_channel_has_one(bot:
     assert "你好，我是 errkb" in str(_welcomes(bot)[0]["text"])
     bot.fake.reset()
     with bot.store.transaction() as session:
-        channel_repo.set_channel_locale(session, channel=NEW_CHANNEL, locale="en", by=MAINTAINER, at=TODAY)
+        channel_repo.set_channel_locale(
+            session, channel=NEW_CHANNEL, locale="en", by=MAINTAINER, at=TODAY
+        )
     _joined(bot, inviter=ZH_USER)
     assert "Hi, I'm errkb" in str(_welcomes(bot)[0]["text"])
 
@@ -65,7 +78,9 @@ def test_a_redelivered_event_welcomes_once(bot: Bot) -> None:
 
 def test_a_channel_switched_off_hears_nothing(bot: Bot) -> None:
     with bot.store.transaction() as session:
-        channel_repo.set_channel_mode(session, channel=NEW_CHANNEL, mode=Mode.OFF, by=MAINTAINER, at=TODAY)
+        channel_repo.set_channel_mode(
+            session, channel=NEW_CHANNEL, mode=Mode.OFF, by=MAINTAINER, at=TODAY
+        )
     _joined(bot, inviter=None, event_id="EvWELCOME2")
     wait_done(bot, "event:EvWELCOME2")
     assert bot.fake.of("chat.postMessage") == []

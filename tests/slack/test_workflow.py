@@ -23,23 +23,48 @@ FUNCTION_TOKEN = "xwfp-1-function-token"
 FROB = "errkbtest/frobnicator-overheat"
 
 
-def executed(send: SlackSender, inputs: dict[str, Any], *, team: str = "T1",
-             org: str | None = None) -> tuple[int, str]:  # fmt: skip
+def executed(
+    send: SlackSender, inputs: dict[str, Any], *, team: str = "T1", org: str | None = None
+) -> tuple[int, str]:
     """Deliver ``function_executed`` for ``triage_error``; (status, its execution id)."""
     n = send.next_id()
     execution = f"Fx{n:08d}"
     event = {
         "type": "function_executed",
-        "function": {"id": "Fn0TRIAGE", "callback_id": "triage_error", "title": "Triage an error", "type": "app",
-                     "app_id": "A1", "date_created": 1722400000, "date_updated": 1722400000, "date_deleted": 0},
-        "inputs": inputs, "function_execution_id": execution, "workflow_execution_id": f"Wx{n:08d}",
-        "event_ts": f"1722500000.{n:06d}", "bot_access_token": FUNCTION_TOKEN,
-    }  # fmt: skip
-    body: dict[str, Any] = {"token": "legacy", "team_id": team, "api_app_id": "A1", "type": "event_callback",
-                            "event_id": f"Ev{n:08d}", "event_time": int(time.time()), "event": event,
-                            "authorizations": [{"team_id": None if org else team, "enterprise_id": org,
-                                                "user_id": "UBOT", "is_bot": True,
-                                                "is_enterprise_install": org is not None}]}  # fmt: skip
+        "function": {
+            "id": "Fn0TRIAGE",
+            "callback_id": "triage_error",
+            "title": "Triage an error",
+            "type": "app",
+            "app_id": "A1",
+            "date_created": 1722400000,
+            "date_updated": 1722400000,
+            "date_deleted": 0,
+        },
+        "inputs": inputs,
+        "function_execution_id": execution,
+        "workflow_execution_id": f"Wx{n:08d}",
+        "event_ts": f"1722500000.{n:06d}",
+        "bot_access_token": FUNCTION_TOKEN,
+    }
+    body: dict[str, Any] = {
+        "token": "legacy",
+        "team_id": team,
+        "api_app_id": "A1",
+        "type": "event_callback",
+        "event_id": f"Ev{n:08d}",
+        "event_time": int(time.time()),
+        "event": event,
+        "authorizations": [
+            {
+                "team_id": None if org else team,
+                "enterprise_id": org,
+                "user_id": "UBOT",
+                "is_bot": True,
+                "is_enterprise_install": org is not None,
+            }
+        ],
+    }
     if org:
         body["enterprise_id"] = org
         body["is_enterprise_install"] = False  # the event comes from one workspace of the org
@@ -118,11 +143,25 @@ ORG_TOKEN = "xoxb-org-wide-token"
 def install_org(app: OAuthBot, fake: FakeSlack) -> None:
     """The org-wide installation in errkb's store, and its token one Slack accepts."""
     fake.grants["org-install"] = Grant(team_id="E1ORG", token=ORG_TOKEN, team_name="Org")
-    store = SQLAlchemyInstallationStore(client_id=CLIENT_ID, engine=app.store.engine, bots_table_name=BOTS,
-                                        installations_table_name=INSTALLATIONS)  # fmt: skip
-    store.save(Installation(app_id="A1", enterprise_id="E1ORG", team_id=None, user_id="UADMIN",
-                            bot_token=ORG_TOKEN, bot_id="BBOT", bot_user_id="UBOT",
-                            bot_scopes=["chat:write"], is_enterprise_install=True))  # fmt: skip
+    store = SQLAlchemyInstallationStore(
+        client_id=CLIENT_ID,
+        engine=app.store.engine,
+        bots_table_name=BOTS,
+        installations_table_name=INSTALLATIONS,
+    )
+    store.save(
+        Installation(
+            app_id="A1",
+            enterprise_id="E1ORG",
+            team_id=None,
+            user_id="UADMIN",
+            bot_token=ORG_TOKEN,
+            bot_id="BBOT",
+            bot_user_id="UBOT",
+            bot_scopes=["chat:write"],
+            is_enterprise_install=True,
+        )
+    )
 
 
 def test_an_org_wide_install_serves_the_step(oauth_bot: OAuthBot, bot: Bot) -> None:  # noqa: F811
@@ -146,12 +185,35 @@ def test_an_org_wide_install_answers_a_paste_with_the_orgs_token(
     install_org(oauth_bot, bot.fake)
     n = oauth_bot.send.next_id()
     ts = f"1722500000.{n:06d}"
-    event = {"type": "message", "channel": "C0ORGWIDE", "user": EN_USER, "text": PASTE, "ts": ts,
-             "client_msg_id": f"cm-org-{ts}", "channel_type": "channel", "team": "T9SOMEWS"}  # fmt: skip
-    body = {"token": "legacy", "team_id": "T9SOMEWS", "enterprise_id": "E1ORG", "api_app_id": "A1",
-            "type": "event_callback", "event_id": f"Ev{n:08d}", "event_time": int(time.time()), "event": event,
-            "authorizations": [{"enterprise_id": "E1ORG", "team_id": None, "user_id": "UBOT", "is_bot": True,
-                                "is_enterprise_install": True}]}  # fmt: skip
+    event = {
+        "type": "message",
+        "channel": "C0ORGWIDE",
+        "user": EN_USER,
+        "text": PASTE,
+        "ts": ts,
+        "client_msg_id": f"cm-org-{ts}",
+        "channel_type": "channel",
+        "team": "T9SOMEWS",
+    }
+    body = {
+        "token": "legacy",
+        "team_id": "T9SOMEWS",
+        "enterprise_id": "E1ORG",
+        "api_app_id": "A1",
+        "type": "event_callback",
+        "event_id": f"Ev{n:08d}",
+        "event_time": int(time.time()),
+        "event": event,
+        "authorizations": [
+            {
+                "enterprise_id": "E1ORG",
+                "team_id": None,
+                "user_id": "UBOT",
+                "is_bot": True,
+                "is_enterprise_install": True,
+            }
+        ],
+    }
     assert oauth_bot.send.post(json.dumps(body).encode(), "application/json").status == 200
     [post] = bot.fake.wait_for(
         "chat.postMessage", where=lambda c: c.params.get("channel") == "C0ORGWIDE"

@@ -30,7 +30,9 @@ def record(rid: str, **changes: Any) -> Record:
 
 
 def put(session: Session, *records: Record, now: datetime = NOW) -> repo.ImportSummary:
-    return repo.import_records(session, records=list(records), on_conflict="upsert", actor="test", now=now)
+    return repo.import_records(
+        session, records=list(records), on_conflict="upsert", actor="test", now=now
+    )
 
 
 def ids(changes: KnowledgeChanges) -> tuple[list[str], list[str]]:
@@ -62,13 +64,21 @@ def test_an_unchanged_import_and_an_up_to_date_reader_see_nothing_new(session: S
 def test_evidence_moves_no_knowledge_version(session: Session) -> None:
     put(session, record("kc/a"))
     version = repo.knowledge_version(session)
-    today, now = date(2026, 12, 1), NOW + timedelta(days=2)
-    outcome = slack_repo.cast_vote(session, user_id="U1", record_id="kc/a", position=0, thread="C1:1",
-                                   verdict="fixed", at=now)  # fmt: skip
+    today = date(2026, 12, 1)
+    now = NOW + timedelta(days=2)
+    outcome = slack_repo.cast_vote(
+        session, user_id="U1", record_id="kc/a", position=0, thread="C1:1", verdict="fixed", at=now
+    )
     assert outcome.changed
-    assert slack_repo.record_evidence(session, record_id="kc/a", actor="slack:U1", today=today, at=now)
-    digest_repo.confirm_record(session, record_id="kc/a", actor="slack:U2", today=today + timedelta(days=1), now=now)
-    digest_repo.snooze_record(session, record_id="kc/a", days=30, actor="slack:U2", today=today, now=now)
+    assert slack_repo.record_evidence(
+        session, record_id="kc/a", actor="slack:U1", today=today, at=now
+    )
+    digest_repo.confirm_record(
+        session, record_id="kc/a", actor="slack:U2", today=today + timedelta(days=1), now=now
+    )
+    digest_repo.snooze_record(
+        session, record_id="kc/a", days=30, actor="slack:U2", today=today, now=now
+    )
     digest_repo.note_matches(session, record_ids=["kc/a"], at=now)
     digest_repo.mark_digested(session, record_ids=["kc/a"], at=now)
     slack_repo.note_unknown(session, template="E: <n>", sample="E: 1", permalink=None, at=now)
@@ -89,12 +99,18 @@ def test_an_import_that_differs_only_in_evidence_rewrites_no_knowledge(session: 
     assert repo.knowledge_version(session) == version
     stored = repo.get_record(session, record_id="kc/a")
     assert stored == record("kc/a", last_confirmed="2026-11-30", evidence_count=9)
-    assert put(session, record("kc/a", last_confirmed="2026-11-30", evidence_count=9)).unchanged == ["kc/a"]
+    assert put(
+        session, record("kc/a", last_confirmed="2026-11-30", evidence_count=9)
+    ).unchanged == ["kc/a"]
 
 
-def test_a_confirmed_record_imported_again_from_its_file_gets_the_file_back(session: Session) -> None:
+def test_a_confirmed_record_imported_again_from_its_file_gets_the_file_back(
+    session: Session,
+) -> None:
     put(session, record("kc/a"))
-    digest_repo.confirm_record(session, record_id="kc/a", actor="slack:U2", today=date(2026, 12, 1), now=NOW)
+    digest_repo.confirm_record(
+        session, record_id="kc/a", actor="slack:U2", today=date(2026, 12, 1), now=NOW
+    )
     assert put(session, record("kc/a")).updated == ["kc/a"]  # evidence differs from the file
     assert repo.get_record(session, record_id="kc/a") == record("kc/a")
 
@@ -102,7 +118,9 @@ def test_a_confirmed_record_imported_again_from_its_file_gets_the_file_back(sess
 def test_deprecation_removes_restoring_upserts_deletion_removes(session: Session) -> None:
     put(session, record("kc/a"), record("kc/b"))
     start = repo.knowledge_version(session)
-    digest_repo.deprecate_record(session, record_id="kc/a", reason="fixed upstream", actor="m", now=NOW)
+    digest_repo.deprecate_record(
+        session, record_id="kc/a", reason="fixed upstream", actor="m", now=NOW
+    )
     assert repo.knowledge_version(session) == start + 1
     assert ids(repo.knowledge_changes(session, since=start)) == ([], ["kc/a"])
     assert "kc/a" not in {r.id for r in repo.load_records(session, include_deprecated=False)}
@@ -129,8 +147,15 @@ def test_what_a_reader_gets_is_each_records_state_now(session: Session) -> None:
 def test_a_reader_the_feed_cannot_answer_is_told_to_reload(session: Session) -> None:
     put(session, record("kc/a"))
     version = repo.knowledge_version(session)
-    ahead = repo.knowledge_changes(session, since=version + 5)  # a database restored from an older copy
-    assert (ahead.complete, ahead.version, ahead.upserted, ahead.removed) == (False, version, [], [])
+    ahead = repo.knowledge_changes(
+        session, since=version + 5
+    )  # a database restored from an older copy
+    assert (ahead.complete, ahead.version, ahead.upserted, ahead.removed) == (
+        False,
+        version,
+        [],
+        [],
+    )
     put(session, record("kc/b"), record("kc/c"), record("kc/d"))
     too_many = repo.knowledge_changes(session, since=version, limit=2)
     assert (too_many.complete, too_many.upserted) == (False, [])
@@ -144,12 +169,20 @@ def test_records_removed_long_ago_are_pruned_and_older_readers_reload(session: S
     deleted = repo.knowledge_version(session)
     later = NOW + KEEP_REMOVED + timedelta(minutes=1)
     put(session, record("kc/b", root_cause="Edited a week later."), now=later)
-    feed = dict(session.execute(select(KnowledgeChangeRow.record_id, KnowledgeChangeRow.kind)).all())
+    feed = dict(
+        session.execute(select(KnowledgeChangeRow.record_id, KnowledgeChangeRow.kind)).all()
+    )
     assert "kc/a" not in feed and feed["kc/b"] == "upserted"
-    assert not repo.knowledge_changes(session, since=start).complete  # it would miss kc/a's deletion
+    assert not repo.knowledge_changes(
+        session, since=start
+    ).complete  # it would miss kc/a's deletion
     assert ids(repo.knowledge_changes(session, since=deleted)) == (["kc/b"], [])
 
 
 def test_kb_version_is_the_knowledge_version(session: Session) -> None:
     put(session, record("kc/a"))
-    assert repo.kb_version(session) == repo.knowledge_version(session) == repo.stats(session)["kb_version"]
+    assert (
+        repo.kb_version(session)
+        == repo.knowledge_version(session)
+        == repo.stats(session)["kb_version"]
+    )

@@ -22,7 +22,9 @@ def test_deadends_corpus_imports_whole_and_reimports_unchanged(session: Session)
     originals = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
     records = load_records([path])
     assert len(records) == len(originals) == 2522
-    summary = repo.import_records(session, records=records, on_conflict="upsert", actor="test", now=NOW)
+    summary = repo.import_records(
+        session, records=records, on_conflict="upsert", actor="test", now=NOW
+    )
     assert summary.counts()["added"] == 2522
 
     def count(model: type) -> int:
@@ -35,11 +37,15 @@ def test_deadends_corpus_imports_whole_and_reimports_unchanged(session: Session)
     for o in originals:
         for kind, items in o["transition_graph"].items():
             kinds[kind] += len(items)
-    assert dict(session.execute(select(LinkRow.kind, func.count()).group_by(LinkRow.kind)).all()) == dict(kinds)
+    assert dict(
+        session.execute(select(LinkRow.kind, func.count()).group_by(LinkRow.kind)).all()
+    ) == dict(kinds)
     assert repo.stats(session)["dangling_links"] == 0
 
     stored = {r.id: r for r in repo.load_records(session)}
     assert [o for o in originals if native_to_canon(stored[o["id"]]) != o] == []
 
-    again = repo.import_records(session, records=load_records([path]), on_conflict="upsert", actor="test", now=NOW)
+    again = repo.import_records(
+        session, records=load_records([path]), on_conflict="upsert", actor="test", now=NOW
+    )
     assert again.counts() == {"added": 0, "updated": 0, "unchanged": 2522, "skipped": 0}

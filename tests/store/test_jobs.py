@@ -14,9 +14,20 @@ NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=60)
 
 
-def add(session: Session, key: str, *, channel: str | None = "C1", at: datetime = NOW, **kwargs: Any) -> jobs_repo.Enqueued:
-    return jobs_repo.enqueue(session, key=key, kind="paste", payload={"text": key}, team_id="T1", channel=channel,
-                             now=at, deadline=at + timedelta(minutes=10), **kwargs)  # fmt: skip
+def add(
+    session: Session, key: str, *, channel: str | None = "C1", at: datetime = NOW, **kwargs: Any
+) -> jobs_repo.Enqueued:
+    return jobs_repo.enqueue(
+        session,
+        key=key,
+        kind="paste",
+        payload={"text": key},
+        team_id="T1",
+        channel=channel,
+        now=at,
+        deadline=at + timedelta(minutes=10),
+        **kwargs,
+    )
 
 
 def status(session: Session, key: str) -> tuple[str, str | None, int]:
@@ -28,11 +39,17 @@ def status(session: Session, key: str) -> tuple[str, str | None, int]:
 
 def test_a_redelivery_adds_nothing_and_a_full_queue_refuses(session: Session) -> None:
     first = add(session, "msg:1", limit=2)
-    assert first.job is not None and first.job.payload == {"text": "msg:1"} and first.job.attempts == 0
-    assert add(session, "msg:1", limit=2) == jobs_repo.Enqueued(None, full=False)  # the same event again
+    assert (
+        first.job is not None and first.job.payload == {"text": "msg:1"} and first.job.attempts == 0
+    )
+    assert add(session, "msg:1", limit=2) == jobs_repo.Enqueued(
+        None, full=False
+    )  # the same event again
     assert add(session, "msg:2", limit=2).job is not None
     assert add(session, "msg:3", limit=2) == jobs_repo.Enqueued(None, full=True)  # two wait already
-    assert add(session, "msg:2", limit=2) == jobs_repo.Enqueued(None, full=False)  # a redelivery is no refusal
+    assert add(session, "msg:2", limit=2) == jobs_repo.Enqueued(
+        None, full=False
+    )  # a redelivery is no refusal
     assert jobs_repo.waiting(session) == 2
 
 

@@ -27,8 +27,12 @@ from tests.store.test_repository import NOW
 def _shape(value: Any) -> Any:
     """Everything equality ignores but serialisation uses: types and the fields each model was given."""
     if isinstance(value, BaseModel):
-        return (type(value).__name__, sorted(value.model_fields_set),
-                {k: _shape(v) for k, v in value}, _shape(value.__pydantic_extra__ or {}))  # fmt: skip
+        return (
+            type(value).__name__,
+            sorted(value.model_fields_set),
+            {k: _shape(v) for k, v in value},
+            _shape(value.__pydantic_extra__ or {}),
+        )
     if isinstance(value, dict):
         return {k: _shape(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -41,14 +45,21 @@ def _data(record: Record) -> dict[str, Any]:
     rows = child_values(record)
     row = {**record_values(record), "id": record.id}
     links = sorted(rows["links"], key=lambda r: (r["kind"], r["position"]))
-    return record_data(row, rows["record_translations"], rows["workarounds"], rows["dead_ends"], links)
+    return record_data(
+        row, rows["record_translations"], rows["workarounds"], rows["dead_ends"], links
+    )
 
 
 def _corpora() -> list[Any]:
     return [
         pytest.param(lambda: read_files([starter_dir()]), id="starter"),
-        pytest.param(lambda: read_files([FIXTURES / "seed.json", FIXTURES / "deadends-canon.json"]), id="fixtures"),
-        pytest.param(lambda: read_files([need_shared(DEADENDS)]), id="deadends", marks=pytest.mark.shared),
+        pytest.param(
+            lambda: read_files([FIXTURES / "seed.json", FIXTURES / "deadends-canon.json"]),
+            id="fixtures",
+        ),
+        pytest.param(
+            lambda: read_files([need_shared(DEADENDS)]), id="deadends", marks=pytest.mark.shared
+        ),
     ]
 
 
@@ -56,7 +67,8 @@ def _corpora() -> list[Any]:
 def test_the_trusted_build_equals_validation_field_sets_included(records: Any) -> None:
     for record in records():
         data = _data(record)
-        built, validated = trusted_record(data), Record.model_validate(data)
+        built = trusted_record(data)
+        validated = Record.model_validate(data)
         assert built == validated == record, record.id
         assert _shape(built) == _shape(validated), record.id
         assert built.to_native() == record.to_native(), record.id
@@ -65,23 +77,35 @@ def test_the_trusted_build_equals_validation_field_sets_included(records: Any) -
 def test_items_given_few_keys_get_their_defaults_as_validation_gives_them() -> None:
     """Defaults are filled in by the store's own builder (not pydantic's per-call lookup):
     the same values, in field order, each one a fresh object."""
-    sparse = Record.model_validate({
-        "id": "py/sparse", "signature": "E: x", "regex": "E: x", "domain": "py", "team": "core",
-        "versions": [{"version": "1.0"}], "workarounds": [{"action": "a"}, {"action": "b", "how": "h"}],
-        "dead_ends": [{"why_fails": "w"}],
-        "transition_graph": {"leads_to": [{"error_id": "py/next"}, "py/other"], "note": "kept"},
-    })  # fmt: skip
-    built, validated = trusted_record(_data(sparse)), Record.model_validate(_data(sparse))
+    sparse = Record.model_validate(
+        {
+            "id": "py/sparse",
+            "signature": "E: x",
+            "regex": "E: x",
+            "domain": "py",
+            "team": "core",
+            "versions": [{"version": "1.0"}],
+            "workarounds": [{"action": "a"}, {"action": "b", "how": "h"}],
+            "dead_ends": [{"why_fails": "w"}],
+            "transition_graph": {"leads_to": [{"error_id": "py/next"}, "py/other"], "note": "kept"},
+        }
+    )
+    built = trusted_record(_data(sparse))
+    validated = Record.model_validate(_data(sparse))
     assert built == validated == sparse
     assert _shape(built) == _shape(validated)
-    assert [list(dict(w)) for w in built.workarounds] == [list(dict(w)) for w in validated.workarounds]
+    assert [list(dict(w)) for w in built.workarounds] == [
+        list(dict(w)) for w in validated.workarounds
+    ]
     assert list(dict(built)) == list(dict(validated))
     first, second = built.workarounds
     first.sources.append("https://example.org")
     assert second.sources == [] and trusted_record(_data(sparse)).workarounds[0].sources == []
 
 
-def test_loaded_records_equal_what_was_imported_and_validate_again(session: Session, tmp_path: Path) -> None:
+def test_loaded_records_equal_what_was_imported_and_validate_again(
+    session: Session, tmp_path: Path
+) -> None:
     records = read_files([starter_dir(), FIXTURES / "deadends-canon.json"])
     repo.import_records(session, records=records, on_conflict="upsert", actor="test", now=NOW)
     loaded = repo.load_records(session, ids=[r.id for r in records])

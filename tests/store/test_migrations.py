@@ -30,9 +30,16 @@ def test_the_orm_maps_the_core_tables_and_declares_none_of_its_own() -> None:
     """The schema is declared once, in ``bot.store.tables`` (what Alembic compares); a mapped
     class that declared a table of its own would be missed by code reading plain rows."""
     declared = subprocess.run(
-        [sys.executable, "-c", "import json, bot.store.tables as t; print(json.dumps(sorted(t.metadata.tables)))"],
-        capture_output=True, text=True, check=True, timeout=60,
-    ).stdout  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import json, bot.store.tables as t; print(json.dumps(sorted(t.metadata.tables)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     mapped = {mapper.local_table for mapper in models.Base.registry.mappers}
     assert mapped <= set(tables.metadata.tables.values())
     assert models.Base.metadata is tables.metadata
@@ -41,15 +48,30 @@ def test_the_orm_maps_the_core_tables_and_declares_none_of_its_own() -> None:
 
 def test_schema_has_the_tables_the_bot_asks_for(store: Store) -> None:
     tables = set(inspect(store.engine).get_table_names())
-    assert {"records", "record_translations", "workarounds", "dead_ends", "links", "audit_log"} <= tables
+    assert {
+        "records",
+        "record_translations",
+        "workarounds",
+        "dead_ends",
+        "links",
+        "audit_log",
+    } <= tables
 
 
-def test_slack_oauth_store_tables_come_from_the_migrations_and_match_slack_sdk(store: Store) -> None:
+def test_slack_oauth_store_tables_come_from_the_migrations_and_match_slack_sdk(
+    store: Store,
+) -> None:
     metadata = oauth_metadata()
     assert set(metadata.tables) <= set(inspect(store.engine).get_table_names())
     with store.engine.connect() as conn:
-        diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
-    ours = [d for d in diffs if "slack_installations" in str(d) or "slack_bots" in str(d) or "slack_oauth" in str(d)]
+        diffs = compare_metadata(
+            MigrationContext.configure(conn, opts={"compare_type": True}), metadata
+        )
+    ours = [
+        d
+        for d in diffs
+        if "slack_installations" in str(d) or "slack_bots" in str(d) or "slack_oauth" in str(d)
+    ]
     assert ours == []
 
 
@@ -57,8 +79,14 @@ def test_slack_oauth_store_tables_come_from_the_migrations_and_match_slack_sdk(s
 
 
 def _errkb(tmp_path: Path, url: str, *args: str, **env: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(errkb_command(*args), env=clean_env(tmp_path, ERRKB_DATABASE_URL=url, **env),
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        errkb_command(*args),
+        env=clean_env(tmp_path, ERRKB_DATABASE_URL=url, **env),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, list[str]]:
@@ -69,10 +97,15 @@ def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, list[str]]:
 def test_schema_revision_names_the_newest_migration(store: Store) -> None:
     from alembic.script import ScriptDirectory
 
-    assert ScriptDirectory.from_config(alembic_config(store.engine)).get_current_head() == SCHEMA_REVISION
+    assert (
+        ScriptDirectory.from_config(alembic_config(store.engine)).get_current_head()
+        == SCHEMA_REVISION
+    )
 
 
-def test_a_database_without_the_schema_is_refused_in_one_line(blank_database_url: str, tmp_path: Path) -> None:
+def test_a_database_without_the_schema_is_refused_in_one_line(
+    blank_database_url: str, tmp_path: Path
+) -> None:
     with pytest.raises(SchemaOutOfDate, match=r"no errkb schema .*run `errkb init`"):
         open_store(blank_database_url)
     code, _, err = _finish(_errkb(tmp_path, blank_database_url, "stats"))
@@ -93,21 +126,40 @@ def test_an_old_schema_is_refused_by_serve_then_migrated_keeping_the_version(
             conn.execute(text("INSERT INTO kb_state (key, value) VALUES ('kb_version', 7)"))
     finally:
         engine.dispose()
-    with pytest.raises(SchemaOutOfDate, match=rf"at revision 0004, this errkb needs {SCHEMA_REVISION}: run `errkb migrate`"):
+    with pytest.raises(
+        SchemaOutOfDate,
+        match=rf"at revision 0004, this errkb needs {SCHEMA_REVISION}: run `errkb migrate`",
+    ):
         open_store(blank_database_url)
-    serve = _errkb(tmp_path, blank_database_url, "serve", "--http", "--port", "0", "--host", "127.0.0.1",
-                   SLACK_BOT_TOKEN=TOKEN, SLACK_SIGNING_SECRET=SECRET)  # fmt: skip
+    serve = _errkb(
+        tmp_path,
+        blank_database_url,
+        "serve",
+        "--http",
+        "--port",
+        "0",
+        "--host",
+        "127.0.0.1",
+        SLACK_BOT_TOKEN=TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+    )
     code, _, err = _finish(serve)
     assert code == 1 and len(err) == 1, err
     assert "0004" in err[0] and SCHEMA_REVISION in err[0] and "errkb migrate" in err[0]
     code, out, err = _finish(_errkb(tmp_path, blank_database_url, "migrate", "--json"))
     assert code == 0, err
-    assert json.loads(out) | {"database": ""} == {"database": "", "before": "0004", "after": SCHEMA_REVISION}
+    assert json.loads(out) | {"database": ""} == {
+        "database": "",
+        "before": "0004",
+        "after": SCHEMA_REVISION,
+    }
     store = open_store(blank_database_url)
     try:
         with store.read() as session:
             assert repository.knowledge_version(session) == 7
-            assert not repository.knowledge_changes(session, since=6).complete  # from before the feed
+            assert not repository.knowledge_changes(
+                session, since=6
+            ).complete  # from before the feed
             assert repository.knowledge_changes(session, since=7).complete
     finally:
         store.dispose()
@@ -131,5 +183,8 @@ def test_a_schema_from_a_newer_errkb_is_neither_used_nor_migrated(blank_database
     finally:
         engine.dispose()
     for migrate in (False, True):
-        with pytest.raises(SchemaOutOfDate, match=rf"at revision 9999, newer than this errkb's {SCHEMA_REVISION}: upgrade errkb"):
+        with pytest.raises(
+            SchemaOutOfDate,
+            match=rf"at revision 9999, newer than this errkb's {SCHEMA_REVISION}: upgrade errkb",
+        ):
             open_store(blank_database_url, migrate=migrate)

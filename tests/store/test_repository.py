@@ -30,8 +30,12 @@ def canon() -> dict[str, Any]:
     return json.loads((FIXTURES / "deadends-canon.json").read_text(encoding="utf-8"))
 
 
-def put(session: Session, *records: Record, on_conflict: repo.OnConflict = "upsert") -> repo.ImportSummary:
-    return repo.import_records(session, records=list(records), on_conflict=on_conflict, actor="test", now=NOW)
+def put(
+    session: Session, *records: Record, on_conflict: repo.OnConflict = "upsert"
+) -> repo.ImportSummary:
+    return repo.import_records(
+        session, records=list(records), on_conflict=on_conflict, actor="test", now=NOW
+    )
 
 
 def test_seed_survives_store_round_trip(session: Session) -> None:
@@ -75,13 +79,17 @@ def test_every_canon_field_is_mapped_and_kept(session: Session, tmp_path: Path) 
 def test_links_are_rows_and_dangling_targets_are_kept(session: Session) -> None:
     data = seed()
     data["transition_graph"] = {
-        "leads_to": [{"error_id": "llm/not-yet-written", "probability": 0.3, "condition": "long prompts"}],
+        "leads_to": [
+            {"error_id": "llm/not-yet-written", "probability": 0.3, "condition": "long prompts"}
+        ],
         "preceded_by": ["llm/also-missing"],
         "frequently_confused_with": [],
     }
     put(session, Record.model_validate(data))
     rows = session.execute(
-        select(LinkRow.kind, LinkRow.target_id, LinkRow.probability, LinkRow.condition).order_by(LinkRow.kind)
+        select(LinkRow.kind, LinkRow.target_id, LinkRow.probability, LinkRow.condition).order_by(
+            LinkRow.kind
+        )
     ).all()
     assert [tuple(r) for r in rows] == [
         ("leads_to", "llm/not-yet-written", 0.3, "long prompts"),
@@ -133,7 +141,8 @@ def test_vote_counters_survive_an_update(session: Session) -> None:
     record = Record.model_validate(seed())
     put(session, record)
     row = session.scalars(select(WorkaroundRow).where(WorkaroundRow.record_id == record.id)).one()
-    row.fixed_count, row.failed_count = 7, 2
+    row.fixed_count = 7
+    row.failed_count = 2
     session.flush()
     put(session, record.model_copy(update={"root_cause": "Edited."}))
     row = session.scalars(select(WorkaroundRow).where(WorkaroundRow.record_id == record.id)).one()
@@ -153,12 +162,17 @@ def test_text_in_a_locale_with_english_fallback(session: Session) -> None:
 def test_records_by_domain_and_by_confirmation_age(session: Session) -> None:
     old = Record.model_validate({**seed(), "id": "llm/old", "last_confirmed": "2023-01-01"})
     new = Record.model_validate({**seed(), "id": "llm/new", "last_confirmed": "2026-11-01"})
-    other = Record.model_validate({**seed(), "id": "web/x", "domain": "web", "last_confirmed": "2022-05-05"})
+    other = Record.model_validate(
+        {**seed(), "id": "web/x", "domain": "web", "last_confirmed": "2022-05-05"}
+    )
     put(session, old, new, other)
     assert [r.id for r in repo.load_records(session, domain="llm")] == ["llm/new", "llm/old"]
     stale = repo.records_confirmed_before(session, before=date(2026, 6, 1))
     assert [rid for rid, _ in stale] == ["web/x", "llm/old"]
-    assert [rid for rid, _ in repo.records_confirmed_before(session, before=date(2026, 6, 1), domain="llm")] == ["llm/old"]
+    assert [
+        rid
+        for rid, _ in repo.records_confirmed_before(session, before=date(2026, 6, 1), domain="llm")
+    ] == ["llm/old"]
 
 
 def test_delete_is_audited(session: Session) -> None:
@@ -175,8 +189,12 @@ def test_formats_yaml_jsonl_gz_and_folders(session: Session, tmp_path: Path) -> 
 
     base = seed()
     variants = [{**base, "id": f"llm/variant-{i}"} for i in range(4)]
-    (tmp_path / "a.yaml").write_text(yaml.safe_dump(variants[0], allow_unicode=True), encoding="utf-8")
-    (tmp_path / "b.jsonl").write_text("\n".join(json.dumps(v) for v in variants[1:3]) + "\n", encoding="utf-8")
+    (tmp_path / "a.yaml").write_text(
+        yaml.safe_dump(variants[0], allow_unicode=True), encoding="utf-8"
+    )
+    (tmp_path / "b.jsonl").write_text(
+        "\n".join(json.dumps(v) for v in variants[1:3]) + "\n", encoding="utf-8"
+    )
     sub = tmp_path / "nested"
     sub.mkdir()
     (sub / "c.json.gz").write_bytes(gzip.compress(json.dumps([variants[3]]).encode()))
@@ -193,7 +211,9 @@ def test_one_bad_record_among_good_ones_is_named(tmp_path: Path) -> None:
     good = seed()
     bad = {**seed(), "id": "llm/broken", "confidence": "very"}
     (tmp_path / "good.json").write_text(json.dumps([good]), encoding="utf-8")
-    (tmp_path / "bad.jsonl").write_text(json.dumps({**good, "id": "llm/fine"}) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    (tmp_path / "bad.jsonl").write_text(
+        json.dumps({**good, "id": "llm/fine"}) + "\n" + json.dumps(bad) + "\n", encoding="utf-8"
+    )
     result = read_records([tmp_path])
     [problem] = result.problems
     assert problem.file.endswith("bad.jsonl")

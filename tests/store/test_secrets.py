@@ -25,14 +25,28 @@ REFRESH = "xoxe-1-My0xLTIyMjItMzMzMy" + "y" * 120
 
 
 def _installation(team: str = "T9") -> Installation:
-    return Installation(app_id="A1", enterprise_id=None, team_id=team, user_id="U1", bot_token=BOT_TOKEN,
-                        bot_refresh_token=REFRESH, bot_id="B1", bot_user_id="UBOT", bot_scopes="chat:write",
-                        bot_token_expires_in=43200, installed_at=datetime.now(UTC).timestamp())  # fmt: skip
+    return Installation(
+        app_id="A1",
+        enterprise_id=None,
+        team_id=team,
+        user_id="U1",
+        bot_token=BOT_TOKEN,
+        bot_refresh_token=REFRESH,
+        bot_id="B1",
+        bot_user_id="UBOT",
+        bot_scopes="chat:write",
+        bot_token_expires_in=43200,
+        installed_at=datetime.now(UTC).timestamp(),
+    )
 
 
 def _sql_store(engine: object) -> SQLAlchemyInstallationStore:
-    return SQLAlchemyInstallationStore(client_id="1111.2222", engine=engine, bots_table_name=BOTS,  # type: ignore[arg-type]
-                                       installations_table_name=INSTALLATIONS)  # fmt: skip
+    return SQLAlchemyInstallationStore(
+        client_id="1111.2222",
+        engine=engine,
+        bots_table_name=BOTS,  # type: ignore[arg-type]
+        installations_table_name=INSTALLATIONS,
+    )
 
 
 def _stored(engine: object) -> list[str]:
@@ -79,7 +93,8 @@ def test_tokens_are_unreadable_in_the_database_without_the_key(blank_database_ur
 def test_after_a_rotation_old_rows_are_read_and_new_ones_written_with_the_new_key(
     blank_database_url: str,
 ) -> None:
-    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    old = Fernet.generate_key().decode()
+    new = Fernet.generate_key().decode()
     store = open_store(blank_database_url, migrate=True)
     try:
         EncryptedInstallationStore(_sql_store(store.engine), TokenCipher(old)).save(
@@ -102,8 +117,9 @@ def test_settings_refuse_a_malformed_key_naming_the_variable_not_the_key() -> No
     with pytest.raises(Exception, match="ERRKB_SECRET_KEY") as refused:
         load_settings(secret_key="not-a-fernet-key-at-all", _env_file=None)
     assert "not-a-fernet-key-at-all" not in str(refused.value)
-    problems = load_settings(slack_client_id="1.2", slack_client_secret="s", slack_signing_secret="x",
-                             _env_file=None).serve_problems()  # fmt: skip
+    problems = load_settings(
+        slack_client_id="1.2", slack_client_secret="s", slack_signing_secret="x", _env_file=None
+    ).serve_problems()
     assert [p for p in problems if p.startswith("ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID")]
 
 
@@ -144,8 +160,9 @@ def test_the_migration_encrypts_plain_tokens_and_without_a_key_says_so_in_one_li
             assert conn.execute(text(f"SELECT count(*) FROM {BOTS}")).scalar_one() == 1
         stored = _stored(engine)
         assert len(stored) == 4 and all(v.startswith(PREFIX) for v in stored)
-        found = EncryptedInstallationStore(_sql_store(engine), TokenCipher(key)).find_bot(enterprise_id=None,
-                                                                                       team_id="T9")  # fmt: skip
+        found = EncryptedInstallationStore(_sql_store(engine), TokenCipher(key)).find_bot(
+            enterprise_id=None, team_id="T9"
+        )
         assert found is not None and found.bot_refresh_token == REFRESH
     finally:
         engine.dispose()
@@ -170,8 +187,17 @@ def test_serve_refuses_a_multi_workspace_install_without_a_key_in_one_line(
 ) -> None:
     code, _, err = _finish(_errkb(tmp_path, blank_database_url, "init", "--no-starter"))
     assert code == 0, err
-    serve = _errkb(tmp_path, blank_database_url, "serve", "--http", "--port", "0", SLACK_CLIENT_ID="1111.2222",
-                   SLACK_CLIENT_SECRET="client-secret", SLACK_SIGNING_SECRET="signing-secret")  # fmt: skip
+    serve = _errkb(
+        tmp_path,
+        blank_database_url,
+        "serve",
+        "--http",
+        "--port",
+        "0",
+        SLACK_CLIENT_ID="1111.2222",
+        SLACK_CLIENT_SECRET="client-secret",
+        SLACK_SIGNING_SECRET="signing-secret",
+    )
     code, _, err = _finish(serve)
     assert (
         code == 1 and len(err) == 1 and "ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID" in err[0]

@@ -29,9 +29,16 @@ def seed(**changes: Any) -> Record:
 
 
 def other(n: int) -> Record:
-    return Record.model_validate({"id": f"staged/r{n}", "signature": f"StagedError: {n}", "regex": "StagedError",
-                                  "domain": "staged", "workarounds": [{"action": f"fix {n}"}],
-                                  "transition_graph": {"leads_to": [f"staged/r{n + 1}"]}})  # fmt: skip
+    return Record.model_validate(
+        {
+            "id": f"staged/r{n}",
+            "signature": f"StagedError: {n}",
+            "regex": "StagedError",
+            "domain": "staged",
+            "workarounds": [{"action": f"fix {n}"}],
+            "transition_graph": {"leads_to": [f"staged/r{n + 1}"]},
+        }
+    )
 
 
 def stage(
@@ -108,15 +115,21 @@ def test_a_record_changed_between_plan_and_apply_is_planned_again(
     committed_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stage(committed_store, seed(), other(1))
-    real, calls = staged._stage, []
+    real = staged._stage
+    calls = []
 
     def meanwhile(*args: Any, **kwargs: Any) -> None:
         real(*args, **kwargs)
         calls.append(1)
         if len(calls) == 1:  # someone else changes the record after the first plan
             with committed_store.transaction() as session:
-                repo.import_records(session, records=[seed(root_cause="Changed meanwhile.")],
-                                    on_conflict="upsert", actor="other", now=NOW)  # fmt: skip
+                repo.import_records(
+                    session,
+                    records=[seed(root_cause="Changed meanwhile.")],
+                    on_conflict="upsert",
+                    actor="other",
+                    now=NOW,
+                )
 
     monkeypatch.setattr(staged, "_stage", meanwhile)
     summary = stage(committed_store, seed(root_cause="Ours."), other(2))

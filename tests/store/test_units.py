@@ -32,11 +32,15 @@ def test_a_read_unit_refuses_to_write(committed_store: Store) -> None:
 
 def test_a_read_unit_sees_one_snapshot_while_others_commit(committed_store: Store) -> None:
     with committed_store.transaction() as session:
-        repository.import_records(session, records=[record("u/a")], on_conflict="upsert", actor="t", now=NOW)
+        repository.import_records(
+            session, records=[record("u/a")], on_conflict="upsert", actor="t", now=NOW
+        )
     with committed_store.read() as session:
         version = repository.knowledge_version(session)
         with committed_store.transaction() as other:  # commits while the reader is open
-            repository.import_records(other, records=[record("u/b")], on_conflict="upsert", actor="t", now=NOW)
+            repository.import_records(
+                other, records=[record("u/b")], on_conflict="upsert", actor="t", now=NOW
+            )
         assert repository.knowledge_version(session) == version
         assert [r.id for r in repository.load_records(session)] == ["u/a"]
     with committed_store.read() as session:
@@ -46,11 +50,15 @@ def test_a_read_unit_sees_one_snapshot_while_others_commit(committed_store: Stor
 def test_a_row_reader_sees_one_snapshot_and_refuses_to_write(committed_store: Store) -> None:
     """``Store.read_rows()`` (what ``errkb triage`` reads through): ``read()`` without the ORM."""
     with committed_store.transaction() as session:
-        repository.import_records(session, records=[record("u/a")], on_conflict="upsert", actor="t", now=NOW)
+        repository.import_records(
+            session, records=[record("u/a")], on_conflict="upsert", actor="t", now=NOW
+        )
     with committed_store.read_rows() as rows:
         assert [r.id for r in repository.load_records(rows)] == ["u/a"]
         with committed_store.transaction() as other:  # commits while the reader is open
-            repository.import_records(other, records=[record("u/b")], on_conflict="upsert", actor="t", now=NOW)
+            repository.import_records(
+                other, records=[record("u/b")], on_conflict="upsert", actor="t", now=NOW
+            )
         assert [r.id for r in repository.load_records(rows)] == ["u/a"]
     with committed_store.read_rows() as rows:
         assert [r.id for r in repository.load_records(rows)] == ["u/a", "u/b"]
@@ -61,21 +69,32 @@ def test_a_row_reader_sees_one_snapshot_and_refuses_to_write(committed_store: St
         assert slack_repo.chosen_locale(session, user_id="U1") is None
 
 
-def test_concurrent_writers_that_read_first_all_succeed_and_count_exactly(committed_store: Store) -> None:
+def test_concurrent_writers_that_read_first_all_succeed_and_count_exactly(
+    committed_store: Store,
+) -> None:
     """Votes read the record, then write it: with deferred transactions SQLite failed some
     of these with "database is locked"; writers now queue for the lock."""
     with committed_store.transaction() as session:
-        repository.import_records(session, records=[record("u/a", evidence_count=0)], on_conflict="upsert",
-                                  actor="t", now=NOW)  # fmt: skip
-    threads, each = 4, 10
+        repository.import_records(
+            session,
+            records=[record("u/a", evidence_count=0)],
+            on_conflict="upsert",
+            actor="t",
+            now=NOW,
+        )
+    threads = 4
+    each = 10
 
     def vote(worker: int) -> int:
         done = 0
         for i in range(each):
             with committed_store.transaction() as session:
-                assert slack_repo.record_evidence(session, record_id="u/a", actor=f"w{worker}",
-                                                  today=date(2026, 12, 1), at=NOW)  # fmt: skip
-                slack_repo.note_unknown(session, template="Boom <n>", sample=f"Boom {i}", permalink=None, at=NOW)
+                assert slack_repo.record_evidence(
+                    session, record_id="u/a", actor=f"w{worker}", today=date(2026, 12, 1), at=NOW
+                )
+                slack_repo.note_unknown(
+                    session, template="Boom <n>", sample=f"Boom {i}", permalink=None, at=NOW
+                )
             done += 1
         return done
 
@@ -90,8 +109,11 @@ def test_concurrent_writers_that_read_first_all_succeed_and_count_exactly(commit
 
 def test_a_writer_waits_for_another_writer_instead_of_failing(committed_store: Store) -> None:
     with committed_store.transaction() as session:
-        repository.import_records(session, records=[record("u/a")], on_conflict="upsert", actor="t", now=NOW)
-    holding, release = threading.Event(), threading.Event()
+        repository.import_records(
+            session, records=[record("u/a")], on_conflict="upsert", actor="t", now=NOW
+        )
+    holding = threading.Event()
+    release = threading.Event()
 
     def hold() -> None:
         with committed_store.transaction() as session:
@@ -114,7 +136,9 @@ def test_a_writer_waits_for_another_writer_instead_of_failing(committed_store: S
 
 def _import_b(store: Store) -> list[str]:
     with store.transaction() as session:
-        summary = repository.import_records(session, records=[record("u/b")], on_conflict="upsert", actor="t", now=NOW)
+        summary = repository.import_records(
+            session, records=[record("u/b")], on_conflict="upsert", actor="t", now=NOW
+        )
     return summary.added
 
 
@@ -127,14 +151,16 @@ def test_sqlite_waits_long_for_the_write_lock(store: Store) -> None:
         assert conn.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL: no fsync per commit
 
 
-
-def test_a_writer_someone_waits_on_waits_once_for_its_turn_and_the_lock_together(store: Store) -> None:
+def test_a_writer_someone_waits_on_waits_once_for_its_turn_and_the_lock_together(
+    store: Store,
+) -> None:
     """An acknowledgement's wait is one budget: the time queued behind this process's other
     writers is not waited again on SQLite's lock (Slack gives up on it after 3 s)."""
     if store.engine.dialect.name != "sqlite":
         pytest.skip("SQLite's one writer")
     assert store.writer is not None
-    held, release = threading.Event(), threading.Event()
+    held = threading.Event()
+    release = threading.Event()
 
     def hold_the_turn() -> None:
         with store.transaction():
@@ -151,7 +177,9 @@ def test_a_writer_someone_waits_on_waits_once_for_its_turn_and_the_lock_together
     assert 0 < left_ms <= 900, "SQLite's lock gets what the turn left of the 1.5 s, not 1.5 s more"
 
 
-def _queue_writers(turn: WriteTurn, writers: list[tuple[str, bool, float]], order: list[str]) -> list[threading.Thread]:
+def _queue_writers(
+    turn: WriteTurn, writers: list[tuple[str, bool, float]], order: list[str]
+) -> list[threading.Thread]:
     """Start ``writers`` (name, urgent, timeout) one after another, each waiting before the next comes."""
 
     def write(name: str, urgent: bool, timeout: float) -> None:
@@ -171,10 +199,14 @@ def _queue_writers(turn: WriteTurn, writers: list[tuple[str, bool, float]], orde
 
 
 def test_a_writer_someone_waits_on_goes_before_the_others() -> None:
-    turn, order = WriteTurn(), []
+    turn = WriteTurn()
+    order = []
     assert turn.acquire(1.0)
-    waiting = _queue_writers(turn, [("answer", False, 10), ("another answer", False, 10),
-                                    ("acknowledgement", True, 10)], order)  # fmt: skip
+    waiting = _queue_writers(
+        turn,
+        [("answer", False, 10), ("another answer", False, 10), ("acknowledgement", True, 10)],
+        order,
+    )
     turn.release()
     for thread in waiting:
         thread.join(10)
@@ -182,7 +214,8 @@ def test_a_writer_someone_waits_on_goes_before_the_others() -> None:
 
 
 def test_a_writer_that_gives_up_does_not_hold_up_the_next() -> None:
-    turn, order = WriteTurn(), []
+    turn = WriteTurn()
+    order = []
     assert turn.acquire(1.0)
     waiting = _queue_writers(turn, [("impatient", True, 0.05), ("answer", False, 10)], order)
     waiting[0].join(10)

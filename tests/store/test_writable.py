@@ -40,8 +40,13 @@ def test_a_full_sqlite_database_is_broken_until_it_has_room_again(tmp_path: Path
         store.engine.dispose()  # new connections: the disk is now full
         with pytest.raises(StorageUnavailable, match="full"):
             with store.transaction() as session:
-                repository.import_records(session, records=synthetic_records(300), on_conflict="fail",
-                                          actor="test", now=datetime.now(UTC))  # fmt: skip
+                repository.import_records(
+                    session,
+                    records=synthetic_records(300),
+                    on_conflict="fail",
+                    actor="test",
+                    now=datetime.now(UTC),
+                )
         ok, body = health(store, lambda: 1)
         assert not ok and body["status"] == "broken" and body["writable"] is False
         assert body["reason"].startswith(
@@ -89,8 +94,14 @@ def test_a_read_only_postgresql_is_broken_until_it_takes_writes_again(
     def read_only(on: bool) -> None:
         with store.engine.connect() as conn:
             conn.exec_driver_sql("SET TRANSACTION READ WRITE")  # this one may write
-            conn.exec_driver_sql(f'ALTER DATABASE "{name}" ' + ("SET default_transaction_read_only = on" if on
-                                 else "RESET default_transaction_read_only"))  # fmt: skip
+            conn.exec_driver_sql(
+                f'ALTER DATABASE "{name}" '
+                + (
+                    "SET default_transaction_read_only = on"
+                    if on
+                    else "RESET default_transaction_read_only"
+                )
+            )
             conn.commit()
         store.engine.dispose()  # new sessions get the setting
 

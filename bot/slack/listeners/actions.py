@@ -15,13 +15,21 @@ from bot.slack.payloads import BlockActions
 def ack_action(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
     click = BlockActions.model_validate(body)
     shown = body.get("message")
-    job = ActionJob(action_id=click.actions[0].action_id, value=click.value, user=click.user.id,
-                    channel=click.channel.id if click.channel else None, message=click.message,
-                    blocks=list(shown.get("blocks") or []) if isinstance(shown, dict) else None,
-                    response_url=click.response_url, trigger_id=click.trigger_id, home=click.home)  # fmt: skip
+    job = ActionJob(
+        action_id=click.actions[0].action_id,
+        value=click.value,
+        user=click.user.id,
+        channel=click.channel.id if click.channel else None,
+        message=click.message,
+        blocks=list(shown.get("blocks") or []) if isinstance(shown, dict) else None,
+        response_url=click.response_url,
+        trigger_id=click.trigger_id,
+        home=click.home,
+    )
     key = f"action:{click.trigger_id}:{click.actions[0].action_ts or ''}"
-    refused = intake_of(context).submit(JobKind.ACTION, job, key=key,
-                                        team_id=click.team_id, channel=job.channel)  # fmt: skip
+    refused = intake_of(context).submit(
+        JobKind.ACTION, job, key=key, team_id=click.team_id, channel=job.channel
+    )
     if refused is None:
         ack()
     return refused

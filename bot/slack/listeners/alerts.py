@@ -31,8 +31,9 @@ ALERT_SUBTYPES = frozenset({None, "bot_message", "thread_broadcast"})
 EDITABLE_SUBTYPES = frozenset({None, "thread_broadcast", "me_message", "file_share"})
 
 
-def submit_alert(context: BoltContext, body: dict[str, Any], message: dict[str, Any],
-                 channel: str) -> BoltResponse | None:  # fmt: skip
+def submit_alert(
+    context: BoltContext, body: dict[str, Any], message: dict[str, Any], channel: str
+) -> BoltResponse | None:
     """A paste job for an app's alert that holds an error; None (nothing to do) otherwise."""
     ts = str(message.get("ts") or "")
     if message.get("subtype") not in ALERT_SUBTYPES or not ts or not channel:
@@ -41,10 +42,22 @@ def submit_alert(context: BoltContext, body: dict[str, Any], message: dict[str, 
     if not extract(text).errors:
         return None
     root = str(message.get("thread_ts") or ts)
-    job = PasteJob(text=text, user="", channel=channel, thread_ts=root, message_ts=ts, asked=False,
-                   source=source_app(message))  # fmt: skip
-    return intake_of(context).submit(JobKind.PASTE, job, key=f"alert:{channel}:{root}",
-                                     team_id=body.get("team_id"), channel=channel)  # fmt: skip
+    job = PasteJob(
+        text=text,
+        user="",
+        channel=channel,
+        thread_ts=root,
+        message_ts=ts,
+        asked=False,
+        source=source_app(message),
+    )
+    return intake_of(context).submit(
+        JobKind.PASTE,
+        job,
+        key=f"alert:{channel}:{root}",
+        team_id=body.get("team_id"),
+        channel=channel,
+    )
 
 
 def ack_alert(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
@@ -54,23 +67,37 @@ def ack_alert(body: dict[str, Any], context: BoltContext) -> BoltResponse | None
 
 def ack_message_changed(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
     event = body.get("event") or {}
-    new, old = event.get("message"), event.get("previous_message") or {}
+    new = event.get("message")
+    old = event.get("previous_message") or {}
     channel = str(event.get("channel") or "")
     if not isinstance(new, dict) or not channel:
         return None
     if is_from_app(new):
         return submit_alert(context, body, new, channel)
-    ts, user, text = str(new.get("ts") or ""), new.get("user"), str(new.get("text") or "")
+    ts = str(new.get("ts") or "")
+    user = new.get("user")
+    text = str(new.get("text") or "")
     if not ts or not user or new.get("subtype") not in EDITABLE_SUBTYPES:
         return None
     added = added_errors(str(old.get("text") or "") if isinstance(old, dict) else "", text)
     if not added:
         return None  # no new error: the edit kept, reworded or removed it (an answer stays)
     direct = event.get("channel_type") == "im"
-    job = PasteJob(text=text, user=str(user), channel=channel, thread_ts=str(new.get("thread_ts") or ts),
-                   message_ts=ts, asked=direct)  # fmt: skip
-    return intake_of(context).submit(JobKind.PASTE, job, key=edit_key(channel, ts, added),
-                                     team_id=body.get("team_id"), channel=channel)  # fmt: skip
+    job = PasteJob(
+        text=text,
+        user=str(user),
+        channel=channel,
+        thread_ts=str(new.get("thread_ts") or ts),
+        message_ts=ts,
+        asked=direct,
+    )
+    return intake_of(context).submit(
+        JobKind.PASTE,
+        job,
+        key=edit_key(channel, ts, added),
+        team_id=body.get("team_id"),
+        channel=channel,
+    )
 
 
 __all__ = ["ack_alert", "ack_message_changed", "submit_alert"]

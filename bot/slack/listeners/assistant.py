@@ -20,8 +20,13 @@ def ack_event_assistant_thread_started(
     envelope = AssistantThreadEnvelope.model_validate(body)
     thread = envelope.event.assistant_thread
     job = AssistantJob(user=thread.user_id, channel=thread.channel_id, thread_ts=thread.thread_ts)
-    return intake_of(context).submit(JobKind.ASSISTANT, job, key=f"event:{envelope.event_id}",
-                                     team_id=envelope.team_id, channel=thread.channel_id)  # fmt: skip
+    return intake_of(context).submit(
+        JobKind.ASSISTANT,
+        job,
+        key=f"event:{envelope.event_id}",
+        team_id=envelope.team_id,
+        channel=thread.channel_id,
+    )
 
 
 def submit_assistant_message(context: BoltContext, envelope: EventEnvelope) -> BoltResponse | None:
@@ -38,10 +43,19 @@ def submit_assistant_message(context: BoltContext, envelope: EventEnvelope) -> B
             channel=event.channel,
             thread_ts=event.thread_ts,
         )
-        return intake_of(context).submit(JobKind.COMMAND, command, key=key, team_id=envelope.team_id,
-                                         channel=event.channel)  # fmt: skip
-    paste = PasteJob(text=event.text, files=event.files, user=event.user or "", channel=event.channel,
-                     thread_ts=event.thread_ts, message_ts=event.ts, asked=True, assistant=True)  # fmt: skip
+        return intake_of(context).submit(
+            JobKind.COMMAND, command, key=key, team_id=envelope.team_id, channel=event.channel
+        )
+    paste = PasteJob(
+        text=event.text,
+        files=event.files,
+        user=event.user or "",
+        channel=event.channel,
+        thread_ts=event.thread_ts,
+        message_ts=event.ts,
+        asked=True,
+        assistant=True,
+    )
     return intake_of(context).submit(
         JobKind.PASTE, paste, key=key, team_id=envelope.team_id, channel=event.channel
     )

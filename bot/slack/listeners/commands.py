@@ -20,15 +20,29 @@ def ack_command_errkb(ack: Ack, body: dict[str, Any], context: BoltContext) -> B
     key = f"command:{command.trigger_id or uuid.uuid4().hex}"
     intake = intake_of(context)
     if name == "paste":
-        paste = PasteJob(text=arg, user=command.user_id, channel=command.channel_id, thread_ts=None,
-                         asked=True, response_url=command.response_url)  # fmt: skip
-        refused = intake.submit(JobKind.PASTE, paste, key=key, team_id=command.team_id,
-                                channel=command.channel_id)  # fmt: skip
+        paste = PasteJob(
+            text=arg,
+            user=command.user_id,
+            channel=command.channel_id,
+            thread_ts=None,
+            asked=True,
+            response_url=command.response_url,
+        )
+        refused = intake.submit(
+            JobKind.PASTE, paste, key=key, team_id=command.team_id, channel=command.channel_id
+        )
     else:
-        job = CommandJob(name=name, arg=arg, user=command.user_id, channel=command.channel_id,
-                         response_url=command.response_url, trigger_id=command.trigger_id)  # fmt: skip
-        refused = intake.submit(JobKind.COMMAND, job, key=key, team_id=command.team_id,
-                                channel=command.channel_id)  # fmt: skip
+        job = CommandJob(
+            name=name,
+            arg=arg,
+            user=command.user_id,
+            channel=command.channel_id,
+            response_url=command.response_url,
+            trigger_id=command.trigger_id,
+        )
+        refused = intake.submit(
+            JobKind.COMMAND, job, key=key, team_id=command.team_id, channel=command.channel_id
+        )
     if refused is None:
         ack()
     return refused

@@ -33,13 +33,21 @@ def submit_paste(
 ) -> BoltResponse | None:
     event = envelope.event
     direct = event.channel_type == "im"  # a paste in errkb's Messages tab asks errkb
-    job = PasteJob(text=event.text, files=event.files, user=event.user or "", channel=event.channel,
-                   thread_ts=event.thread_ts or event.ts, message_ts=event.ts, asked=mentioned or direct,
-                   mention=mentioned)  # fmt: skip
+    job = PasteJob(
+        text=event.text,
+        files=event.files,
+        user=event.user or "",
+        channel=event.channel,
+        thread_ts=event.thread_ts or event.ts,
+        message_ts=event.ts,
+        asked=mentioned or direct,
+        mention=mentioned,
+    )
     # a message and its retries share the message id, whichever event delivered it
     key = f"msg:{event.client_msg_id}" if event.client_msg_id else f"event:{envelope.event_id}"
-    return intake_of(context).submit(JobKind.PASTE, job, key=key, team_id=envelope.team_id,
-                                     channel=event.channel)  # fmt: skip
+    return intake_of(context).submit(
+        JobKind.PASTE, job, key=key, team_id=envelope.team_id, channel=event.channel
+    )
 
 
 def ack_event_message(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
@@ -75,8 +83,13 @@ def submit_said_fixed(context: BoltContext, envelope: EventEnvelope) -> BoltResp
         by=event.user or "",
         said=True,
     )
-    return intake_of(context).submit(JobKind.FIX, job, key=f"fix:said:{event.channel}:{event.ts}",
-                                     team_id=envelope.team_id, channel=event.channel)  # fmt: skip
+    return intake_of(context).submit(
+        JobKind.FIX,
+        job,
+        key=f"fix:said:{event.channel}:{event.ts}",
+        team_id=envelope.team_id,
+        channel=event.channel,
+    )
 
 
 def ack_event_mention(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
@@ -91,8 +104,13 @@ def ack_event_app_home_opened(body: dict[str, Any], context: BoltContext) -> Bol
     envelope = HomeOpenedEnvelope.model_validate(body)
     if envelope.event.tab != "home":
         return None  # the Messages tab: nothing to publish
-    return intake_of(context).submit(JobKind.HOME, HomeJob(user=envelope.event.user),
-                                     key=f"event:{envelope.event_id}", team_id=envelope.team_id, channel=None)  # fmt: skip
+    return intake_of(context).submit(
+        JobKind.HOME,
+        HomeJob(user=envelope.event.user),
+        key=f"event:{envelope.event_id}",
+        team_id=envelope.team_id,
+        channel=None,
+    )
 
 
 def ack_event_member_joined_channel(
@@ -103,8 +121,13 @@ def ack_event_member_joined_channel(
     if not context.bot_user_id or event.user != context.bot_user_id:
         return None  # someone else joined a channel errkb is in
     job = WelcomeJob(channel=event.channel, inviter=event.inviter)
-    return intake_of(context).submit(JobKind.WELCOME, job, key=f"event:{envelope.event_id}",
-                                     team_id=envelope.team_id, channel=event.channel)  # fmt: skip
+    return intake_of(context).submit(
+        JobKind.WELCOME,
+        job,
+        key=f"event:{envelope.event_id}",
+        team_id=envelope.team_id,
+        channel=event.channel,
+    )
 
 
 def ack_event_app_uninstalled(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
@@ -118,8 +141,12 @@ def ack_event_app_uninstalled(ack: Ack, body: dict[str, Any], context: BoltConte
 def ack_event_tokens_revoked(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
     envelope = RevokingEnvelope.model_validate(body)
     tokens = envelope.event.tokens
-    revocations_of(context).revoked(team_id=envelope.team_id, enterprise_id=envelope.enterprise_id,
-                                    bots=tokens.bot, users=tokens.oauth)  # fmt: skip
+    revocations_of(context).revoked(
+        team_id=envelope.team_id,
+        enterprise_id=envelope.enterprise_id,
+        bots=tokens.bot,
+        users=tokens.oauth,
+    )
     ack()
 
 

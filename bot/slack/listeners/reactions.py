@@ -27,8 +27,13 @@ def ack_event_reaction_added(body: dict[str, Any], context: BoltContext) -> Bolt
     if context.bot_user_id and event.user == context.bot_user_id:
         return None
     job = FixJob(channel=event.item.channel, ts=event.item.ts, by=event.user)
-    return intake_of(context).submit(JobKind.FIX, job, key=f"fix:{event.item.channel}:{event.item.ts}:{event.user}",
-                                     team_id=envelope.team_id, channel=event.item.channel)  # fmt: skip
+    return intake_of(context).submit(
+        JobKind.FIX,
+        job,
+        key=f"fix:{event.item.channel}:{event.item.ts}:{event.user}",
+        team_id=envelope.team_id,
+        channel=event.item.channel,
+    )
 
 
 def register(app: App) -> None:

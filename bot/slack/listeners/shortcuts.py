@@ -23,12 +23,25 @@ def ack_shortcut_lookup(
     text = (
         alert_text(raw) if is_from_app(raw) else message.text
     )  # an alert: its blocks and attachments too
-    paste = PasteJob(text=text, files=message.files, user=shortcut.user.id, author=message.user,
-                     channel=shortcut.channel.id,
-                     thread_ts=message.thread_ts or message.ts, message_ts=message.ts, asked=True,
-                     lookup=True, response_url=shortcut.response_url)  # fmt: skip
-    refused = intake_of(context).submit(JobKind.PASTE, paste, key=f"shortcut:{shortcut.trigger_id}",
-                                        team_id=shortcut.team_id, channel=shortcut.channel.id)  # fmt: skip
+    paste = PasteJob(
+        text=text,
+        files=message.files,
+        user=shortcut.user.id,
+        author=message.user,
+        channel=shortcut.channel.id,
+        thread_ts=message.thread_ts or message.ts,
+        message_ts=message.ts,
+        asked=True,
+        lookup=True,
+        response_url=shortcut.response_url,
+    )
+    refused = intake_of(context).submit(
+        JobKind.PASTE,
+        paste,
+        key=f"shortcut:{shortcut.trigger_id}",
+        team_id=shortcut.team_id,
+        channel=shortcut.channel.id,
+    )
     if refused is None:
         ack()
     return refused
@@ -37,11 +50,23 @@ def ack_shortcut_lookup(
 def ack_shortcut_add(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
     shortcut = MessageShortcut.model_validate(body)
     message = shortcut.message
-    job = ShortcutJob(callback_id=shortcut.callback_id, user=shortcut.user.id, channel=shortcut.channel.id,
-                      text=message.text, message_ts=message.ts, thread_ts=message.thread_ts,
-                      trigger_id=shortcut.trigger_id, response_url=shortcut.response_url)  # fmt: skip
-    refused = intake_of(context).submit(JobKind.SHORTCUT, job, key=f"shortcut:{shortcut.trigger_id}",
-                                        team_id=shortcut.team_id, channel=shortcut.channel.id)  # fmt: skip
+    job = ShortcutJob(
+        callback_id=shortcut.callback_id,
+        user=shortcut.user.id,
+        channel=shortcut.channel.id,
+        text=message.text,
+        message_ts=message.ts,
+        thread_ts=message.thread_ts,
+        trigger_id=shortcut.trigger_id,
+        response_url=shortcut.response_url,
+    )
+    refused = intake_of(context).submit(
+        JobKind.SHORTCUT,
+        job,
+        key=f"shortcut:{shortcut.trigger_id}",
+        team_id=shortcut.team_id,
+        channel=shortcut.channel.id,
+    )
     if refused is None:
         ack()
     return refused

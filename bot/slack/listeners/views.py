@@ -45,10 +45,19 @@ def submissions_of(context: BoltContext) -> Submissions:
 def _done(
     context: BoltContext, submission: ViewSubmission, callback: str, result: str
 ) -> BoltResponse | None:
-    job = ViewDoneJob(callback_id=callback, user=submission.user.id, metadata=submission.view.private_metadata,
-                      result=result)  # fmt: skip
-    return intake_of(context).submit(JobKind.VIEW_DONE, job, key=f"view:{submission.view.id}:{callback}",
-                                     team_id=submission.team_id, channel=None)  # fmt: skip
+    job = ViewDoneJob(
+        callback_id=callback,
+        user=submission.user.id,
+        metadata=submission.view.private_metadata,
+        result=result,
+    )
+    return intake_of(context).submit(
+        JobKind.VIEW_DONE,
+        job,
+        key=f"view:{submission.view.id}:{callback}",
+        team_id=submission.team_id,
+        channel=None,
+    )
 
 
 def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
@@ -69,8 +78,13 @@ def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) ->
         follow_up = FollowUpJob(
             unknown=state.unknown, record=added, by=submission.user.id, fix_by=state.fix_by
         )
-        intake_of(context).submit(JobKind.FOLLOW_UP, follow_up, key=f"follow_up:{state.unknown}:{added}",
-                                  team_id=submission.team_id, channel=None)  # fmt: skip
+        intake_of(context).submit(
+            JobKind.FOLLOW_UP,
+            follow_up,
+            key=f"follow_up:{state.unknown}:{added}",
+            team_id=submission.team_id,
+            channel=None,
+        )
     ack()
 
 

@@ -12,11 +12,13 @@ from bot.render.ids import FunctionId
 from bot.slack.listeners.views import submissions_of
 
 
-def handle_function_triage_error(inputs: dict[str, Any], context: BoltContext, complete: Complete,
-                                 fail: Fail) -> None:  # fmt: skip
+def handle_function_triage_error(
+    inputs: dict[str, Any], context: BoltContext, complete: Complete, fail: Fail
+) -> None:
     reader = inputs.get("reader")
-    result = submissions_of(context).triage_step(str(inputs.get("error_text") or ""),
-                                                 str(reader) if reader else None)  # fmt: skip
+    result = submissions_of(context).triage_step(
+        str(inputs.get("error_text") or ""), str(reader) if reader else None
+    )
     if result.outputs is not None:
         complete(outputs=result.outputs)
     else:

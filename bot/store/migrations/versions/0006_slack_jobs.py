@@ -49,7 +49,9 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("slack_jobs", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_slack_jobs_created_at"), ["created_at"], unique=False)
-        batch_op.create_index("ix_slack_jobs_status_run_after", ["status", "run_after"], unique=False)
+        batch_op.create_index(
+            "ix_slack_jobs_status_run_after", ["status", "run_after"], unique=False
+        )
 
 
 def downgrade() -> None:

@@ -45,16 +45,25 @@ def upgrade() -> None:
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("told_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("told_record", sa.String(length=300), nullable=True),
-        sa.ForeignKeyConstraint(["unknown_id"], ["unknown_errors.id"], ondelete="CASCADE",
-                                name=op.f("fk_unknown_sightings_unknown_id_unknown_errors")),  # fmt: skip
+        sa.ForeignKeyConstraint(
+            ["unknown_id"],
+            ["unknown_errors.id"],
+            ondelete="CASCADE",
+            name=op.f("fk_unknown_sightings_unknown_id_unknown_errors"),
+        ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_unknown_sightings")),
-        sa.UniqueConstraint("unknown_id", "channel", "thread_ts", name=op.f("uq_unknown_sightings_unknown_id")),
+        sa.UniqueConstraint(
+            "unknown_id", "channel", "thread_ts", name=op.f("uq_unknown_sightings_unknown_id")
+        ),
     )
 
-
     with op.batch_alter_table("slack_replies", schema=None) as batch_op:
-        batch_op.create_index("ix_slack_replies_user_id_created_at", ["user_id", "created_at"], unique=False)
-        batch_op.create_index("ix_slack_replies_channel_thread_ts", ["channel", "thread_ts"], unique=False)
+        batch_op.create_index(
+            "ix_slack_replies_user_id_created_at", ["user_id", "created_at"], unique=False
+        )
+        batch_op.create_index(
+            "ix_slack_replies_channel_thread_ts", ["channel", "thread_ts"], unique=False
+        )
 
 
 def downgrade() -> None:

@@ -40,8 +40,12 @@ def upgrade() -> None:
     for table, columns in TOKENS.items():
         with op.batch_alter_table(table) as batch:
             for column in columns:
-                batch.alter_column(column, type_=sa.Text(), existing_type=sa.String(length=200),
-                                   existing_nullable=True)  # fmt: skip
+                batch.alter_column(
+                    column,
+                    type_=sa.Text(),
+                    existing_type=sa.String(length=200),
+                    existing_nullable=True,
+                )
     bind = op.get_bind()
     plain: list[tuple[str, int, dict[str, str]]] = []
     for table, columns in TOKENS.items():
