@@ -110,3 +110,16 @@ def test_every_surface_says_why_in_the_readers_locale(
     assert best.why_first.replace("`", "") in text.replace("`", "")
     if locale == "zh":
         assert "排在最前" in best.why_first
+
+
+@pytest.mark.parametrize("locale", available_locales())
+def test_the_thread_reply_keeps_the_order_when_rendered_again(example: str, locale: str) -> None:
+    """What the bot posts (reply arguments stored, then rendered from them) says why."""
+    from scripts.starter_answers import knowledge, thread_reply
+
+    outcome, records, payload = thread_reply(knowledge(), example, locale=locale)
+    assert outcome == "answer" and records[0] == VLLM
+    fix = next(b for b in payload["blocks"] if b["type"] == "section")["text"]["text"]
+    assert "0.5" in fix  # the best fix's section says why the paste put it first
+    assert ("排在最前" if locale == "zh" else "First because the paste runs") in fix
+    assert "0.92" in str(payload["blocks"])  # its command: --gpu-memory-utilization 0.92
