@@ -14,6 +14,7 @@ import re
 from typing import Any, Literal
 
 from bot.channels import ChannelSettings
+from bot.fit.order import PasteFacts
 from bot.match.excerpt import Excerpt, excerpt
 from bot.match.features import OFFER
 from bot.match.rank import Match, Triage
@@ -88,7 +89,9 @@ def reply_args(
 ) -> dict[str, Any]:
     """What a reply keeps: what was skipped of the paste, the records, and per record the
     person's line it answers, the error's template and text (for corrections) and the
-    other records that error could be."""
+    other records that error could be; for an answer, what the paste shows (its settings,
+    versions, system: :class:`~bot.fit.order.PasteFacts`), which orders each record's
+    fixes for it whenever the reply is rendered again."""
     args: dict[str, Any] = {
         "errors": [e.text[:300] for e in triage.errors[:5]],
         "seen": [e.template for e in triage.errors[:SEEN]],
@@ -128,6 +131,7 @@ def reply_args(
             alternatives=others,
             variants=variants,
             view={"page": 0, "expanded": False},
+            paste=PasteFacts.of(read.text).dump(),
         )
     elif outcome == "candidates":
         args["candidates"] = [[m.record_id, m.score] for m in offered(triage)[:CANDIDATES]]

@@ -21,10 +21,12 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from bot.answer import offered
+from bot.fit.duplicates import several_note
+from bot.fit.order import PasteFacts, describe, fit_score, fix_order
 from bot.i18n.coverage import fallback_note
 from bot.match.excerpt import Excerpt
 from bot.match.rank import Triage
-from bot.records import Record, ranked_workarounds
+from bot.records import Record
 from graph.build import KnowledgeGraph
 from graph.triage import triage_sections
 
@@ -41,7 +43,9 @@ class Workaround(BaseModel):
         description="Index of the workaround in the record; report_outcome names it."
     )
     rank: int = Field(
-        description="1 for the best: highest curated success rate, record order on ties."
+        description="1 for the best: what the paste shows against it first (a fix whose "
+        "condition it meets or whose advice it contradicts before, one it shows tried after), "
+        "then the highest curated success rate, record order on ties."
     )
     action: str
     success_rate: float | None = Field(description="Curated success rate, 0..1.")
@@ -49,6 +53,12 @@ class Workaround(BaseModel):
     condition: str = ""
     fixed: int = Field(0, description="Times people or agents said it fixed the error here.")
     failed: int = Field(0, description="Times they said it did not help.")
+    paste_fit: int = Field(
+        0, description="How the paste places it: above 0 it fits, below 0 the paste shows it tried."
+    )
+    tried: str | None = Field(
+        None, description="Why it is listed later, when the paste shows it tried or not its case."
+    )
 
 
 class DeadEnd(BaseModel):
@@ -89,6 +99,14 @@ class AnswerRecord(BaseModel):
         None,
         description="In the locale asked for: which of its texts are shown untranslated, if any.",
     )
+    why_first: str | None = Field(
+        None, description="Why the first workaround comes first, when the paste decided it."
+    )
+    several: str | None = Field(
+        None,
+        description="Set when several records hold this error (per version or system) and the "
+        "paste names none of theirs: this one is the most general, the others are named.",
+    )
 
 
 def answer_record(
@@ -98,13 +116,19 @@ def answer_record(
     *,
     band: str | None = None,
     score: float | None = None,
+    facts: PasteFacts | None = None,
+    several: str | None = None,
 ) -> AnswerRecord:
-    """One record as an answer, every text in ``locale`` where the record translates it."""
+    """One record as an answer, every text in ``locale`` where the record translates it;
+    its workarounds in the order that fits the paste showing ``facts`` (:mod:`bot.fit.order`)."""
     local = record.localized(locale)
+    fits = fix_order(record, facts)
+    first = fits.why_first()
     workarounds = []
-    for rank, pos in enumerate(ranked_workarounds(record), start=1):
+    for rank, pos in enumerate(fits.order, start=1):
         w = local.workarounds[pos]
         fixed, failed = counts.get((record.id, pos), (0, 0))
+        tried = fits.tried(pos)
         workarounds.append(
             Workaround(
                 position=pos,
@@ -115,6 +139,8 @@ def answer_record(
                 condition=str(w.condition),
                 fixed=fixed,
                 failed=failed,
+                paste_fit=fit_score(fits.reasons.get(pos, ())),
+                tried=describe(locale, tried) if tried else None,
             )
         )
     versions = []
@@ -140,6 +166,8 @@ def answer_record(
         last_confirmed=record.last_confirmed,
         official_doc_url=record.official_doc_url,
         untranslated=fallback_note(local),
+        why_first=describe(locale, first) if first else None,
+        several=several,
     )
 
 
@@ -313,6 +341,7 @@ def build_report(
     """The report of a triage; ``record`` looks a record up by id; ``read`` is what was read
     of the paste (:func:`bot.answer.read_paste`)."""
     skipped = read.skipped if read is not None else None
+    facts = PasteFacts.of(read.text) if read is not None else None
     ids = result.answer_ids()
     sections = graph_sections(kg, ids, locale=locale)
     matches = {m.record_id: m for m in result.matches}
@@ -328,6 +357,10 @@ def build_report(
                     counts,
                     band=match.band if match else None,
                     score=match.score if match else None,
+                    facts=facts,
+                    several=several_note(
+                        locale, found, match.variants if match else (), facts, record
+                    ),
                 )
             )
     return TriageReport(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import answer
+from bot.fit.duplicates import prefer_general
 from bot.ingest import load_records
 from bot.match.index import MatchIndex
 from bot.records import Record
@@ -93,7 +94,7 @@ def thread_reply(
     ``counts`` and ``fresh`` for the votes and evidence it reads (none in a new knowledge base).
     ``asked`` false: posted unasked, as a monitoring alert is answered."""
     read = answer.read_paste(paste, limit)
-    triage = kb.index.triage(read)
+    triage = prefer_general(kb.index.triage(read), read.text, kb.index.record)
     outcome = answer.decide(triage, asked=asked)
     if outcome in ("silent", "no_error"):  # nothing in the thread (no_error is answered privately)
         return outcome, [], {}

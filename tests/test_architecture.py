@@ -18,6 +18,7 @@ PURE = [
     "bot/edits.py",
     "bot/fixes.py",
     "bot/report.py",
+    "bot/fit",
     "bot/mcp/models.py",
     "bot/mcp/text.py",
     "bot/match",

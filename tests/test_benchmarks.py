@@ -150,3 +150,10 @@ def test_bench_longpaste_finds_the_error_on_every_surface() -> None:
     for surface in ("Slack snippet", "/errkb", "MCP", "CLI"):
         assert f"{surface}" in out
     assert "every paste found by this checkout" in out
+
+
+def test_bench_fixes_prints_first_and_top2_before_and_after() -> None:
+    out = bench("bench_fixes.py", "--verbose")
+    assert re.search(r"fix that worked 1st\s+\d+/\d+ = [\d.]+\s+\d+/\d+ = [\d.]+", out)
+    assert re.search(r"fix that worked top2\s+\d+/\d+", out)
+    assert "vllm-cache-qwen05b" in out  # a case whose order the paste changed, listed

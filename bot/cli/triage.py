@@ -23,6 +23,7 @@ from rich.panel import Panel
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
 from bot.cli.knowledge import stored_knowledge
+from bot.fit.duplicates import prefer_general
 from bot.i18n import supported, t
 from bot.match.index import MatchIndex
 from bot.match.reader import prefer_reader
@@ -140,7 +141,9 @@ def triage(
     read = read_paste(_read_paste(source, locale), config.paste_limit)
     knowledge = _knowledge(records)
     index = knowledge.index
-    result = prefer_reader(index.triage(read), lang, index.record)
+    result = prefer_reader(
+        prefer_general(index.triage(read), read.text, index.record), lang, index.record
+    )
     ids = result.answer_ids()
     counts: Counts = {}
     if knowledge.store is not None:

@@ -54,6 +54,8 @@ def record_text(
     if answer.root_cause.strip():
         lines.append(t(loc, "agent.root_cause", text=answer.root_cause.strip()))
     lines += _workaround_lines(answer, loc)
+    if answer.several:
+        lines.append(answer.several)
     if answer.dead_ends:
         lines.append(t(loc, "agent.dead_ends"))
     for d in answer.dead_ends[:SHOWN_DEAD_ENDS]:
@@ -73,6 +75,8 @@ def record_text(
 
 def _workaround_lines(answer: AnswerRecord, loc: str) -> list[str]:
     lines = [t(loc, "agent.workarounds")] if answer.workarounds else []
+    if answer.workarounds and answer.why_first:  # the paste decided the first: say why
+        lines.append(_indented(answer.why_first, "  "))
     for w in answer.workarounds[:SHOWN_WORKAROUNDS]:
         facts = (
             [t(loc, "answer.rate", rate=round(w.success_rate * 100))]
@@ -96,6 +100,8 @@ def _workaround_lines(answer: AnswerRecord, loc: str) -> list[str]:
             lines.append(_indented(t(loc, "answer.how", how=w.how.strip())))
         if w.condition.strip():
             lines.append(_indented(t(loc, "agent.when", condition=w.condition.strip())))
+        if w.tried:
+            lines.append(_indented(w.tried))
     return lines
 
 

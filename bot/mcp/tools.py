@@ -90,12 +90,14 @@ class Tools:
 
     def triage(self, paste: str, lang: str) -> TriageReport:
         from bot.answer import read_paste
+        from bot.fit.duplicates import prefer_general
         from bot.match.reader import prefer_reader
 
         index = self._index()
         read = read_paste(paste, self.settings.paste_limit)
         with self.gate:
-            result = prefer_reader(index.triage(read), lang, index.record)
+            triage = prefer_general(index.triage(read), read.text, index.record)
+            result = prefer_reader(triage, lang, index.record)
         return build_report(
             result,
             index.record,

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.fit.order import PasteFacts, describe, fix_order
 from bot.i18n import t
 from bot.i18n.coverage import fallback_note
-from bot.records import LocalRecord, Record, ranked_workarounds
+from bot.records import LocalRecord, Record
 from bot.render.blocks import Counts, Reply, freshness, paste_notes, record_details
 from bot.render.ids import ActionId, BlockId
 from bot.render.kit import (
@@ -180,15 +181,17 @@ def first_screen(
     blocks = [
         rich_text((quoted, CODE), ("\n", None), (t(loc, "answer.cause"), BOLD), (" " + cause, None))
     ]
-    order = ranked_workarounds(record)
-    best = order[0] if order else None
+    fits = fix_order(record, view.facts)
+    best = fits.order[0] if fits.order else None
     shown_paths = ["signature", "root_cause"]
     if best is not None:
         fix = local.workarounds[best]
         text = first_sentence(str(fix.action), FIX_CHARS)
-        blocks.append(
-            section(f"{t(loc, 'answer.fix_label')} {esc(text)}{_facts(loc, record, best, counts)}")
-        )
+        line = f"{t(loc, 'answer.fix_label')} {esc(text)}{_facts(loc, record, best, counts)}"
+        why = fits.why_first()
+        if why is not None:  # the paste decided it: say so, in one line
+            line += f"\n_{esc(describe(loc, why))}_"
+        blocks.append(section(line))
         shown_paths += [f"workarounds[{best}].action", f"workarounds[{best}].how"]
         if str(fix.how).strip():
             blocks.append(preformatted(_how_preview(str(fix.how))))
@@ -209,10 +212,10 @@ def first_screen(
     return blocks
 
 
-def notification(local: LocalRecord, loc: str) -> str:
-    """The one line a notification shows: the cause and the fix."""
+def notification(local: LocalRecord, loc: str, facts: PasteFacts | None = None) -> str:
+    """The one line a notification shows: the cause and the fix that fits the paste."""
     cause = first_sentence(str(local.root_cause), FALLBACK_CHARS)
-    order = ranked_workarounds(local.record)
+    order = fix_order(local.record, facts).order
     if not order:
         return cut(cause, FALLBACK_CHARS * 2)
     fix = first_sentence(str(local.workarounds[order[0]].action), FALLBACK_CHARS)
@@ -226,8 +229,10 @@ def render_answer(
     graph: GraphSections,
     counts: Counts,
     variants: Mapping[str, Sequence[str]] | None = None,
+    several: Mapping[str, str] | None = None,
 ) -> Message:
-    """The answer to a paste: one error at a time, the likely cause first."""
+    """The answer to a paste: one error at a time, the likely cause first; ``several``:
+    per record, that the paste fits several near-duplicates and this is the most general."""
     loc = view.locale
     by_id = {r.id: r for r in records}
     ordered = [by_id[i] for i in graph.cause_first(list(by_id))]
@@ -241,8 +246,16 @@ def render_answer(
         local, shown.lines.get(record.id, ""), view, shown, counts, len(ordered), fix_first
     )
     if shown.expanded:
-        blocks += record_details(local, view, graph, counts, (variants or {}).get(record.id, ()))
-    return message(esc(notification(local, loc)), blocks, overflow=t(loc, "answer.overflow"))
+        blocks += record_details(
+            local,
+            view,
+            graph,
+            counts,
+            (variants or {}).get(record.id, ()),
+            (several or {}).get(record.id),
+        )
+    text = notification(local, loc, view.facts)
+    return message(esc(text), blocks, overflow=t(loc, "answer.overflow"))
 
 
 __all__ = ["Shown", "first_screen", "first_sentence", "notification", "render_answer"]

@@ -17,10 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from bot.fit.order import PasteFacts, describe, fix_order
 from bot.i18n import relative_days, t
 from bot.i18n.coverage import fallback_note
 from bot.match.excerpt import Skipped
-from bot.records import LocalRecord, Record, ranked_workarounds
+from bot.records import LocalRecord, Record
 from bot.render.ids import ActionId
 from bot.render.kit import (
     Block,
@@ -60,6 +61,7 @@ class Reply:
     cut_at: int | None = None  # the paste was cut at this many characters (older replies)
     skipped: Skipped | None = None  # a long paste was read where its errors are
     add: AddState | None = None  # "Add to knowledge base" button state
+    facts: PasteFacts | None = None  # what the paste shows: orders each record's fixes for it
 
 
 # -- small pieces -----------------------------------------------------------------
@@ -121,7 +123,8 @@ def paste_notes(reply: Reply) -> list[Block]:
 def _workaround_blocks(local: LocalRecord, reply: Reply, counts: Counts) -> list[Block]:
     loc = reply.locale
     record = local.record
-    order = ranked_workarounds(record)
+    fits = fix_order(record, reply.facts)
+    order = list(fits.order)
     if not order:
         return []
     out = [section(t(loc, "answer.workarounds"))]
@@ -138,6 +141,9 @@ def _workaround_blocks(local: LocalRecord, reply: Reply, counts: Counts) -> list
         ]
         if str(w.condition).strip():
             lines.append(t(loc, "answer.when", condition=esc(str(w.condition).strip())))
+        reason = fits.why_first() if rank == 1 else fits.tried(pos)
+        if reason is not None:
+            lines.append(f"_{esc(describe(loc, reason))}_")
         out.append(section("\n".join(lines)))
         if str(w.how).strip():
             out.append(preformatted(str(w.how)))
@@ -180,7 +186,11 @@ def _dead_end_blocks(local: LocalRecord, loc: str) -> list[Block]:
 
 
 def _graph_blocks(
-    record_id: str, graph: GraphSections, loc: str, variants: Sequence[str]
+    record_id: str,
+    graph: GraphSections,
+    loc: str,
+    variants: Sequence[str],
+    several: str | None = None,
 ) -> list[Block]:
     def item(rid: str, label: str, why: Sequence[str] = ()) -> str:
         # the label is the record's error line (signature): quoted, as an error is
@@ -207,7 +217,9 @@ def _graph_blocks(
             + "\n"
             + "\n".join("• " + item(a.id, a.label, a.distinctions) for a in alike)
         )
-    if variants:
+    if several:
+        lines.append(esc(several))
+    elif variants:
         lines.append(t(loc, "answer.variants", ids=", ".join(code(v) for v in variants[:5])))
     return [section("\n".join(lines))] if lines else []
 
@@ -218,15 +230,18 @@ def record_details(
     graph: GraphSections,
     counts: Counts,
     variants: Sequence[str] = (),
+    several: str | None = None,
 ) -> list[Block]:
-    """What "More" shows: every workaround, dead ends, what comes before and after, look-alikes,
-    variants, versions and docs."""
+    """What "More" shows: every workaround (in the order that fits the paste, saying why
+    when the paste moved one), dead ends, what comes before and after, look-alikes,
+    variants (``several``: that the paste names none of what tells them apart), versions
+    and docs."""
     loc = reply.locale
     record = local.record
     blocks = [divider()]
     blocks += _workaround_blocks(local, reply, counts)
     blocks += _dead_end_blocks(local, loc)
-    blocks += _graph_blocks(record.id, graph, loc, variants)
+    blocks += _graph_blocks(record.id, graph, loc, variants, several)
     footer = []
     if record.versions:
         versions = ", ".join(

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bot.i18n import t
-from bot.records import Record, localize
-from bot.render.blocks import ranked_workarounds
+from bot.records import Record, localize, ranked_workarounds
 from bot.render.escape import mention
 from bot.render.ids import ActionId
 from bot.render.kit import Message, actions, button, code, context, cut, esc, message, section

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any, Protocol
 
+from bot.fit.duplicates import several_note
+from bot.fit.order import PasteFacts
 from bot.match.excerpt import Skipped
 from bot.match.index import MatchIndex
 from bot.records import Record
@@ -73,12 +75,23 @@ def stored_view(
         cut_at=args.get("cut_at"),
         add=add,
         skipped=Skipped(**args["skipped"]) if args.get("skipped") else None,
+        facts=PasteFacts.load(args["paste"]) if args.get("paste") else None,
     )
     if reply.kind == "answer":
         records = [r for r in map(record, args["records"]) if r is not None]
         if records:
             graph = graph_sections(kg, [r.id for r in records], locale=reply.locale)
-            return render_answer(records, view, shown_of(args), graph, counts, args.get("variants"))
+            variants = args.get("variants") or {}
+            several = {
+                r.id: note
+                for r in records
+                if (
+                    note := several_note(
+                        reply.locale, r, variants.get(r.id, ()), view.facts, record
+                    )
+                )
+            }
+            return render_answer(records, view, shown_of(args), graph, counts, variants, several)
     if reply.kind == "candidates":
         found = [(record(rid), score) for rid, score in args["candidates"]]
         candidates = [(r, s) for r, s in found if r is not None]

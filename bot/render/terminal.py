@@ -28,7 +28,7 @@ from bot.match.rank import Triage
 from bot.records import Record, ranked_workarounds
 from bot.records import Text as LocalText
 from bot.render.blocks import skipped_note
-from bot.report import TriageReport
+from bot.report import AnswerRecord, TriageReport
 
 #: Cells each other column may shrink to (wrapping) beside the id column, in a table.
 OTHER_COLUMNS_CELLS = 12
@@ -51,11 +51,17 @@ def _labelled(label: str, style: str, value: str, note: Text | None = None) -> T
 
 
 def record_panel(
-    record: Record, locale: str, *, title: str | None = None, width: int = 80
+    record: Record,
+    locale: str,
+    *,
+    title: str | None = None,
+    width: int = 80,
+    answer: AnswerRecord | None = None,
 ) -> Panel:
     """A record for the terminal, every text in ``locale`` where translated (marked where not).
     Its heading (the id) is the panel's title while it fits in ``width`` (Rich cuts a longer
-    title); else the panel's first line, wrapped, whole."""
+    title); else the panel's first line, wrapped, whole. ``answer`` (the record as the
+    triage report answers a paste) orders its workarounds for that paste and says why."""
     local = record.localized(locale)
     heading = Text(title or record.id)
     heading.append_text(_note(locale, local.signature))
@@ -71,15 +77,20 @@ def record_panel(
             _note(locale, local.root_cause),
         ),
     ]
-    ranked = ranked_workarounds(record)
+    ranked = [w.position for w in answer.workarounds] if answer else ranked_workarounds(record)
+    tried = {w.position: w.tried for w in answer.workarounds if w.tried} if answer else {}
     if ranked:
         parts += [Text(""), Text(t(locale, "cli.workarounds"), style="bold green")]
+    if answer and answer.why_first:
+        parts.append(Text(answer.why_first, style="green"))
     for rank, i in enumerate(ranked, start=1):
         w = local.workarounds[i]
         line = Text(f"{rank}. {w.action}")
         if w.item.success_rate is not None:
             line.append(f" {w.item.success_rate:.0%}", style="dim")
         parts.append(line)
+        if i in tried:
+            parts.append(Text("   " + str(tried[i]), style="dim"))
         if str(w.how):
             parts.append(Text("   " + str(w.how), style="cyan"))
         if str(w.condition):
@@ -101,6 +112,8 @@ def record_panel(
         footer.append(t(locale, "cli.docs", url=record.official_doc_url))
     if footer:
         parts += [Text(""), Text(" · ".join(footer), style="dim")]
+    if answer and answer.several:
+        parts += [Text(""), Text(answer.several, style="dim")]
     return Panel(Group(*parts), title=heading if fits else None, title_align="left")
 
 
@@ -213,15 +226,15 @@ def triage_view(
             Text(t(locale, "cli.errors_in_paste", count=len(ids), id=ids[0]), style="bold")
         )
     matches = {m.record_id: m for m in result.matches}
+    answers = {a.id: a for a in report.answers}
     for rid in ids:
         found = record(rid)
         match = matches.get(rid)
         if found is None or match is None:
             continue
         band = t(locale, f"cli.band.{match.band}")
-        shown.append(
-            record_panel(found, locale, title=f"{rid}  ({band}, {match.score:.2f})", width=width)
-        )
+        title = f"{rid}  ({band}, {match.score:.2f})"
+        shown.append(record_panel(found, locale, title=title, width=width, answer=answers.get(rid)))
         shown += graph_lines(report, rid, locale)
         line = t(locale, "cli.matched_line", line=match.line_no, text=_first_line(match.line, 200))
         shown.append(Text(line, style="dim"))

@@ -23,6 +23,7 @@ from bot.answer import Outcome, decide, read_paste, reply_args
 from bot.channels import ChannelSettings
 from bot.conversation import Turn
 from bot.errors import NotReady
+from bot.fit.duplicates import prefer_general
 from bot.knowledge import GraphSource, IndexSource
 from bot.match.excerpt import Excerpt
 from bot.match.extract import extract
@@ -244,7 +245,7 @@ def answer_paste(
             channel=paste.channel,
             text=text,
         )
-        triage = prefer_reader(triage, locale, kb.record)
+        triage = prefer_reader(prefer_general(triage, read.text, kb.record), locale, kb.record)
         add = (
             AddState(unknown=unknown, channel=paste.channel, thread=paste.thread_ts)
             if unknown

@@ -90,8 +90,10 @@ def test_triage_answers_with_ranked_workarounds_and_dead_ends(agent: Agent) -> N
     assert report.best.band in ("high", "medium") and report.matches[0].id == VLLM
     best = report.best
     assert [w.rank for w in best.workarounds] == list(range(1, len(best.workarounds) + 1))
-    rates = [w.success_rate or 0.0 for w in best.workarounds]
-    assert rates == sorted(rates, reverse=True) and len(rates) >= 2
+    # what the paste shows first (it runs --gpu-memory-utilization 0.5), curated rate after
+    keys = [(-w.paste_fit, -(w.success_rate or 0.0)) for w in best.workarounds]
+    assert keys == sorted(keys) and len(keys) >= 2
+    assert best.workarounds[0].paste_fit > 0 and best.why_first
     assert sorted(w.position for w in best.workarounds) == list(range(len(best.workarounds)))
     assert best.root_cause and best.dead_ends
     shown = text_of(result)
@@ -99,6 +101,7 @@ def test_triage_answers_with_ranked_workarounds_and_dead_ends(agent: Agent) -> N
         VLLM in shown
         and "Root cause:" in shown
         and f"[workaround {best.workarounds[0].position}]" in shown
+        and best.why_first in shown
     )
 
 
