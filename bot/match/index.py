@@ -590,10 +590,6 @@ class MatchIndex:
                 found.extend((owner, branch) for owner in owners)
         return found, len(order)
 
-    def regex_hits(self, line: str) -> list[int]:
-        """Indices of every record whose regex matches ``line``."""
-        return sorted({record for record, _ in self._line_hits(line)[0]})
-
     def _hits(self, extraction: Extraction) -> list[Hit]:
         """Every (record, line) regex hit, with the longest branch that fired there.
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
+from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.patterns import non_capturing, prefilter_keys, risky_regex, split_alternatives
 from bot.records import Record
 
-from .conftest import SMALL, make
+from .conftest import SMALL, make, regex_matches
 
 
 def test_final_exception_line_answers_with_high_band(small_index: MatchIndex) -> None:
@@ -142,21 +143,29 @@ def test_the_paste_version_picks_between_records_that_differ_only_by_version() -
 def test_index_agrees_with_python_re_on_every_deadends_regex(
     deadends_records: list[Record], deadends_index: MatchIndex
 ) -> None:
-    """The literal prefilter and the RE2 confirmation lose no hit and add none."""
+    """The literal prefilter and the RE2 confirmation lose no hit and add none: the records
+    a paste's candidates carry a regex hit for are those whose regex Python's ``re`` finds
+    in the paste's lines, as extraction cleaned them."""
     patterns = [re.compile(r.regex, re.IGNORECASE) for r in deadends_records]
     lines = [r.signature for r in deadends_records[::5]]
     lines += [r.root_cause for r in deadends_records[::25]]
     for line in lines:
-        expected = [i for i, p in enumerate(patterns) if p.search(line)]
-        assert deadends_index.regex_hits(line) == expected, line
+        texts = [kept.text for kept in extract(line).lines]
+        expected = sorted(
+            record.id
+            for record, pattern in zip(deadends_records, patterns, strict=True)
+            if any(pattern.search(text) for text in texts)
+        )
+        assert regex_matches(deadends_index, line) == expected, line
 
 
 def test_literal_prefilter_is_case_insensitive_beyond_ascii() -> None:
     index = MatchIndex.build(
         [make("x/segfault/ru", "Ошибка сегментирования", "Ошибка сегментирования", "x")]
     )
-    assert index.regex_hits("ОШИБКА СЕГМЕНТИРОВАНИЯ (стек памяти сброшен на диск)") == [0]
-    assert index.regex_hits("segmentation fault") == []
+    shouted = "ОШИБКА СЕГМЕНТИРОВАНИЯ (стек памяти сброшен на диск)"
+    assert regex_matches(index, shouted) == ["x/segfault/ru"]
+    assert regex_matches(index, "segmentation fault") == []
 
 
 def test_quoted_names_tell_a_specific_record_from_a_generic_one() -> None:
