@@ -138,7 +138,7 @@ def triage(
     """
     tools = _served(ctx).tools
     report = tools.triage(paste, lang)
-    return _result(report, text.triage_text(report, tools.clock().date()))
+    return _result(report, text.triage_text(report, tools.clock.now().date()))
 
 
 def search(
@@ -159,7 +159,7 @@ def show(id: RecordId, ctx: Context, lang: Lang = "en") -> Annotated[CallToolRes
     ``position``), dead ends, versions, last confirmation and docs."""
     tools = _served(ctx).tools
     answer = tools.show(id, lang)
-    return _result(answer, text.record_text(answer, lang, tools.clock().date()))
+    return _result(answer, text.record_text(answer, lang, tools.clock.now().date()))
 
 
 def neighbours(

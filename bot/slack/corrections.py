@@ -15,6 +15,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
+from bot.clock import Clock
 from bot.errors import RecordNotFound
 from bot.i18n import t
 from bot.knowledge import GraphSource, IndexSource
@@ -41,7 +42,6 @@ from bot.render.state import (
 from bot.report import graph_sections
 from bot.settings import Settings
 from bot.slack.answer import loaded, render_reply
-from bot.slack.clock import Clock
 from bot.slack.feedback import private
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import ActionJob
