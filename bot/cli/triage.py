@@ -76,10 +76,12 @@ def _knowledge(paths: list[Path] | None, warm: bool = False) -> Knowledge:
 
 
 def _index(records: list[Record], warm: bool = False) -> MatchIndex:
-    """The match index of ``records``; ``warm`` for matching many pastes (see the module docstring)."""
+    """The match index of ``records``; ``warm`` for matching many pastes (see the module
+    docstring)."""
     if not records:
         fail(
-            "the knowledge base is empty: run errkb init, import records (errkb import FILE) or pass --records"
+            "the knowledge base is empty: run errkb init, "
+            "import records (errkb import FILE) or pass --records"
         )
     return MatchIndex.build(records, warm=warm)
 

@@ -70,7 +70,8 @@ Paste = Annotated[
     str,
     Clean,
     Field(
-        description="The error: a traceback, log excerpt or message, whole (cut like a Slack paste)."
+        description="The error: a traceback, log excerpt or "
+        "message, whole (cut like a Slack paste)."
     ),
 ]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)

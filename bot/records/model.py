@@ -401,5 +401,6 @@ def record_problems(exc: ValidationError) -> list[Problem]:
 
 
 def validation_problems(exc: ValidationError) -> list[tuple[str, str]]:
-    """``(field_path, message)`` pairs from a pydantic error, paths like ``workarounds[0].success_rate``."""
+    """``(field_path, message)`` pairs from a pydantic error, paths like
+    ``workarounds[0].success_rate``."""
     return [(p.path, p.message) for p in record_problems(exc)]

@@ -370,7 +370,8 @@ def run_channel(
     clock: Clock,
     metrics: Metrics,
 ) -> None:
-    """``/errkb channel``: show the channel's settings, or change one (maintainers, the channel's creator)."""
+    """``/errkb channel``: show the channel's settings, or change one (maintainers, the channel's
+    creator)."""
     asked = parse_channel_command(cmd.arg)
     if _direct(cmd.channel):
         respond(

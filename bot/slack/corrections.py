@@ -2,9 +2,9 @@
 
 - paging and expanding change the stored reply's view and update the message in place;
 - "Not this error" (anyone) opens a modal with the other records that error could be,
-  "none of these" and a search over the knowledge base (:func:`search_records`); the choice is stored by the error's template (:mod:`bot.store.corrections_repo`),
-  so the next paste of the same error, in any channel, is answered with it, and the answer
-  is corrected in place;
+  "none of these" and a search over the knowledge base (:func:`search_records`); the choice is
+  stored by the error's template (:mod:`bot.store.corrections_repo`), so the next paste of the same
+  error, in any channel, is answered with it, and the answer is corrected in place;
 - "Remove" (the person who asked, or a maintainer) deletes a public answer;
 - "Undo" (maintainers) forgets a learned choice.
 """
@@ -63,7 +63,8 @@ def _reply(session: Any, reply_id: int) -> Reply:
 
 
 def _show(slack: SlackGateway, click: ActionJob, payload: dict[str, Any]) -> None:
-    """The clicked message, changed in place (public by chat.update, private by its response_url)."""
+    """The clicked message, changed in place (public by chat.update, private by its
+    response_url)."""
     if click.message is not None:
         slack.update_message(
             channel=click.message[0],

@@ -113,7 +113,8 @@ class TextFormatter(logging.Formatter):
 def configure_logging(
     level: str, *, fmt: str = "auto", secrets: Iterable[str] = (), stream: TextIO | None = None
 ) -> logging.Handler:
-    """Send every log line to ``stream`` (stderr): JSON unless ``fmt`` is text, or auto on a terminal."""
+    """Send every log line to ``stream`` (stderr): JSON unless ``fmt`` is text, or auto on a
+    terminal."""
     stream = stream if stream is not None else sys.stderr
     as_json = fmt == "json" or (fmt == "auto" and not stream.isatty())
     handler = logging.StreamHandler(stream)

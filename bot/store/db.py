@@ -71,7 +71,8 @@ def json_value(text: str) -> Any:
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for ``url``; SQLite gets its folder created, WAL, foreign keys and a busy timeout."""
+    """An engine for ``url``; SQLite gets its folder created, WAL, foreign keys and a busy
+    timeout."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database

@@ -44,7 +44,8 @@ def _keys(text: str) -> list[str]:
 
 
 def check_keys(text: str) -> None:
-    """Raise ValueError (naming no key) unless ``text`` is one or more Fernet keys, comma separated."""
+    """Raise ValueError (naming no key) unless ``text`` is one or more Fernet keys, comma
+    separated."""
     keys = _keys(text)
     if not keys:
         raise ValueError("empty: expected a Fernet key")

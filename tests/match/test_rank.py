@@ -14,7 +14,8 @@ from .conftest import SMALL, make, regex_matches
 
 def test_final_exception_line_answers_with_high_band(small_index: MatchIndex) -> None:
     paste = (
-        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    loss.backward()\n'
+        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    '
+        "loss.backward()\n"
         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
     )
     result = small_index.triage(paste)
@@ -52,12 +53,18 @@ def test_other_language_record_loses_to_paste_ecosystem() -> None:
             ),
         ]
     )
-    paste = 'Traceback (most recent call last):\n  File "srv.py", line 9, in <module>\nOSError: [Errno 98] Address already in use'
+    paste = (
+        'Traceback (most recent call last):\n  File "srv.py", line 9, in <module>\nOSError: '
+        "[Errno 98] Address already in use"
+    )
     assert index.triage(paste).best.record_id == "python/addr-in-use/py3"
 
 
 def test_several_errors_get_their_own_matches(small_index: MatchIndex) -> None:
-    paste = "error: failed to push some refs to 'origin'\nError: listen EADDRINUSE: address already in use :::3000"
+    paste = (
+        "error: failed to push some refs to 'origin'\nError: "
+        "listen EADDRINUSE: address already in use :::3000"
+    )
     result = small_index.triage(paste)
     answered = {m.record_id for m in result.primary()}
     assert {"git/push-rejected/git2", "node/eaddrinuse/node20"} <= answered
@@ -132,7 +139,10 @@ def test_the_paste_version_picks_between_records_that_differ_only_by_version() -
             ),
         ]
     )
-    error = "docker: Error response from daemon: OCI runtime create failed: unable to start container process"
+    error = (
+        "docker: Error response from daemon: OCI runtime "
+        "create failed: unable to start container process"
+    )
     for version, expected in (("24.0.7", "docker24"), ("27.1.1", "docker27")):
         best = index.triage(f"$ docker --version\nDocker version {version}\n{error}").best
         assert best is not None and best.record_id.endswith(expected)
@@ -227,7 +237,8 @@ def test_a_broad_regex_hit_the_record_text_does_not_support_is_not_an_answer() -
         [
             make(
                 "kafka/transaction-timeout/kafka3",
-                "org.apache.kafka.common.errors.TimeoutException: Timeout expired while awaiting InitProducerId",
+                "org.apache.kafka.common.errors.TimeoutException: "
+                "Timeout expired while awaiting InitProducerId",
                 r"transaction.*timeout|Timeout expired.*InitProducerId",
                 "kafka",
             ),
