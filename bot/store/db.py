@@ -61,8 +61,8 @@ WAIT_MS = "errkb_wait_ms"
 
 def json_value(text: str) -> Any:
     """A JSON column's value from its text (SQLite): ``json.loads``, the empty list and
-    object made directly. More than half the JSON values of a record are one of the
-    two; decoding them was a seventh of loading 100,000 records, measured."""
+    object made directly: most of the JSON values of a record are one of the two, and
+    decoding each would be a large share of loading a big knowledge base."""
     if text == "[]":
         return []
     if text == "{}":
