@@ -167,7 +167,10 @@ def revision() -> str:
         dirty = _git("status", "--porcelain", "--", *product)
     except (OSError, subprocess.CalledProcessError):
         return "(not a git checkout)"
-    return f"{head} (bot/, graph/, data/ as of {changed}{', with uncommitted changes' if dirty else ''})"
+    return (
+        f"{head} (bot/, graph/, data/ as of "
+        f"{changed}{', with uncommitted changes' if dirty else ''})"
+    )
 
 
 def table(rows: Sequence[Figures]) -> list[str]:
@@ -196,16 +199,22 @@ def summary(rows: Sequence[Figures]) -> str:
     blocks = [r.blocks for r in rows]
     chars = [r.chars for r in rows]
     return (
-        f"{len(rows)} replies: {passed} pass, {len(rows) - passed} fail; first screen blocks median "
-        f"{statistics.median(blocks):g}, max {max(blocks)}; chars median {statistics.median(chars):g}, "
-        f"max {max(chars)}"
+        f"{len(rows)} replies: {passed} pass, {len(rows) - passed} fail; "
+        f"first screen blocks median {statistics.median(blocks):g}, max {max(blocks)}; "
+        f"chars median {statistics.median(chars):g}, max {max(chars)}"
     )
 
 
 def report(rows: Sequence[Figures], more: frozenset[str]) -> list[str]:
     lines = [
-        "# First screen of errkb's thread replies to the starter examples (data/examples/*.txt, data/)",
-        f"# code: {revision()}; day: {DAY.isoformat()}; limits: <= {MAX_BLOCKS} blocks, <= {MAX_CHARS} chars",
+        (
+            "# First screen of errkb's thread replies to the starter examples "
+            "(data/examples/*.txt, data/)"
+        ),
+        (
+            f"# code: {revision()}; day: {DAY.isoformat()}; "
+            f"limits: <= {MAX_BLOCKS} blocks, <= {MAX_CHARS} chars"
+        ),
     ]
     if not more:
         lines.append("# ActionId has no More control yet: every first screen is the whole message")
@@ -235,7 +244,10 @@ def compare(
     lines = [
         "",
         f"Before ({path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}) -> now",
-        f"{'example':<{max(len(r.example) for r in rows)}} lang      blocks        chars        notif  result",
+        (
+            f"{'example':<{max(len(r.example) for r in rows)}} lang      blocks        "
+            "chars        notif  result"
+        ),
     ]
     width = max(len(r.example) for r in rows)
     for r in rows:
@@ -246,7 +258,8 @@ def compare(
         pairs = [f"{old[c]:>5} -> {getattr(r, c):<4}" for c in ("blocks", "chars", "notif")]
         verdict = "pass" if r.passed else "fail"
         lines.append(
-            f"{r.example:<{width}} {r.lang:>4} {' '.join(pairs)}  {old['result'].split(':')[0].lower()} -> {verdict}"
+            f"{r.example:<{width}} {r.lang:>4} {' '.join(pairs)}  "
+            f"{old['result'].split(':')[0].lower()} -> {verdict}"
         )
     return lines
 

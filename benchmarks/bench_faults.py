@@ -201,7 +201,8 @@ class Bench:
             return 0, timeout
 
     def command(self, text: str, timeout: float = 5.0) -> tuple[int, float, str]:
-        """A signed ``/errkb <text>``: (status, seconds to the ack, the name of its response_url)."""
+        """A signed ``/errkb <text>``: (status, seconds to the ack, the name of its
+        response_url)."""
         with self._lock:
             n = next(self._n)
         name = f"cmd{n}"
@@ -291,7 +292,8 @@ class Bench:
             Figure(
                 scenario,
                 f"signed paste ack p50/p99/max ({len(acks)} sent)",
-                f"{percentile(acks, 0.5):.1f} / {percentile(acks, 0.99):.1f} / {max(acks, default=float('nan')):.1f}",
+                f"{percentile(acks, 0.5):.1f} / {percentile(acks, 0.99):.1f} / "
+                f"{max(acks, default=float('nan')):.1f}",
                 "ms",
                 "p99 < 100",
                 bool(acks) and percentile(acks, 0.99) < 100,
@@ -1160,7 +1162,8 @@ def big_import(bench: Bench) -> list[Figure]:
         Figure(
             name,
             f"paste ack p50/p99/max ({len(acks)} sent)",
-            f"{percentile(acks, 0.5):.0f} / {percentile(acks, 0.99):.0f} / {max(acks, default=float('nan')):.0f}",
+            f"{percentile(acks, 0.5):.0f} / {percentile(acks, 0.99):.0f} / "
+            f"{max(acks, default=float('nan')):.0f}",
             "ms",
             "max < 3000",
             bool(acks) and max(acks) < 3000,
@@ -1300,7 +1303,8 @@ def main() -> None:
         verdict = {True: "ok", False: "MISSED", None: ""}[row.ok]
         label = f"{row.scenario}  {row.name}".ljust(width)
         print(
-            f"{label}  {str(row.value) + (' ' + row.unit if row.unit else ''):>26}  {row.target:>20}  {verdict}"
+            f"{label}  {str(row.value) + (' ' + row.unit if row.unit else ''):>26}  "
+            f"{row.target:>20}  {verdict}"
         )
     missed = [r for r in rows if r.ok is False]
     print("PASS" if not missed else f"FAIL: {len(missed)} target(s) missed")

@@ -54,7 +54,8 @@ def run(url: str, corpus: Path) -> None:
 
     loaded = timed("load every record", loading)
     print(
-        f"  added {len(first.added)}, unchanged on re-import {len(again.unchanged)}, loaded {len(loaded)}"
+        f"  added {len(first.added)}, unchanged on re-import "
+        f"{len(again.unchanged)}, loaded {len(loaded)}"
     )
     store.dispose()
 

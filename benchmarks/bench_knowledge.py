@@ -11,9 +11,9 @@ in process (a child process per base, so figures do not mix):
 - paste triage p99 (distinct pastes, per-line caches cleared before each),
   arriving at :data:`PASTE_RATE` a second (from arrival to answer), while updates
   run back to back on another thread, against the same pastes with no update:
-  the ratio; the same with the pastes back to back (no moment without a paste) (the GIL is shared as in ``errkb serve``, and as
-  there each paste is matched inside the request gate the updates give way to,
-  :mod:`bot.precedence`); how many pastes took over twice their usual time; the
+  the ratio; the same with the pastes back to back (no moment without a paste) (the GIL is shared as
+  in ``errkb serve``, and as there each paste is matched inside the request gate the updates give
+  way to, :mod:`bot.precedence`); how many pastes took over twice their usual time; the
   longest wall time of an update meanwhile, and how much of it was spent giving way;
 - resident memory: peak while updating, against before (sampled every 5 ms), after
   :data:`WARM_UPDATES` updates; what those first updates left is shown apart;
@@ -152,7 +152,8 @@ def paste_texts(records: list[Record], rng: random.Random) -> list[str]:
             f"Traceback (most recent call last):\n{frames}{record.signature.replace('0', '7')}"
         )
         texts.append(
-            f"2026-01-0{n % 9 + 1} 10:00:0{n % 10} ERROR worker {n}: UnheardOf{n}Error: nothing known"
+            f"2026-01-0{n % 9 + 1} 10:00:0{n % 10} ERROR "
+            f"worker {n}: UnheardOf{n}Error: nothing known"
         )
     return list(dict.fromkeys(texts))[:400]
 

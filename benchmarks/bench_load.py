@@ -151,8 +151,10 @@ def main() -> None:
             drop()  # type: ignore[operator]
     cpu = sorted(r["cpu"] for r in runs)
     print(
-        f"load_records, {runs[0]['records']} records ({'PostgreSQL' if args.postgres else 'SQLite'}): "
-        f"{statistics.median(cpu):.2f} CPU-s median of {len(cpu)} (min {cpu[0]:.2f}, max {cpu[-1]:.2f}); "
+        f"load_records, {runs[0]['records']} records "
+        f"({'PostgreSQL' if args.postgres else 'SQLite'}): "
+        f"{statistics.median(cpu):.2f} CPU-s median of "
+        f"{len(cpu)} (min {cpu[0]:.2f}, max {cpu[-1]:.2f}); "
         f"peak memory +{statistics.median(r['grown_mib'] for r in runs):.0f} MiB; "
         f"digest {runs[0]['digest']}"
     )

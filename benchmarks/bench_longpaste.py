@@ -334,16 +334,19 @@ def main() -> None:
         + (f", baseline {args.baseline.name}" if args.baseline else "")
     )
     print(
-        "# found: the answer is the record (and, for MCP and the CLI, at the log's own line) in every run;"
+        "# found: the answer is the record (and, for MCP "
+        "and the CLI, at the log's own line) in every run;"
     )
     print(
-        f"# time per paste: the median of {args.runs} for Slack, /errkb and MCP, one process run for the CLI"
+        f"# time per paste: the median of {args.runs} for "
+        "Slack, /errkb and MCP, one process run for the CLI"
     )
     surfaces = ("Slack snippet", "/errkb", "MCP", "CLI")
     missed = 0
     for log in logs:
         print(
-            f"\n{log.size:>9,} chars, error at the {log.where} (line {log.line:,} of {log.text.count(chr(10)):,})"
+            f"\n{log.size:>9,} chars, error at the {log.where} (line {log.line:,} of "
+            f"{log.text.count(chr(10)):,})"
         )
         for surface in surfaces:
             cells = [cell(results[name][(log.size, log.where)].get(surface)) for name, _ in trees]

@@ -64,7 +64,8 @@ def rss_mb() -> float:
 
 def pastes(dev: list[str]) -> dict[str, list[str]]:
     frames = "".join(
-        f'  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module_{i}.py", line {100 + i}, in _call_impl\n'
+        f'  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module_{i}.py", line '
+        f"{100 + i}, in _call_impl\n"
         f"    return forward_call(*args, **kwargs)\n"
         for i in range(29)
     )
@@ -72,16 +73,20 @@ def pastes(dev: list[str]) -> dict[str, list[str]]:
         "Traceback (most recent call last):\n"
         + frames
         + (
-            "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total "
-            "capacity; 20.1 GiB already allocated; 1.2 GiB free; 21.0 GiB reserved in total by PyTorch)"
+            "torch.cuda.OutOfMemoryError: CUDA out of memory. "
+            "Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total "
+            "capacity; 20.1 GiB already allocated; 1.2 GiB "
+            "free; 21.0 GiB reserved in total by PyTorch)"
         )
     )
     log = (
         "".join(
-            f"2024-05-01 12:{i // 60:02d}:{i % 60:02d},123 INFO worker.py:88 step {i} loss=0.{i:04d} lr=3e-4 tokens/s=1830\n"
+            f"2024-05-01 12:{i // 60:02d}:{i % 60:02d},123 INFO worker.py:88 step {i} "
+            f"loss=0.{i:04d} lr=3e-4 tokens/s=1830\n"
             for i in range(299)
         )
-        + "2024-05-01 12:05:00,001 ERROR engine.py:366 RuntimeError: NCCL error: unhandled system error\n"
+        + "2024-05-01 12:05:00,001 ERROR engine.py:366 "
+        "RuntimeError: NCCL error: unhandled system error\n"
     )
     return {
         "one-line": ["RuntimeError: CUDA error: device-side assert triggered"],

@@ -47,7 +47,10 @@ async def timed(calls: int, call: Callable[[int], Awaitable[Any]]) -> str:
         result = await call(n)
         took.append((time.perf_counter() - start) * 1000)
         assert not result.is_error, result.content
-    return f"p50 {percentile(took, 0.5):7.2f} ms   p99 {percentile(took, 0.99):7.2f} ms   ({calls} calls)"
+    return (
+        f"p50 {percentile(took, 0.5):7.2f} ms   "
+        f"p99 {percentile(took, 0.99):7.2f} ms   ({calls} calls)"
+    )
 
 
 async def measure(env: dict[str, str], calls: int) -> None:
@@ -62,7 +65,8 @@ async def measure(env: dict[str, str], calls: int) -> None:
         async with Client(stdio_client(params, errlog=quiet), mode="legacy") as client:
             tools = await client.list_tools()
             print(
-                f"start to tool list ({len(tools.tools)} tools): {time.perf_counter() - start:.2f} s"
+                f"start to tool list ({len(tools.tools)} "
+                f"tools): {time.perf_counter() - start:.2f} s"
             )
             print(
                 "triage, example pastes:",

@@ -71,7 +71,8 @@ def synthetic_record(rng: random.Random, number: int) -> dict[str, object]:
         "domain": domain,
         "category": "runtime_error",
         "root_cause": f"The {component} of {library} {rng.choice(THINGS)} handling fails when"
-        f" {_word(rng, 2)} {rng.choice(THINGS)} is {rng.choice(['stale', 'missing', 'locked', 'full'])}.",
+        f" {_word(rng, 2)} {rng.choice(THINGS)} is "
+        f"{rng.choice(['stale', 'missing', 'locked', 'full'])}.",
         "tags": [library, component, rng.choice(THINGS)],
         "versions": [{"version": f"{library} >={rng.randint(1, 5)}.{rng.randint(0, 9)}"}],
         "workarounds": [

@@ -31,7 +31,8 @@ _LINK = re.compile(r"<([^<>|\s]+)\|([^<>]+)>")
 _BARE_LINK = re.compile(r"<((?:https?|mailto):[^<>|\s]+)>")
 _LEAD = re.compile(r"^\s*(?:(?::[a-z0-9_+-]+:|\[[^\]\n]{1,60}\])\s*)+")
 _BOLD = re.compile(r"(?<![\w*])\*(\S(?:[^*\n]*\S)?)\*(?![\w*])")
-#: How deep rich_text nesting is followed (lists in quotes in lists …); deeper is not text people read.
+#: How deep rich_text nesting is followed (lists in quotes in lists …); deeper is not text people
+#: read.
 MAX_DEPTH = 8
 
 
@@ -43,7 +44,8 @@ def _text_of(value: Any) -> str:
 
 
 def _rich_text(elements: Any, depth: int = 0) -> Iterator[str]:
-    """The text of rich_text elements: each section, list item, quote or preformatted run its own part."""
+    """The text of rich_text elements: each section, list item, quote or preformatted run its own
+    part."""
     if depth > MAX_DEPTH or not isinstance(elements, list):
         return
     for element in elements:

@@ -7,8 +7,8 @@ Its threshold is the match score errkb needs to answer a paste nobody asked it
 about: a preset (:data:`THRESHOLDS`, placed around the ranker's fitted
 volunteer point) or a number; ``None`` is the ranker's own point. Someone who
 asks is answered from the ranker's lower "ask" point, or the channel's
-threshold when that is lower still. With ``alerts`` on, errkb also reads the messages other apps post there
-(monitoring alerts) and answers them as it answers pastes nobody asked about.
+threshold when that is lower still. With ``alerts`` on, errkb also reads the messages other apps
+post there (monitoring alerts) and answers them as it answers pastes nobody asked about.
 Its language is the default for people
 who chose none and whose Slack language errkb does not speak, and the language
 of what errkb posts for the whole channel (a welcome, a follow-up).
@@ -75,13 +75,15 @@ class ChannelSettings:
 
     @property
     def threshold_name(self) -> str | None:
-        """The preset the threshold is (``strict``, ``normal``, ``eager``), None for a custom number."""
+        """The preset the threshold is (``strict``, ``normal``, ``eager``), None for a custom
+        number."""
         return next(
             (name for name, score in THRESHOLDS.items() if abs(score - self.min_score) < 1e-9), None
         )
 
     def may_post(self, *, asked: bool) -> bool:
-        """May errkb post in this channel for everyone? ``off``: never; ``quiet``: only when asked."""
+        """May errkb post in this channel for everyone? ``off``: never; ``quiet``: only when
+        asked."""
         return self.mode is Mode.ON or (self.mode is Mode.QUIET and asked)
 
     def volunteers(self) -> bool:
@@ -111,7 +113,8 @@ class ChannelSettings:
         return bool(self.answer_matches(triage, asked=asked))
 
     def default_locale(self, configured: Mapping[str, str]) -> str | None:
-        """The channel's language: its own setting, else the operator's (``ERRKB_CHANNEL_LOCALES``)."""
+        """The channel's language: its own setting, else the operator's
+        (``ERRKB_CHANNEL_LOCALES``)."""
         return self.locale or configured.get(self.channel)
 
 
@@ -129,7 +132,8 @@ class Change(StrEnum):
 
 @dataclass(frozen=True)
 class ChannelCommand:
-    """What ``/errkb channel …`` asks for; ``value`` is the new setting (None: back to the default)."""
+    """What ``/errkb channel …`` asks for; ``value`` is the new setting (None: back to the
+    default)."""
 
     change: Change
     value: Mode | float | str | bool | None = None

@@ -19,7 +19,8 @@ def added_errors(before: str, after: str) -> list[str]:
 
 
 def edit_key(channel: str, ts: str, added: list[str]) -> str:
-    """The job key of answering an edit: the same errors added to the same message are one answer."""
+    """The job key of answering an edit: the same errors added to the same message are one
+    answer."""
     digest = hashlib.sha256("\n".join(sorted(added)).encode()).hexdigest()[:24]
     return f"edit:{channel}:{ts}:{digest}"
 

@@ -10,7 +10,7 @@
     ├── NotReady               the knowledge base is still loading (worth retrying)
     ├── SlackUnavailable       the Slack Web API failed or timed out (worth retrying)
     │   ├── SlackRateLimited   Slack said 429: retry after ``retry_after`` seconds
-    │   └── SlackTokenRefused  Slack refuses errkb's token (invalid, revoked): retried once it takes it
+    │   └── SlackTokenRefused  Slack refuses the token (invalid, revoked): retried once it takes it
     └── SlackUninstalled       the workspace removed errkb: its work ends, nothing is retried
 
 Adapters translate foreign errors (``OperationalError``, ``SlackApiError``)
@@ -48,7 +48,8 @@ class RecordNotFound(ErrkbError):
 
 
 class UnknownDomain(ErrkbError):
-    """A domain asked for (``digest --domain``, ``stale``) that no record has; names the known ones."""
+    """A domain asked for (``digest --domain``, ``stale``) that no record has; names the known
+    ones."""
 
     key = "stale.unknown_domain"
 

@@ -1,4 +1,5 @@
-"""A fix found in a thread: whether a message says the fix worked, and a reply as a workaround. Pure.
+"""A fix found in a thread: whether a message says the fix worked, and a reply as a workaround.
+Pure.
 
 What counts as "it worked" is data: the catalog key ``fix.worked.words`` in each
 locale lists the phrases (``|``-separated), ``fix.worked.not`` the words that
@@ -63,7 +64,8 @@ def says_it_worked(text: str, locales: Iterable[str] | None = None) -> bool:
 
 
 def fix_workaround(text: str) -> tuple[str, str]:
-    """``(action, how)`` from the reply that held the fix: its code as ``how``, the rest as ``action``."""
+    """``(action, how)`` from the reply that held the fix: its code as ``how``, the rest as
+    ``action``."""
     block = _BLOCK.search(text)
     span = None if block else _SPAN.search(text)
     how = (block.group(1) if block else span.group(1) if span else "").strip()

@@ -91,7 +91,8 @@ class Settings(BaseSettings):
     slack_client_id: str | None = Field(
         default=None,
         validation_alias=AliasChoices("SLACK_CLIENT_ID"),
-        description="Client id of the Slack app; with SLACK_CLIENT_SECRET, turns on multi-workspace install (OAuth).",
+        description="Client id of the Slack app; with SLACK_CLIENT_SECRET, turns on "
+        "multi-workspace install (OAuth).",
     )
     slack_client_secret: SecretStr | None = Field(
         default=None,
@@ -106,7 +107,8 @@ class Settings(BaseSettings):
     slack_redirect_uri: str | None = Field(
         default=None,
         validation_alias=AliasChoices("SLACK_REDIRECT_URI"),
-        description="OAuth redirect URL, https://HOST/slack/oauth_redirect (needed when the app lists several).",
+        description="OAuth redirect URL, https://HOST/slack/oauth_redirect "
+        "(needed when the app lists several).",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="INFO", description="Logging level."
@@ -119,15 +121,18 @@ class Settings(BaseSettings):
         default=0.5,
         gt=0,
         le=3600,
-        description="How often a server checks the database for changed records (and re-indexes them).",
+        description="How often a server checks the database "
+        "for changed records (and re-indexes them).",
     )
     cache_dir: Path = Field(
         default_factory=lambda: Path(user_cache_dir("errkb", appauthor=False)),
-        description="Folder of the knowledge snapshot a server restarts from without rebuilding its index.",
+        description="Folder of the knowledge snapshot a server "
+        "restarts from without rebuilding its index.",
     )
     channel_locales: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict,
-        description="Default answer language per channel: CHANNEL=LOCALE pairs, e.g. C0123=zh,C0456=en.",
+        description="Default answer language per channel: "
+        "CHANNEL=LOCALE pairs, e.g. C0123=zh,C0456=en.",
     )
     paste_limit: int = Field(
         default=100_000,
@@ -144,12 +149,14 @@ class Settings(BaseSettings):
     queue_limit: int = Field(
         default=2_000,
         ge=1,
-        description="Unfinished jobs at most; beyond it Slack gets 503 and delivers the event again later.",
+        description="Unfinished jobs at most; beyond it Slack "
+        "gets 503 and delivers the event again later.",
     )
     answer_deadline_seconds: int = Field(
         default=600,
         ge=10,
-        description="How long errkb keeps retrying an answer Slack or the database failed; then it gives up.",
+        description="How long errkb keeps retrying an answer Slack "
+        "or the database failed; then it gives up.",
     )
     job_lease_seconds: int = Field(
         default=60,
@@ -200,7 +207,8 @@ class Settings(BaseSettings):
     observe_window_hours: float = Field(
         default=24,
         gt=0,
-        description="Errors seen in one thread (or CLI session) within this many hours count as a transition.",
+        description="Errors seen in one thread (or CLI session) "
+        "within this many hours count as a transition.",
     )
     digest_lease_seconds: int = Field(
         default=300,
@@ -209,19 +217,23 @@ class Settings(BaseSettings):
     )
     mcp_token: SecretStr | None = Field(
         default=None,
-        description="Bearer token agents send to errkb mcp --http; required unless it binds to loopback.",
+        description="Bearer token agents send to errkb mcp "
+        "--http; required unless it binds to loopback.",
     )
     secret_key: SecretStr | None = Field(
         default=None,
-        description="Fernet key the installations' bot and refresh tokens are encrypted with; required with SLACK_CLIENT_ID.",
+        description="Fernet key the installations' bot and refresh tokens are encrypted with; "
+        "required with SLACK_CLIENT_ID.",
     )
     secret_key_previous: SecretStr | None = Field(
         default=None,
-        description="Earlier Fernet keys (comma separated) that still decrypt, while ERRKB_SECRET_KEY encrypts: key rotation.",
+        description="Earlier Fernet keys (comma separated) that still decrypt, while "
+        "ERRKB_SECRET_KEY encrypts: key rotation.",
     )
     mcp_outcomes: bool = Field(
         default=False,
-        description="Let agents report whether a workaround worked (the MCP tool report_outcome); off: read-only.",
+        description="Let agents report whether a workaround worked "
+        "(the MCP tool report_outcome); off: read-only.",
     )
     mcp_max_sessions: int = Field(
         default=256,
@@ -302,7 +314,8 @@ class Settings(BaseSettings):
         if unknown:
             pairs = ", ".join(f"{channel}={locale}" for channel, locale in unknown.items())
             raise ValueError(
-                f"unknown locale in {pairs} (errkb speaks {', '.join(available_locales())}, or auto)"
+                f"unknown locale in {pairs} (errkb speaks "
+                f"{', '.join(available_locales())}, or auto)"
             )
         return value
 

@@ -7,7 +7,6 @@
 - :mod:`graph.draw`, :mod:`graph.picture`: text tree and PNG; :mod:`graph.export`;
 - :mod:`graph.labels`: breaking label text between words and CJK characters;
 - :mod:`graph.said`: a link's conditions and distinctions in a reader's locale;
-- :mod:`graph.cache`: one graph per process, rebuilt when the change counter moves.
 
 networkx stays inside this package; callers get frozen dataclasses and plain
 data. Nothing here touches the database, Slack or the clock.

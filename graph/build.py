@@ -10,7 +10,7 @@ edges.
 
 The graph is held as plain adjacency dicts: a triage's queries (a few hops
 from the matched records) need nothing more, and ``errkb triage`` then starts
-without importing networkx (about a seventh of its CPU time, measured). The
+without importing networkx, a large share of its start-up otherwise. The
 algorithms of ``errkb graph check`` and the exports get the same graph as
 networkx objects (``KnowledgeGraph._leads`` and ``_confused``, built on first use).
 networkx stays inside ``graph/``: callers get the frozen dataclasses below.

@@ -4,8 +4,8 @@
 what leads to it and what it leads to within ``depth`` hops (best paths
 first, at most ``max_nodes``), and its look-alikes. :func:`render_tree` draws
 it as text; :mod:`graph.picture` draws it as a PNG. Labels, conditions and
-distinctions are in the chosen locale, and so are the tree's own words (each falling back to its record's own
-words); long texts are cut between words, never inside one.
+distinctions are in the chosen locale, and so are the tree's own words (each falling back to its
+record's own words); long texts are cut between words, never inside one.
 """
 
 from __future__ import annotations

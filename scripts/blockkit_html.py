@@ -325,7 +325,10 @@ def _context_text(block: Json) -> str:
 
 
 def _actions(block: Json) -> str:
-    return f'<div class="block actions">{"".join(element_html(el) for el in block.get("elements", []))}</div>'
+    return (
+        '<div class="block '
+        f'actions">{"".join(element_html(el) for el in block.get("elements", []))}</div>'
+    )
 
 
 def _actions_text(block: Json) -> str:
@@ -350,7 +353,8 @@ def _input(block: Json) -> str:
     optional = ' <span class="optional"></span>' if block.get("optional") else ""
     hint = f'<div class="hint">{text_html(block.get("hint"))}</div>' if block.get("hint") else ""
     return (
-        f'<div class="block input"><div class="label">{text_html(block.get("label"))}{optional}</div>'
+        '<div class="block input"><div '
+        f'class="label">{text_html(block.get("label"))}{optional}</div>'
         f"{element_html(block['element'])}{hint}</div>"
     )
 
@@ -375,7 +379,8 @@ BLOCKS: dict[str, Kind] = {
     "actions": Kind(_actions, _actions_text),
     "rich_text": Kind(
         lambda b: (
-            f'<div class="block rich">{"".join(_rich_block(e) for e in b.get("elements", []))}</div>'
+            '<div class="block '
+            f'rich">{"".join(_rich_block(e) for e in b.get("elements", []))}</div>'
         ),
         lambda b: "\n".join(_rich_block_text(e) for e in b.get("elements", [])),
     ),
@@ -507,8 +512,10 @@ def view_page(
         )
         tabs = f'<div class="tabs">{tabs}</div>'
         frame = (
-            f'<div class="home"><div class="home-head"><div class="avatar">{_e(app[:1].upper())}</div>'
-            f'<span class="name">{_e(app)}</span></div>{tabs}<div class="home-body">{blocks}</div></div>'
+            '<div class="home"><div class="home-head"><div '
+            f'class="avatar">{_e(app[:1].upper())}</div>'
+            f'<span class="name">{_e(app)}</span></div>{tabs}<div '
+            f'class="home-body">{blocks}</div></div>'
         )
         return _document(
             frame, locale=locale, width=width, font_face=font_face(cjk_font), kind="in-home"
@@ -520,7 +527,8 @@ def view_page(
             if view.get(key)
         )
         frame = (
-            f'<div class="modal"><div class="modal-head"><span class="title">{text_html(view.get("title"))}'
+            '<div class="modal"><div class="modal-head"><span '
+            f'class="title">{text_html(view.get("title"))}'
             f'</span><span class="close">×</span></div><div class="modal-body">{blocks}</div>'
             f'<div class="modal-foot">{buttons}</div></div>'
         )

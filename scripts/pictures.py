@@ -75,7 +75,8 @@ MAX_HEIGHT = 8_000
 _HEIGHT = re.compile(r'data-page-height="(\d+)"')
 _MEASURE = (
     "<script>document.fonts.ready.then(() => document.documentElement.setAttribute("
-    "'data-page-height', Math.ceil(document.documentElement.getBoundingClientRect().height)))</script>"
+    "'data-page-height', "
+    "Math.ceil(document.documentElement.getBoundingClientRect().height)))</script>"
 )
 
 
@@ -106,7 +107,8 @@ def answer_page(kb: Knowledge, example: Path, locale: str, width: int) -> str:
     )
     if not payload:
         raise SystemExit(
-            f"{example.name}: errkb posts nothing in the thread ({outcome}); choose another --example"
+            f"{example.name}: errkb posts nothing in the "
+            f"thread ({outcome}); choose another --example"
         )
     return message_page(payload, app=APP, locale=locale, width=width, cjk_font=cjk_font())
 
@@ -189,7 +191,8 @@ def font_config(folder: Path) -> dict[str, str]:
     config.write_text(
         '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
         '<include ignore_missing="yes">/etc/fonts/fonts.conf</include>'
-        f"<dir>{escape(str(font.parent))}</dir><cachedir>{escape(str(folder / 'fontcache'))}</cachedir>"
+        f"<dir>{escape(str(font.parent))}</dir>"
+        f"<cachedir>{escape(str(folder / 'fontcache'))}</cachedir>"
         "</fontconfig>",
         encoding="utf-8",
     )

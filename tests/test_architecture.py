@@ -15,6 +15,7 @@ PURE = [
     "bot/channels.py",
     "bot/conversation.py",
     "bot/alerts.py",
+    "bot/answer.py",
     "bot/edits.py",
     "bot/fixes.py",
     "bot/report.py",

@@ -75,7 +75,8 @@ def test_search_keeps_bracketed_text_and_whole_ids_at_80_columns(
     record = {
         **seed(),
         "id": long_id,
-        "signature": "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout",
+        "signature": "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] "
+        "Watchdog caught collective operation timeout",
     }
     assert (
         _process(committed_store, "import", str(_write(tmp_path / "r.json", [record]))).returncode

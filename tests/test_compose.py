@@ -54,7 +54,8 @@ def quick_start(folder: Path, compose: str | None = None) -> Path:
 
 
 def compose(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``docker compose ARGS`` in ``folder``, with no engine and nothing from this machine's setup."""
+    """``docker compose ARGS`` in ``folder``, with no engine and nothing from this machine's
+    setup."""
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(folder),
@@ -94,7 +95,8 @@ def test_the_quick_start_gets_past_interpolation_and_validation(tmp_path: Path) 
 
 
 def test_the_same_check_stops_a_variable_required_by_an_optional_profile(tmp_path: Path) -> None:
-    """What the quick start met before: ``${VAR:?}`` in the opt-in mcp service stops every profile."""
+    """What the quick start met before: ``${VAR:?}`` in the opt-in mcp service stops every
+    profile."""
     text = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
     strict = text.replace(
         'command: ["mcp",',

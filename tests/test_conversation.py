@@ -9,7 +9,10 @@ from bot.i18n import available_locales
 from bot.i18n.lexicon import lexicon, lexicon_locales
 from bot.match.extract import extract
 
-PASTE = "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\nValueError: invalid literal for int() with base 10: 'x'"
+PASTE = (
+    'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\nValueError: '
+    "invalid literal for int() with base 10: 'x'"
+)
 ANSWERED = frozenset(e.template for e in extract(PASTE).errors)
 
 

@@ -22,7 +22,8 @@ from tests.bombs import BOMBS, GIB, run_capped
 LIMITS = {
     "zeros.json.gz": f"more than {MAX_FILE_ITEMS:,} items in one file",
     "empty.jsonl.gz": f"more than {MAX_FILE_ITEMS:,} items in one file",
-    "aliases.yaml": f"more than {MAX_IMPORT_VALUES:,} values in one import, counting every value a YAML alias repeats",
+    "aliases.yaml": f"more than {MAX_IMPORT_VALUES:,} values in one "
+    "import, counting every value a YAML alias repeats",
 }
 
 

@@ -78,7 +78,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "export",
         "bot.cli.kb:export",
-        "Export records in native form (or as deadends.dev canons), in the format -o's extension names.",
+        "Export records in native form (or as deadends.dev "
+        "canons), in the format -o's extension names.",
         "errkb export --domain llm -o llm.jsonl",
     ),
     Command(
@@ -115,7 +116,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "graph check",
         "bot.cli.graph:check",
-        "Report dangling references, one-sided links, self-loops, cycles, orphans, hubs and variant groups.",
+        "Report dangling references, one-sided links, "
+        "self-loops, cycles, orphans, hubs and variant groups.",
         "errkb graph check --strict --records data/",
     ),
     Command(

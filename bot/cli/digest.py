@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
+from bot.clock import SYSTEM_CLOCK
 from bot.digest.jobs import Audience, DigestSender, audiences, collect, local_today
 from bot.errors import UnknownDomain
 from bot.i18n import supported, t
@@ -37,7 +38,7 @@ def digest(
     if dry_run == send:
         fail("choose one of --dry-run or --send", 2)
     config = settings()
-    now = datetime.now(UTC)
+    now = SYSTEM_CLOCK.now()
     store = open_default_store(config)
     try:
         with store.read() as session:

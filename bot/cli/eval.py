@@ -86,8 +86,9 @@ def evaluate(
     console.print(points)
     offer = report.candidates
     console.print(
-        f"candidates (asked, not answered; at or above {offer.floor:.2f}): {offer.offered} offered, "
-        f"{offer.right:.3f} of them right; offered on {offer.pastes:.3f} of unanswered pastes, "
+        f"candidates (asked, not answered; at or above {offer.floor:.2f}): "
+        f"{offer.offered} offered, {offer.right:.3f} of them right; "
+        f"offered on {offer.pastes:.3f} of unanswered pastes, "
         f"{offer.negatives:.3f} of negative ones",
         highlight=False,
     )

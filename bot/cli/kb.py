@@ -7,7 +7,6 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -28,6 +27,7 @@ from bot.cli.common import (
     print_problems,
     settings,
 )
+from bot.clock import SYSTEM_CLOCK
 from bot.errors import ImportFailed, Problem, RecordNotFound
 from bot.i18n import supported, t
 from bot.ingest import Format, ReadResult, dangling_links, read_records
@@ -42,10 +42,6 @@ from bot.store.db import Store, open_store
 from bot.store.staged import import_staged
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _progress(label: str) -> Progress:
@@ -107,7 +103,7 @@ def run_import(
                         records=records,
                         on_conflict=on_conflict,
                         actor=actor,
-                        now=_now(),
+                        now=SYSTEM_CLOCK.now(),
                         progress=lambda n, total: bar.update(task, completed=n, total=total),
                     )
                 if summary.conflicts:
@@ -148,7 +144,7 @@ def _import_staged(
             records=records,
             on_conflict=on_conflict,
             actor=actor,
-            now=_now(),
+            now=SYSTEM_CLOCK.now(),
             progress=lambda n, total: bar.update(task, completed=n, total=total),
         )
     if summary.conflicts:

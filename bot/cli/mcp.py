@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import typer
@@ -28,6 +27,7 @@ def mcp(
     --http for one shared server, which needs ERRKB_MCP_TOKEN unless it binds
     to loopback. Logs go to standard error.
     """
+    from bot.clock import SYSTEM_CLOCK
     from bot.knowledge import (
         LiveKnowledge,
         change_reader,
@@ -66,7 +66,7 @@ def mcp(
         graph=knowledge.graph.current,
         store=store,
         settings=settings,
-        clock=lambda: datetime.now(UTC),
+        clock=SYSTEM_CLOCK,
         loaded=loaded.wait,
         gate=gate,
     )

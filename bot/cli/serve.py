@@ -38,6 +38,7 @@ def serve(
 ) -> None:
     if http == socket:
         common.fail("choose exactly one of --http or --socket")
+    from bot.clock import SYSTEM_CLOCK
     from bot.knowledge import (
         LiveKnowledge,
         change_reader,
@@ -49,7 +50,6 @@ def serve(
     from bot.memory import tune_allocator
     from bot.precedence import RequestGate
     from bot.slack.bootstrap import build_slack_bot
-    from bot.slack.clock import SystemClock
     from bot.slack.logs import configure_logging
     from bot.slack.metrics import Metrics
     from bot.snapshot import snapshot_path
@@ -91,7 +91,7 @@ def serve(
         store=store,
         index=knowledge.index,
         graph=knowledge.graph,
-        clock=SystemClock(),
+        clock=SYSTEM_CLOCK,
         metrics=metrics,
         gate=gate,
     )
@@ -126,8 +126,8 @@ def _freeze() -> None:
 
 def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any, *, tokens: Any) -> Any:
     """The staleness digest's scheduler; every replica runs one, the database picks who posts."""
+    from bot.clock import SYSTEM_CLOCK
     from bot.digest.jobs import DigestSender, start_scheduler
-    from bot.slack.clock import SystemClock
     from bot.slack.gateway import SlackGateway
     from bot.slack.install import WorkspacePoster
 
@@ -152,7 +152,7 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any, *, to
         store=store,
         gateway=gateway,
         graph=knowledge.graph.current,
-        clock=SystemClock().now,
+        clock=SYSTEM_CLOCK.now,
     )
     return start_scheduler(sender, settings)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +23,7 @@ from rich.panel import Panel
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
 from bot.cli.knowledge import stored_knowledge
+from bot.clock import SYSTEM_CLOCK
 from bot.fit.duplicates import prefer_general
 from bot.i18n import supported, t
 from bot.match.index import MatchIndex
@@ -76,10 +77,12 @@ def _knowledge(paths: list[Path] | None, warm: bool = False) -> Knowledge:
 
 
 def _index(records: list[Record], warm: bool = False) -> MatchIndex:
-    """The match index of ``records``; ``warm`` for matching many pastes (see the module docstring)."""
+    """The match index of ``records``; ``warm`` for matching many pastes (see the module
+    docstring)."""
     if not records:
         fail(
-            "the knowledge base is empty: run errkb init, import records (errkb import FILE) or pass --records"
+            "the knowledge base is empty: run errkb init, "
+            "import records (errkb import FILE) or pass --records"
         )
     return MatchIndex.build(records, warm=warm)
 
@@ -104,7 +107,7 @@ def _read_paste(source: str, locale: str) -> str:
 def _observe(store: Store, session_name: str, ids: list[str], window_hours: float) -> None:
     from bot.store.observed import observe_error
 
-    now = datetime.now(UTC)
+    now = SYSTEM_CLOCK.now()
     with store.transaction() as session:
         for rid in ids:
             observe_error(

@@ -1,4 +1,5 @@
-"""What is not translated: per record for a rendered answer, per locale for the knowledge base. Pure.
+"""What is not translated: per record for a rendered answer, per locale for the knowledge base.
+Pure.
 
 :func:`fallen_back` tells a renderer which of the texts it shows are in
 another language than the reader's, and :func:`fallback_note` says so in the

@@ -44,7 +44,8 @@ _SELF_EXPLAINING = ("transition_graph",)
 
 
 def language_name(locale: str, code: str) -> str:
-    """``zh`` in ``locale``'s words ("Chinese", "中文"), or the code when errkb has no name for it."""
+    """``zh`` in ``locale``'s words ("Chinese", "中文"), or the code when errkb has no name for
+    it."""
     base = supported(code)
     key = f"lang.name.{base}"
     return t(locale, key) if base and key in catalog("en") else code

@@ -92,11 +92,13 @@ _SCAN = 60_000  # characters looked at: the head and the tail of a long paste
 DOMAIN_HINTS: dict[str, frozenset[str]] = {
     domain: frozenset(words.split())
     for domain, words in {
-        "kubernetes": "k8s kubectl kubelet kubeadm kube minikube helm pod pods kustomize eks gke aks",
+        "kubernetes": "k8s kubectl kubelet kubeadm kube minikube "
+        "helm pod pods kustomize eks gke aks",
         "docker": "dockerd dockerfile buildx buildkit containerd moby oci runc",
         "cicd": "ci workflow workflows runner jenkins gitlab circleci actions ansible",
         "huggingface": "hf transformers huggingface_hub hub tokenizers safetensors accelerate peft",
-        "llm": "openai ollama llama gpt chatgpt anthropic claude langchain llamaindex vllm tiktoken",
+        "llm": "openai ollama llama gpt chatgpt anthropic "
+        "claude langchain llamaindex vllm tiktoken",
         "pytorch": "torch torchrun cuda nccl autograd",
         "tensorflow": "tf keras tensorboard",
         "cuda": "nvidia nvcc cudnn cublas nccl gpu",

@@ -15,9 +15,9 @@ paste order and within the limit:
   push out the one exception. The last error lines of each strength go first:
   a log's final error is usually the one it died of.
 
-What the limit still allows after that goes to more of the tail. Error lines are found by two linear RE2 passes over the paste's UTF-8 bytes
-(one per strength) and line numbers by numpy over the newline positions: no
-Python loop runs per line, only per error line found, and those passes stop
+What the limit still allows after that goes to more of the tail. Error lines are found by two linear
+RE2 passes over the paste's UTF-8 bytes (one per strength) and line numbers by numpy over the
+newline positions: no Python loop runs per line, only per error line found, and those passes stop
 after :data:`MAX_HITS` lines each. A kept line longer than :data:`LINE_CHARS`
 is cut around its error word.
 

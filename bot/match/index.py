@@ -1,12 +1,11 @@
 """The compiled match index: every record regex, checked at once, plus BM25.
 
-Measured on the deadends corpus (2,522 regexes, ``benchmarks/bench_match.py``):
-an RE2 ``Set`` of the whole regexes is fast only on text it has seen before.
-Its lazily built DFA explodes on the ``.*``-joined alternations, so every
-*new* paste costs 30–60 ms; even a Set of plain literals builds its DFA states
-lazily and paid 0.35 ms per new paste. Hyperscan scans fast but takes 11 s to
-build (13 minutes at 100k records) and misses some matches. So the index works
-in two steps:
+Why not one engine over all regexes (``benchmarks/bench_match.py`` measures the
+choice on the deadends corpus): an RE2 ``Set`` of the whole regexes is fast only
+on text it has seen before, since its lazily built DFA explodes on the
+``.*``-joined alternations and every *new* paste pays for the states it needs;
+even a Set of plain literals builds its states lazily. Hyperscan scans fast but
+builds slowly and misses some matches. So the index works in two steps:
 
 1. every record regex is split into its top-level alternatives, and each
    alternative is keyed on the literals every match of it must contain
@@ -15,20 +14,20 @@ in two steps:
    on each when any one will do (rarest among the branches of its segment,
    below). The keys, lower-cased, go into an Aho-Corasick automaton per
    segment of :data:`SEGMENT` consecutive records, built completely up front
-   (10 ms for the corpus, 0.03 ms per paste, nothing to warm up); an update
-   rebuilds only the segments holding changed records (at 100k records one
-   automaton of all took ~4 CPU-s to rebuild, one segment of 4,096 records ~0.3).
-   The automaton holds each key's first :data:`ANCHOR_CHARS` characters only (a
-   branch found by them has its whole keys checked as substrings: the same
-   candidates); whole keys made it 2 KB a record, most of the prefilter's memory;
+   (nothing to warm up, so a first paste costs what a later one does); an
+   update rebuilds only the segments holding changed records, not one
+   automaton of all. The automaton holds each key's first :data:`ANCHOR_CHARS`
+   characters only (a branch found by them has its whole keys checked as
+   substrings: the same candidates), since whole keys would be most of the
+   prefilter's memory;
 2. each candidate alternative is confirmed on its line with its own RE2
    regex, compiled once (linear time, whatever the regex). Lines are taken
    most telling first, and at most :data:`MAX_CONFIRMATIONS` checks are made
    per paste, so a paste holding thousands of known errors costs bounded time.
 
 Every regex runs under RE2 only. A record whose regex RE2 refuses
-(lookarounds, backreferences: refused at import since, but an older errkb
-may have stored one) keeps its place for search and show, its regex is
+(lookarounds, backreferences: refused at import, but a database may hold
+one stored before that check) keeps its place for search and show, its regex is
 skipped, and the build says so in one WARNING naming the records.
 
 Everything computed from one record alone (its regex branches and their keys,
@@ -88,13 +87,15 @@ log = logging.getLogger(__name__)
 EAGER_COMPILE = 60_000
 CONTEXT_SPAN = 3
 CONTEXT_ONLY = 120
-#: Records per prefilter segment: an update rebuilds the segments it touches (at 4096, one
-#: segment's rebuild cost ~0.3 CPU-s and its automaton build held the interpreter lock
-#: ~0.1 s at 100k records); each segment adds ~0.02 ms to a paste.
+#: Records per prefilter segment: an update rebuilds the segments it touches, so smaller
+#: segments make an update cheaper (and hold the interpreter lock for less), while each
+#: segment adds a scan to every paste.
 SEGMENT = 1024
-MAX_CONFIRMATIONS = 500  # branch checks per paste; 280 real pastes needed at most 74
-#: Characters of a key the automaton holds (8: a tenth of the trie of whole keys at 20k
-#: synthetic records; what else a prefix finds is ruled out by checking the whole keys)
+#: Branch checks per paste: far more than a real paste needs, a bound for a paste of
+#: thousands of different known errors.
+MAX_CONFIRMATIONS = 500
+#: Characters of a key the automaton holds: a short prefix keeps the trie small, and what
+#: else a prefix finds is ruled out by checking the whole keys.
 ANCHOR_CHARS = 8
 _PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
@@ -589,10 +590,6 @@ class MatchIndex:
                 branch = segment.alts[alt]
                 found.extend((owner, branch) for owner in owners)
         return found, len(order)
-
-    def regex_hits(self, line: str) -> list[int]:
-        """Indices of every record whose regex matches ``line``."""
-        return sorted({record for record, _ in self._line_hits(line)[0]})
 
     def _hits(self, extraction: Extraction) -> list[Hit]:
         """Every (record, line) regex hit, with the longest branch that fired there.

@@ -73,7 +73,7 @@ class RecordInfo:
     services: frozenset[str] = frozenset()
     os: str = ""  # the OS the record is written for ("" = any)
     #: the words its id, signature and regex name it by (``bitsandbytes``, ``mongodb``),
-    #: kept as a sorted tuple (a set of a dozen words costs 0.7 KB, a tuple 0.2)
+    #: kept as a sorted tuple (a tuple of a dozen words is a fraction of such a set's size)
     names: Collection[str] = ()
 
     def __post_init__(self) -> None:

@@ -98,8 +98,8 @@ def _unsupported(pattern: str) -> tuple[str, str] | None:
 #: A pattern made only of these RE2 compiles, within the memory budget: printable ASCII
 #: literals and escapes, ``.``, ``\d``-style classes, simple bracket classes, groups,
 #: ``|``, ``^``, ``$`` and single quantifiers (counted ones on a single character only).
-#: Most record regexes are: they are told accepted without compiling them (a compile,
-#: ~0.1 ms, was the largest cost of a first build); any other pattern is compiled.
+#: Most record regexes are: they are told accepted without compiling them (compiling each
+#: would be the largest cost of a first build); any other pattern is compiled.
 _ONE = r"(?:[ !-#%-',\-/->@-Z_-z~]|\\[ -/:-@\[-`{-~]|\\[dDsSwW]|\.)"
 _CLASS = r"\[\^?(?:[a-zA-Z0-9]-[a-zA-Z0-9]|\\[ -/:-@\[-`{-~]|\\[dDsSwW]|[ !-,./-Z_`a-z|~])+\]"
 _REPEAT = r"(?:[*+?]\??)"

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from bot.match.evidence import DOMAIN_HINTS
 from bot.match.extract import extract
 
-#: What varies between two pastes of one error, and the pattern that stands for it (first match wins).
+#: What varies between two pastes of one error, and the pattern that stands for it (first match
+#: wins).
 _VARIABLE: tuple[tuple[str, str], ...] = (
     (
         r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",

@@ -70,9 +70,9 @@ def moved(before: int, gone: Sequence[int], added: Sequence[int]) -> np.ndarray:
 
 class Layered(Mapping[str, str]):
     """A mapping kept as a base shared between versions and this version's changes: a
-    version with a few keys changed copies the changes, not the base (at 100k records a
-    copy of each holder table held the interpreter ~10 ms an update). The changes are
-    folded into a new base once they are many."""
+    version with a few keys changed copies the changes, not the base (copying a holder
+    table of a large knowledge base would hold the interpreter at every update). The
+    changes are folded into a new base once they are many."""
 
     __slots__ = ("_base", "_changes")
 

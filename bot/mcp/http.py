@@ -3,8 +3,8 @@
 Without ``ERRKB_MCP_TOKEN`` the server only binds to a loopback address (the
 SDK then also checks ``Host`` and ``Origin`` against DNS rebinding); with it,
 every request must carry ``Authorization: Bearer <token>`` (compared in
-constant time) or gets 401, but ``GET /healthz``, the container's probe. Logs go through errkb's logging (stderr), the
-uvicorn access log included. SIGTERM or SIGINT stops it, giving open streams
+constant time) or gets 401, but ``GET /healthz``, the container's probe. Logs go through errkb's
+logging (stderr), the uvicorn access log included. SIGTERM or SIGINT stops it, giving open streams
 a moment, and it exits 0.
 
 Sessions are bounded: an agent opens one per conversation and most never close

@@ -70,7 +70,8 @@ Paste = Annotated[
     str,
     Clean,
     Field(
-        description="The error: a traceback, log excerpt or message, whole (cut like a Slack paste)."
+        description="The error: a traceback, log excerpt or "
+        "message, whole (cut like a Slack paste)."
     ),
 ]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -138,7 +139,7 @@ def triage(
     """
     tools = _served(ctx).tools
     report = tools.triage(paste, lang)
-    return _result(report, text.triage_text(report, tools.clock().date()))
+    return _result(report, text.triage_text(report, tools.clock.now().date()))
 
 
 def search(
@@ -159,7 +160,7 @@ def show(id: RecordId, ctx: Context, lang: Lang = "en") -> Annotated[CallToolRes
     ``position``), dead ends, versions, last confirmation and docs."""
     tools = _served(ctx).tools
     answer = tools.show(id, lang)
-    return _result(answer, text.record_text(answer, lang, tools.clock().date()))
+    return _result(answer, text.record_text(answer, lang, tools.clock.now().date()))
 
 
 def neighbours(

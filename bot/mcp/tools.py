@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Literal
 
+from bot.clock import Clock
 from bot.errors import ErrkbError, RecordNotFound, UnknownDomain
 from bot.i18n import t
 from bot.match.index import MatchIndex
@@ -52,7 +52,7 @@ class Tools:
     graph: Callable[[], KnowledgeGraph | None]
     store: Store
     settings: Settings
-    clock: Callable[[], datetime]
+    clock: Clock
     #: Waits (up to the seconds given) for the first load; the server answers the handshake
     #: at once and loads a large knowledge base meanwhile.
     loaded: Callable[[float], object] = lambda _seconds: None
@@ -159,7 +159,7 @@ class Tools:
         from bot.digest.select import explain
 
         index = self._index()
-        now = self.clock()
+        now = self.clock.now()
         with self.store.transaction() as session:
             try:
                 items = collect(
@@ -217,7 +217,7 @@ class Tools:
             )
         verdict: Literal["fixed", "failed"] = "fixed" if worked else "failed"
         user = f"mcp:{voter[:VOTER_CHARS]}"
-        now = self.clock()
+        now = self.clock.now()
         with self.store.transaction() as session:
             outcome = slack_repo.cast_vote(
                 session,

@@ -45,8 +45,9 @@ TRANSLATABLE = TRANSLATABLE_TEXT + TRANSLATABLE_LIST
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+\-]*(?:/[A-Za-z0-9][A-Za-z0-9._+\-]*)*$")
 #: The seed example writes ``root_cause_<locale>`` after ``root_cause_type``.
 _TRANSLATIONS_AFTER = {"root_cause": "", "root_cause_type": "root_cause"}
-#: Validation context of a record read back from the database: what an earlier
-#: errkb accepted is loaded as it is (the match index then skips a regex it cannot run).
+#: Validation context of a record read back from the database: what was accepted when
+#: it was stored is loaded as it is, whatever today's checks say (the match index then
+#: skips a regex it cannot run).
 STORED = {"stored": True}
 
 #: Native fields in the order the seed example writes them.
@@ -400,5 +401,6 @@ def record_problems(exc: ValidationError) -> list[Problem]:
 
 
 def validation_problems(exc: ValidationError) -> list[tuple[str, str]]:
-    """``(field_path, message)`` pairs from a pydantic error, paths like ``workarounds[0].success_rate``."""
+    """``(field_path, message)`` pairs from a pydantic error, paths like
+    ``workarounds[0].success_rate``."""
     return [(p.path, p.message) for p in record_problems(exc)]

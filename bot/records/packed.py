@@ -1,12 +1,11 @@
 """Records kept packed: what a long-lived index or graph holds instead of the models.
 
-A :class:`~bot.records.Record` model costs about six times its JSON in memory
-(measured on synthetic records: 6.6 KB against 1.1 KB), and matching and
-ranking read none of it once a record's parts are computed: only an answer
-shown to someone reads a record again, a few records at a time. So the index
-and the graph keep each record as its native data, pickled and compressed
-(:func:`pack`, about 0.6 KB), and unpack the records they are asked for
-(:func:`unpack`, about 0.1 ms), the last :data:`CACHED` kept.
+A :class:`~bot.records.Record` model costs several times its JSON in memory,
+and matching and ranking read none of it once a record's parts are computed:
+only an answer shown to someone reads a record again, a few records at a time.
+So the index and the graph keep each record as its native data, pickled and
+compressed (:func:`pack`), and unpack the records they are asked for
+(:func:`unpack`, cheap next to an answer), the last :data:`CACHED` kept.
 
 Unpacking validates with :data:`~bot.records.STORED` (the record was accepted
 when packed) and gives a record equal to the one packed. The native data is

@@ -68,7 +68,8 @@ class Reply:
 
 
 def ago(locale: str, when: date, today: date) -> str:
-    """ "today", "3 days ago", "1 year ago" in ``locale``, by its CLDR plural and relative-time rules."""
+    """ "today", "3 days ago", "1 year ago" in ``locale``, by its CLDR plural and relative-time
+    rules."""
     return relative_days(locale, (today - when).days)
 
 

@@ -31,7 +31,8 @@ def mention(user_id: str) -> str:
 
 
 def channel_link(channel_id: str) -> str:
-    """A link to a channel by id (``<#C123>``); anything that is not a channel id, as escaped text."""
+    """A link to a channel by id (``<#C123>``); anything that is not a channel id, as escaped
+    text."""
     return f"<#{channel_id}>" if _CHANNEL_ID.match(channel_id) else escape_mrkdwn(channel_id)
 
 

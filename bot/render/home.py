@@ -186,7 +186,8 @@ def recent_blocks(view: HomeView) -> list[Block]:
 
 
 def stats_block(view: HomeView) -> Block | None:
-    """Records, how much of them reads in each language; stale and unknown counts for maintainers."""
+    """Records, how much of them reads in each language; stale and unknown counts for
+    maintainers."""
     stats = view.stats
     if stats is None:
         return None
@@ -245,7 +246,8 @@ def maintainer_blocks(view: HomeView, now: datetime) -> list[Block]:
 
 
 def alerts_block(view: HomeView) -> Block:
-    """The channels that answer monitoring alerts (``/errkb channel alerts on``), or how to turn them on."""
+    """The channels that answer monitoring alerts (``/errkb channel alerts on``), or how to turn
+    them on."""
     loc = view.locale
     if not view.alert_channels:
         return context(t(loc, "home.alerts.none"))

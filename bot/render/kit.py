@@ -84,7 +84,8 @@ def rich_text(*parts: Part) -> Block:
 
 
 def rich_list(items: Sequence[Sequence[Part]]) -> Block:
-    """A bulleted ``rich_text`` list, each item of ``(text, style)`` parts (see :func:`rich_text`)."""
+    """A bulleted ``rich_text`` list, each item of ``(text, style)`` parts (see
+    :func:`rich_text`)."""
     return {
         "type": "rich_text",
         "elements": [

@@ -159,7 +159,8 @@ def record_from_form(values: Mapping[BlockId, str], *, today: date) -> dict[str,
 
 
 def modal_errors(problems: list[tuple[str, str]]) -> dict[str, str]:
-    """Validation problems ``(field path, message)`` → ``{block_id: message}`` for ``response_action``."""
+    """Validation problems ``(field path, message)`` → ``{block_id: message}`` for
+    ``response_action``."""
     errors: dict[str, str] = {}
     for path, text in problems:
         head = re.split(r"[.\[]", path, maxsplit=1)[0]

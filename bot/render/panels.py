@@ -105,7 +105,8 @@ def render_help(locale: str, commands: Sequence[str], *, status: str | None = No
 
 
 def unknown_block(locale: str, item: UnknownItem, now: datetime) -> Block:
-    """One unknown error with its "Add to knowledge base" button (``/errkb unknown``, the Home tab)."""
+    """One unknown error with its "Add to knowledge base" button (``/errkb unknown``, the Home
+    tab)."""
     examples = " ".join(link(url, str(n)) for n, url in enumerate(item.permalinks, start=1))
     text = t(
         locale,

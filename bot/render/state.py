@@ -62,7 +62,8 @@ class CorrectState(State):
 
 
 class CorrectionModalState(State):
-    """The "Not this error" modal: the reply, the record it wrongly showed, the message to update."""
+    """The "Not this error" modal: the reply, the record it wrongly showed, the message to
+    update."""
 
     reply: int = Field(ge=1)
     wrong: str = Field(min_length=1, max_length=300)

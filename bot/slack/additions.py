@@ -4,8 +4,8 @@ The add-record modal opens prefilled: the message's exception line as the
 signature, a regex that matches it with what varies generalised, a domain
 from the closest records (:mod:`bot.match.suggest`), and, when a reply in the
 message's thread was marked as the fix, that fix as the first workaround
-(:mod:`bot.slack.fixes`): then any message of the thread opens the thread's error. When the error was noted
-as unknown before, the modal carries that, so the people who pasted it are
+(:mod:`bot.slack.fixes`): then any message of the thread opens the thread's error. When the error
+was noted as unknown before, the modal carries that, so the people who pasted it are
 told once the record is in (:mod:`bot.slack.followup`). Anyone else gets a
 private refusal.
 """

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from bot.answer import Outcome, decide, read_paste, reply_args
 from bot.channels import ChannelSettings
+from bot.clock import Clock
 from bot.conversation import Turn
 from bot.errors import NotReady
 from bot.fit.duplicates import prefer_general
@@ -38,7 +39,6 @@ from bot.render.state import AddState
 from bot.render.stored import StoredReply, stored_view
 from bot.settings import Settings
 from bot.slack import assistant
-from bot.slack.clock import Clock
 from bot.slack.gateway import Sent, SlackGateway
 from bot.slack.jobs import PasteJob
 from bot.slack.locale import user_locale

@@ -6,7 +6,7 @@ in an assistant thread is a paste job with ``assistant`` set: while errkb
 works the thread shows a status (:func:`working`), and once it has answered
 the thread is titled with the error (:func:`titled`). A workspace without the
 assistant view keeps errkb's classic Messages tab: a top-level direct message
-is answered as before.
+is answered as any other paste.
 
 Bolt's ``Assistant`` middleware is not used: it acknowledges every assistant
 event itself, and errkb acknowledges an event only once its job is in the

@@ -11,17 +11,17 @@ import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 
+from bot.clock import SYSTEM_CLOCK, Clock
 from bot.knowledge import GraphSource, IndexSource
 from bot.precedence import RequestGate
 from bot.settings import Settings
 from bot.slack import corrections, digest, feedback, workflow
 from bot.slack.app import create_app
-from bot.slack.clock import Clock
 from bot.slack.failures import report_failure
 from bot.slack.gateway import SlackGateway
 from bot.slack.handlers import inject, job_handlers
@@ -36,10 +36,6 @@ from bot.slack.uninstall import Revocations
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
-
-
-def wall_clock() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass
@@ -90,7 +86,7 @@ def build_slack_bot(
     clock: Clock,
     metrics: Metrics,
     gateway: SlackGateway | None = None,
-    queue_clock: Callable[[], datetime] = wall_clock,
+    queue_clock: Callable[[], datetime] = SYSTEM_CLOCK.now,
     gate: RequestGate | None = None,
     slack_backoff: tuple[float, float] = (1.0, 30.0),
 ) -> SlackBot:

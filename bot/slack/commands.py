@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from bot.channels import Change, ChannelCommand, Mode, parse_channel_command
+from bot.clock import Clock
 from bot.digest.jobs import collect, local_today
 from bot.errors import RecordNotFound
 from bot.i18n import AUTO, available_locales, t
@@ -26,7 +27,6 @@ from bot.render.digest import render_digest
 from bot.render.kit import Message
 from bot.settings import Settings
 from bot.slack.answer import loaded, render_reply
-from bot.slack.clock import Clock
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import CommandJob
 from bot.slack.locale import user_locale
@@ -370,7 +370,8 @@ def run_channel(
     clock: Clock,
     metrics: Metrics,
 ) -> None:
-    """``/errkb channel``: show the channel's settings, or change one (maintainers, the channel's creator)."""
+    """``/errkb channel``: show the channel's settings, or change one (maintainers, the channel's
+    creator)."""
     asked = parse_channel_command(cmd.arg)
     if _direct(cmd.channel):
         respond(

@@ -2,9 +2,9 @@
 
 - paging and expanding change the stored reply's view and update the message in place;
 - "Not this error" (anyone) opens a modal with the other records that error could be,
-  "none of these" and a search over the knowledge base (:func:`search_records`); the choice is stored by the error's template (:mod:`bot.store.corrections_repo`),
-  so the next paste of the same error, in any channel, is answered with it, and the answer
-  is corrected in place;
+  "none of these" and a search over the knowledge base (:func:`search_records`); the choice is
+  stored by the error's template (:mod:`bot.store.corrections_repo`), so the next paste of the same
+  error, in any channel, is answered with it, and the answer is corrected in place;
 - "Remove" (the person who asked, or a maintainer) deletes a public answer;
 - "Undo" (maintainers) forgets a learned choice.
 """
@@ -15,6 +15,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
+from bot.clock import Clock
 from bot.errors import RecordNotFound
 from bot.i18n import t
 from bot.knowledge import GraphSource, IndexSource
@@ -41,7 +42,6 @@ from bot.render.state import (
 from bot.report import graph_sections
 from bot.settings import Settings
 from bot.slack.answer import loaded, render_reply
-from bot.slack.clock import Clock
 from bot.slack.feedback import private
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import ActionJob
@@ -63,7 +63,8 @@ def _reply(session: Any, reply_id: int) -> Reply:
 
 
 def _show(slack: SlackGateway, click: ActionJob, payload: dict[str, Any]) -> None:
-    """The clicked message, changed in place (public by chat.update, private by its response_url)."""
+    """The clicked message, changed in place (public by chat.update, private by its
+    response_url)."""
     if click.message is not None:
         slack.update_message(
             channel=click.message[0],

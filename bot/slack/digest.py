@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from bot.clock import Clock
 from bot.digest.jobs import collect, local_today
 from bot.errors import RecordNotFound
 from bot.i18n import negotiate_locale, t
@@ -22,7 +23,6 @@ from bot.render.ids import BlockId, InputId
 from bot.render.kit import Block, context
 from bot.render.state import DeprecateState, DigestItemState
 from bot.settings import Settings
-from bot.slack.clock import Clock
 from bot.slack.feedback import private
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import ActionJob

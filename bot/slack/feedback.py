@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.clock import Clock
 from bot.i18n import t
 from bot.i18n.problems import localized_problems
 from bot.knowledge import GraphSource, IndexSource
@@ -24,7 +25,6 @@ from bot.render.state import AddState, BadState, ReplyState, VoteState
 from bot.settings import Settings
 from bot.slack.additions import neighbours
 from bot.slack.answer import loaded, render_reply
-from bot.slack.clock import Clock
 from bot.slack.fixes import fix_of, prefill_fix
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import ActionJob

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 
+from bot.clock import Clock
 from bot.render.followup import render_known_now
 from bot.settings import Settings
-from bot.slack.clock import Clock
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import FollowUpJob
 from bot.slack.locale import user_locale

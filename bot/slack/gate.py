@@ -32,6 +32,7 @@ from slack_bolt.request.internals import parse_body
 from slack_sdk.signature import SignatureVerifier
 
 from bot.slack.shapes import malformed
+from bot.throttle import LogThrottle
 
 log = logging.getLogger(__name__)
 
@@ -53,20 +54,17 @@ class RefusalLog:
     def __init__(
         self, *, every: float = LOG_EVERY, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self.every = every
-        self.clock = clock
+        self._throttle = LogThrottle(every, clock=clock)
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
-        self._next = float("-inf")
 
     def refused(self, reason: str, path: str) -> None:
         with self._lock:
             self._counts[reason] += 1
-            now = self.clock()
-            if now < self._next:
+            if not self._throttle.due():
                 return
-            counts, self._counts = dict(self._counts), Counter()
-            self._next = now + self.every
+            counts = dict(self._counts)
+            self._counts = Counter()
         log.warning(
             "refused %d request(s) to %s: %s",
             sum(counts.values()),

@@ -384,7 +384,8 @@ class SlackGateway:
         return Sent(ok=True)
 
     def permalink(self, *, channel: str, ts: str) -> str | None:
-        """A link to a message, or None: a permalink only decorates, so no failure stops the caller."""
+        """A link to a message, or None: a permalink only decorates, so no failure stops the
+        caller."""
         try:
             found = self.call("chat.getPermalink", channel=channel, message_ts=ts)
         except SlackUnavailable as exc:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.clock import Clock
 from bot.knowledge import GraphSource, IndexSource
 from bot.render.ids import ActionId, CallbackId
 from bot.render.state import (
@@ -33,7 +34,6 @@ from bot.render.state import (
 from bot.settings import Settings
 from bot.slack import additions, assistant, commands, corrections, digest, feedback, fixes, home
 from bot.slack.answer import answer_paste
-from bot.slack.clock import Clock
 from bot.slack.followup import tell_pasters
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from bot.clock import Clock
 from bot.digest.jobs import collect, local_today
 from bot.i18n import AUTO, available_locales
 from bot.i18n.coverage import record_coverage
@@ -28,7 +29,6 @@ from bot.render.home import (
 )
 from bot.settings import Settings
 from bot.slack.answer import loaded
-from bot.slack.clock import Clock
 from bot.slack.gateway import SlackGateway
 from bot.slack.jobs import ActionJob, HomeJob
 from bot.slack.locale import user_locale
@@ -47,7 +47,7 @@ class _Translated:
     Counted record by record (:func:`record_coverage`) and kept by the record's packed
     bytes, which an index update shares for every record it does not change: the first
     home tab after an update counts the changed records only (counting all of them again
-    cost ~1.8 CPU-s per 10,000 records, holding up the answers meanwhile). Only the
+    grows with the knowledge base and would hold up the answers meanwhile). Only the
     counts of the index last asked about are kept.
     """
 

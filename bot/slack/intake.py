@@ -13,7 +13,6 @@ and handed over without another transaction (:meth:`Workers.reserve`).
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -27,6 +26,7 @@ from bot.slack.metrics import Metrics
 from bot.store import jobs_repo
 from bot.store.db import Store
 from bot.store.jobs_repo import Job
+from bot.throttle import LogThrottle
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ class Intake:
         self.limit = limit
         self.deadline = deadline
         self.workers = workers
-        self._warned = 0.0
+        self._warnings = LogThrottle(5.0)
 
     def submit(
         self, kind: JobKind, payload: Payload, *, key: str, team_id: str | None, channel: str | None
@@ -115,8 +115,7 @@ class Intake:
 
     def _warn(self, message: str) -> None:
         """One line every few seconds at most, however many requests are refused."""
-        if time.monotonic() - self._warned > 5:
-            self._warned = time.monotonic()
+        if self._warnings.due():
             log.warning(message)
 
 

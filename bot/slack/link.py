@@ -1,4 +1,5 @@
-"""Whether Slack takes errkb's bot token (a single-workspace install), learned without stopping errkb.
+"""Whether Slack takes errkb's bot token (a single-workspace install), learned without stopping
+errkb.
 
 A bad, revoked or rotated token, or Slack unreachable, must not stop the
 process: it would only restart into the same state. So nothing checks the
@@ -140,7 +141,8 @@ class SlackLink:
         return authorize
 
     def authorize(self, team_id: str | None = None) -> AuthorizeResult:
-        """Bolt's ``authorize``: the workspace's identity and token, or a refusal (Slack gets 503)."""
+        """Bolt's ``authorize``: the workspace's identity and token, or a refusal (Slack gets
+        503)."""
         if not self._checked.is_set():
             self._wake.set()
             self._checked.wait(FIRST_CHECK_SECONDS)
@@ -216,7 +218,8 @@ class SlackLink:
             )
         elif state is LinkState.TOKEN:
             log.error(
-                "Slack refuses the bot token (%s): set a valid SLACK_BOT_TOKEN; errkb keeps running and "
+                "Slack refuses the bot token (%s): set a valid "
+                "SLACK_BOT_TOKEN; errkb keeps running and "
                 "checks again",
                 why,
                 extra={"slack": state.value},
@@ -229,7 +232,8 @@ class SlackLink:
             )
         elif state is LinkState.REVOKED:
             log.warning(
-                "errkb's bot token was revoked (%s): its pending work ends; reinstall errkb and set the "
+                "errkb's bot token was revoked (%s): its "
+                "pending work ends; reinstall errkb and set the "
                 "new SLACK_BOT_TOKEN",
                 why,
                 extra={"slack": state.value},
@@ -308,7 +312,8 @@ def connect_socket(
                 said = str(code)
                 if isinstance(exc, SlackApiError):
                     log.error(
-                        "Slack refuses the app token (%s): set a valid SLACK_APP_TOKEN; errkb keeps "
+                        "Slack refuses the app token (%s): set "
+                        "a valid SLACK_APP_TOKEN; errkb keeps "
                         "trying",
                         code,
                         extra={"slack": LinkState.TOKEN.value},

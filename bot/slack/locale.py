@@ -33,7 +33,8 @@ def user_locale(
     channel: str | None,
     text: str = "",
 ) -> str:
-    """The user's choice, their Slack locale, the channel's default, then the language of ``text``."""
+    """The user's choice, their Slack locale, the channel's default, then the language of
+    ``text``."""
     chosen = slack_repo.chosen_locale(session, user_id=user)
     return negotiate_locale(chosen, slack_locale, channel_default(session, settings, channel), text)
 

@@ -16,22 +16,22 @@ Those of parts that report only once they run (rebuilds, the job queue) are
 registered on first report, so ``/metrics`` never shows a zero for something
 nothing measures.
 
-=================================  =======================  ==========================
-metric                             labels                   counted when
-=================================  =======================  ==========================
-errkb_events_total                 kind                     a Slack event, command or interaction arrives
-errkb_answers_total                kind                     errkb posts a reply
-errkb_declines_total               reason                   errkb stays silent on a paste
-errkb_slack_api_errors_total       method, error            a Slack Web API call fails
-errkb_match_seconds                (histogram)              a paste is triaged
-errkb_knowledge_rebuilds_total     kind: full|incremental   the index and graph are rebuilt
-errkb_update_waits_total                                    a knowledge update waits for pastes being matched
-errkb_update_wait_seconds_total                             ... this long, in all (bot/precedence.py)
-errkb_queue_depth                  (gauge)                  jobs wait for a worker
-errkb_queue_oldest_age_seconds     (gauge)                  the oldest of them has waited this long
-errkb_job_retries_total            kind                     a job is tried again
-errkb_job_expirations_total        kind                     a job is dropped as too old
-=================================  =======================  ==========================
+===============================  ======================  =========================================
+metric                           labels                  counted when
+===============================  ======================  =========================================
+errkb_events_total               kind                    an event, command or interaction arrives
+errkb_answers_total              kind                    errkb posts a reply
+errkb_declines_total             reason                  errkb stays silent on a paste
+errkb_slack_api_errors_total     method, error           a Slack Web API call fails
+errkb_match_seconds              (histogram)             a paste is triaged
+errkb_knowledge_rebuilds_total   kind: full|incremental  the index and graph are rebuilt
+errkb_update_waits_total                                 an update waits for pastes being matched
+errkb_update_wait_seconds_total                          ... this long, in all (bot/precedence.py)
+errkb_queue_depth                (gauge)                 jobs wait for a worker
+errkb_queue_oldest_age_seconds   (gauge)                 the oldest of them has waited this long
+errkb_job_retries_total          kind                    a job is tried again
+errkb_job_expirations_total      kind                    a job is dropped as too old
+===============================  ======================  =========================================
 """
 
 from __future__ import annotations
@@ -129,7 +129,8 @@ class Metrics:
         counter.labels(kind).inc()
 
     def update_wait(self, seconds: float) -> None:
-        """A knowledge update waited this long for the pastes being matched (:mod:`bot.precedence`)."""
+        """A knowledge update waited this long for the pastes being matched
+        (:mod:`bot.precedence`)."""
         self._first(
             Counter,
             "errkb_update_waits",
@@ -162,7 +163,8 @@ class Metrics:
         )
 
     def retry(self, kind: str, reason: str) -> None:
-        """A job of this kind failed for ``reason`` (an error's name, ``ratelimited``) and is tried again."""
+        """A job of this kind failed for ``reason`` (an error's name, ``ratelimited``) and is
+        tried again."""
         self._first(
             Counter, "errkb_job_retries", "Jobs tried again after a failure.", ("kind", "reason")
         ).labels(kind, reason).inc()

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +30,7 @@ from bot.slack.listeners.views import Submissions
 from bot.slack.metrics import Metrics
 from bot.slack.uninstall import CONTEXT_KEY as REVOCATIONS
 from bot.slack.uninstall import Revocations
+from bot.throttle import LogThrottle
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class Middleware:
         self.team = team
         self.org = org  # the organisation of an org-wide single install, None for a workspace's
         self.revocations = revocations
-        self._refused_at = 0.0
+        self._refusals = LogThrottle(10.0)
 
     def __call__(
         self, req: BoltRequest, body: dict[str, Any], context: BoltContext, next: Callable[[], None]
@@ -156,8 +156,7 @@ class Middleware:
 
     def _refuse(self, kind: str, team: str) -> BoltResponse:
         self.metrics.decline("foreign_team")
-        if time.monotonic() - self._refused_at > 10:
-            self._refused_at = time.monotonic()
+        if self._refusals.due():
             log.warning(
                 "refused a request from a workspace errkb is not installed in",
                 extra={"kind": kind, "request_team": team},

@@ -59,6 +59,7 @@ from bot.slack.metrics import Metrics
 from bot.store import jobs_repo
 from bot.store.db import Store
 from bot.store.jobs_repo import Job
+from bot.throttle import LogThrottle
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ class JobRunner:
         self._held: dict[str, float] = {}  # channel → monotonic time its rate limit ends
         self._thread: threading.Thread | None = None
         self._last_poll = self._last_stats = self._last_housekeeping = float("-inf")
-        self._warned = 0.0
+        self._warnings = LogThrottle(10.0)
         self._outage = False  # a Slack call failed since the last job that went through
 
     # -- control -----------------------------------------------------------------
@@ -206,8 +207,7 @@ class JobRunner:
         except TRANSIENT as exc:
             with self._lock:
                 self._done[:0] = done  # written with the next transaction that gets through
-            if time.monotonic() - self._warned > 10:
-                self._warned = time.monotonic()
+            if self._warnings.due():
                 log.warning("cannot claim work: %s", exc)
             return None
         if held < len(done):

@@ -29,7 +29,8 @@ class Scope:
     team_id: str | None = None
     event_id: str | None = None
     bot_token: str | None = field(default=None, repr=False)
-    #: An org-wide (Enterprise Grid) install's enterprise: its jobs are authorised by it, not the workspace.
+    #: An org-wide (Enterprise Grid) install's enterprise: its jobs are authorised by it, not the
+    #: workspace.
     enterprise_id: str | None = None
 
     def log_fields(self) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""HTTP mode: ``POST /slack/events``, ``GET /healthz``, ``GET /metrics`` on waitress, in one process.
+"""HTTP mode: ``POST /slack/events``, ``GET /healthz``, ``GET /metrics`` on waitress, in one
+process.
 
 In a multi-workspace install Bolt also serves ``GET /slack/install`` and
 ``GET /slack/oauth_redirect`` here. Each request gets a request id

@@ -48,7 +48,8 @@ class Revocations:
         bots: Sequence[str],
         users: Sequence[str],
     ) -> None:
-        """``tokens_revoked``: ``bots`` are the bot users whose tokens went, ``users`` the people's."""
+        """``tokens_revoked``: ``bots`` are the bot users whose tokens went, ``users`` the
+        people's."""
         if bots:
             log.warning("a workspace revoked errkb's bot token", extra={"request_team": team_id})
             if self.link is not None:

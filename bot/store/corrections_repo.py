@@ -81,7 +81,8 @@ def teach(
     channel: str | None,
     at: datetime,
 ) -> int:
-    """Remember that ``template`` is ``record_id`` (None: no record), replacing an earlier choice."""
+    """Remember that ``template`` is ``record_id`` (None: no record), replacing an earlier
+    choice."""
     values = {
         "template_hash": _hash(template),
         "template": template,

@@ -1,8 +1,8 @@
 """The tables of slack_sdk's SQLAlchemy OAuth stores (multi-workspace install), for Alembic.
 
-slack_sdk defines them (but for the token columns, which hold encrypted tokens); migration 0004 creates them, and ``alembic check``
-compares them too (``migrations/env.py``), so errkb never calls the stores'
-``create_tables()`` and migrations stay the one source of the schema.
+slack_sdk defines them (but for the token columns, which hold encrypted tokens); migration 0004
+creates them, and ``alembic check`` compares them too (``migrations/env.py``), so errkb never calls
+the stores' ``create_tables()`` and migrations stay the one source of the schema.
 """
 
 from __future__ import annotations

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import copy
 import logging
-import time
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from slack_sdk.oauth.installation_store import Bot, Installation, InstallationStore
+
+from bot.throttle import LogThrottle
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,8 @@ def _keys(text: str) -> list[str]:
 
 
 def check_keys(text: str) -> None:
-    """Raise ValueError (naming no key) unless ``text`` is one or more Fernet keys, comma separated."""
+    """Raise ValueError (naming no key) unless ``text`` is one or more Fernet keys, comma
+    separated."""
     keys = _keys(text)
     if not keys:
         raise ValueError("empty: expected a Fernet key")
@@ -98,7 +100,7 @@ class EncryptedInstallationStore(InstallationStore):
     def __init__(self, inner: InstallationStore, cipher: TokenCipher) -> None:
         self.inner = inner
         self.cipher = cipher
-        self._logged_at, self._unreadable = float("-inf"), 0
+        self._unreadable = LogThrottle(LOG_EVERY)  # each request of that workspace meets it
 
     @property
     def logger(self) -> logging.Logger:
@@ -147,18 +149,14 @@ class EncryptedInstallationStore(InstallationStore):
         try:
             return _mapped(found, self.cipher.decrypt)
         except InvalidToken:
-            self._unreadable += 1
-            if (
-                time.monotonic() - self._logged_at >= LOG_EVERY
-            ):  # each request of that workspace meets it
-                self._logged_at = time.monotonic()
+            unreadable = self._unreadable.due()
+            if unreadable:
                 log.error(
                     "%d installation look-up(s) found tokens that ERRKB_SECRET_KEY and "
                     "ERRKB_SECRET_KEY_PREVIOUS cannot decrypt: treated as not installed",
-                    self._unreadable,
+                    unreadable,
                     extra={"request_team": team_id},
                 )
-                self._unreadable = 0
             return None
 
     def delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:

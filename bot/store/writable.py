@@ -20,10 +20,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 
 from sqlalchemy import Connection, delete, insert
 
+from bot.clock import SYSTEM_CLOCK
 from bot.store.tables import audit_log
 
 #: Words of a database error that say it takes no writes at all, and what that is.
@@ -60,7 +60,7 @@ def write_nothing(connection: Connection) -> None:
     added = connection.execute(
         insert(audit_log)
         .values(
-            at=datetime.now(UTC),
+            at=SYSTEM_CLOCK.now(),
             actor="errkb",
             record_id="",
             action="write_check",

@@ -34,7 +34,10 @@ _TAG = re.compile(r"<(/?)([a-z]+)([^<>]*)>")
         ("<https://e.org>", '<a href="https://e.org">https://e.org</a>', "https://e.org"),
         (
             "<@U123> <#C9|errors> <!here>",
-            '<span class="mention">@U123</span> <span class="mention">#errors</span> <span class="mention">@here</span>',
+            (
+                '<span class="mention">@U123</span> <span class="mention">#errors</span> '
+                '<span class="mention">@here</span>'
+            ),
             "@U123 #errors @here",
         ),
         ("one\ntwo", "one<br>two", "one\ntwo"),

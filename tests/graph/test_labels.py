@@ -22,7 +22,10 @@ from tests.graph.conftest import rec, to
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 SIGNATURE = "RuntimeError: OutOfMemoryError: Unable to allocate memory for KV cache block"
-ZH = "ValueError: 没有可用于缓存块（cache blocks）的显存。请在初始化引擎时尝试增大 `gpu_memory_utilization`。"
+ZH = (
+    "ValueError: 没有可用于缓存块（cache blocks）的显存。请在初始化引擎时尝试增大 "
+    "`gpu_memory_utilization`。"
+)
 
 
 def test_latin_text_breaks_at_spaces_only() -> None:

@@ -40,8 +40,8 @@ def test_the_note_names_each_kind_of_untranslated_text_once_in_the_readers_langu
     partly = record({"dead_ends_zh": ["更大的批处理 token 会占用更多 KV 缓存。", "重启服务"]})
     note = fallback_note(partly.localized("zh"), ["dead_ends", "workarounds"])
     assert (
-        note
-        == "以下内容尚未翻译，以英文显示：死胡同的失败原因、死胡同的适用条件、解决办法的做法、解决办法的适用条件。"
+        note == "以下内容尚未翻译，以英文显示："
+        "死胡同的失败原因、死胡同的适用条件、解决办法的做法、解决办法的适用条件。"
     )
     english = fallback_note(partly.localized("zh"), ["dead_ends[1].why_fails"])
     assert english is not None and "英文" in english

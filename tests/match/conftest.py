@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.records import Record
 
@@ -99,3 +100,10 @@ def deadends_records() -> list[Record]:
 @pytest.fixture(scope="session")
 def deadends_index(deadends_records: list[Record]) -> MatchIndex:
     return MatchIndex.build(deadends_records)
+
+
+def regex_matches(index: MatchIndex, line: str) -> list[str]:
+    """Ids of the records whose regex fired on ``line`` pasted alone: the hits
+    :meth:`MatchIndex.triage` hands the ranker, before any is weighed."""
+    hits = index._hits(extract(line))
+    return sorted({index.parts[hit.record].id for hit in hits})

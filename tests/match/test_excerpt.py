@@ -1,4 +1,5 @@
-"""Reading a long paste where its errors are: what is kept, and line numbers that stay the paste's."""
+"""Reading a long paste where its errors are: what is kept, and line numbers that stay the
+paste's."""
 
 from __future__ import annotations
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import re
 
+from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.patterns import non_capturing, prefilter_keys, risky_regex, split_alternatives
 from bot.records import Record
 
-from .conftest import SMALL, make
+from .conftest import SMALL, make, regex_matches
 
 
 def test_final_exception_line_answers_with_high_band(small_index: MatchIndex) -> None:
     paste = (
-        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    loss.backward()\n'
+        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    '
+        "loss.backward()\n"
         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
     )
     result = small_index.triage(paste)
@@ -51,12 +53,18 @@ def test_other_language_record_loses_to_paste_ecosystem() -> None:
             ),
         ]
     )
-    paste = 'Traceback (most recent call last):\n  File "srv.py", line 9, in <module>\nOSError: [Errno 98] Address already in use'
+    paste = (
+        'Traceback (most recent call last):\n  File "srv.py", line 9, in <module>\nOSError: '
+        "[Errno 98] Address already in use"
+    )
     assert index.triage(paste).best.record_id == "python/addr-in-use/py3"
 
 
 def test_several_errors_get_their_own_matches(small_index: MatchIndex) -> None:
-    paste = "error: failed to push some refs to 'origin'\nError: listen EADDRINUSE: address already in use :::3000"
+    paste = (
+        "error: failed to push some refs to 'origin'\nError: "
+        "listen EADDRINUSE: address already in use :::3000"
+    )
     result = small_index.triage(paste)
     answered = {m.record_id for m in result.primary()}
     assert {"git/push-rejected/git2", "node/eaddrinuse/node20"} <= answered
@@ -131,7 +139,10 @@ def test_the_paste_version_picks_between_records_that_differ_only_by_version() -
             ),
         ]
     )
-    error = "docker: Error response from daemon: OCI runtime create failed: unable to start container process"
+    error = (
+        "docker: Error response from daemon: OCI runtime "
+        "create failed: unable to start container process"
+    )
     for version, expected in (("24.0.7", "docker24"), ("27.1.1", "docker27")):
         best = index.triage(f"$ docker --version\nDocker version {version}\n{error}").best
         assert best is not None and best.record_id.endswith(expected)
@@ -142,21 +153,29 @@ def test_the_paste_version_picks_between_records_that_differ_only_by_version() -
 def test_index_agrees_with_python_re_on_every_deadends_regex(
     deadends_records: list[Record], deadends_index: MatchIndex
 ) -> None:
-    """The literal prefilter and the RE2 confirmation lose no hit and add none."""
+    """The literal prefilter and the RE2 confirmation lose no hit and add none: the records
+    a paste's candidates carry a regex hit for are those whose regex Python's ``re`` finds
+    in the paste's lines, as extraction cleaned them."""
     patterns = [re.compile(r.regex, re.IGNORECASE) for r in deadends_records]
     lines = [r.signature for r in deadends_records[::5]]
     lines += [r.root_cause for r in deadends_records[::25]]
     for line in lines:
-        expected = [i for i, p in enumerate(patterns) if p.search(line)]
-        assert deadends_index.regex_hits(line) == expected, line
+        texts = [kept.text for kept in extract(line).lines]
+        expected = sorted(
+            record.id
+            for record, pattern in zip(deadends_records, patterns, strict=True)
+            if any(pattern.search(text) for text in texts)
+        )
+        assert regex_matches(deadends_index, line) == expected, line
 
 
 def test_literal_prefilter_is_case_insensitive_beyond_ascii() -> None:
     index = MatchIndex.build(
         [make("x/segfault/ru", "Ошибка сегментирования", "Ошибка сегментирования", "x")]
     )
-    assert index.regex_hits("ОШИБКА СЕГМЕНТИРОВАНИЯ (стек памяти сброшен на диск)") == [0]
-    assert index.regex_hits("segmentation fault") == []
+    shouted = "ОШИБКА СЕГМЕНТИРОВАНИЯ (стек памяти сброшен на диск)"
+    assert regex_matches(index, shouted) == ["x/segfault/ru"]
+    assert regex_matches(index, "segmentation fault") == []
 
 
 def test_quoted_names_tell_a_specific_record_from_a_generic_one() -> None:
@@ -218,7 +237,8 @@ def test_a_broad_regex_hit_the_record_text_does_not_support_is_not_an_answer() -
         [
             make(
                 "kafka/transaction-timeout/kafka3",
-                "org.apache.kafka.common.errors.TimeoutException: Timeout expired while awaiting InitProducerId",
+                "org.apache.kafka.common.errors.TimeoutException: "
+                "Timeout expired while awaiting InitProducerId",
                 r"transaction.*timeout|Timeout expired.*InitProducerId",
                 "kafka",
             ),

@@ -87,9 +87,7 @@ def test_a_close_translated_record_of_another_error_wins_only_within_the_margin_
 
 
 @pytest.mark.shared
-def test_after_importing_the_corpus_a_chinese_reader_is_answered_by_the_translated_starter_record() -> (
-    None
-):
+def test_after_importing_the_corpus_a_chinese_reader_gets_the_translated_starter_record() -> None:
     if not DEADENDS.exists():
         pytest.skip("../shared corpora not present")
     starter = load_records(sorted((Path(__file__).resolve().parents[2] / "data").glob("*.json")))
@@ -97,7 +95,8 @@ def test_after_importing_the_corpus_a_chinese_reader_is_answered_by_the_translat
     kb = MatchIndex.build(starter + [r for r in load_records([DEADENDS]) if r.id not in ids])
     paste = (
         'Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n'
-        "    loss = criterion(logits, labels)\nRuntimeError: CUDA error: device-side assert triggered\n"
+        "    loss = criterion(logits, labels)\nRuntimeError: "
+        "CUDA error: device-side assert triggered\n"
         "训练到一半报错了，怎么办？"
     )
     plain = kb.triage(paste)

@@ -126,7 +126,8 @@ def test_the_service_a_paste_talks_to_names_the_record() -> None:
     """Connection refused raised by a database's client on its port is that database's error."""
     index = index_of(PG, TCP, REDIS)
     postgres = (
-        'sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to server at "localhost" '
+        "sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to server at "
+        '"localhost" '
         "(127.0.0.1), port 5432 failed: Connection refused"
     )
     redis = (
@@ -159,7 +160,10 @@ def test_variants_fold_into_one_answer_chosen_by_the_paste_os() -> None:
     assert index.variant_groups() == [
         ["node/eaddrinuse-port/node20-linux", "node/eaddrinuse-port/node20-macos"]
     ]
-    error = "Error: listen EADDRINUSE: address already in use :::5000\n    at Server.setupListenHandle (node:net:1817:16)"
+    error = (
+        "Error: listen EADDRINUSE: address already in use :::5000\n    at "
+        "Server.setupListenHandle (node:net:1817:16)"
+    )
     for home, chosen, other in (
         ("/Users/ana/app", "macos", "linux"),
         ("/home/ana/app", "linux", "macos"),

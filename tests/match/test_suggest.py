@@ -26,13 +26,22 @@ def _matches(pattern: str, line: str) -> bool:
 
 
 LINES = [
-    "frobnicate.errors.FrobnicatorOverheatError: frobnicator core temperature 512 exceeded limit 300",
-    "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity)",
+    (
+        "frobnicate.errors.FrobnicatorOverheatError: "
+        "frobnicator core temperature 512 exceeded limit 300"
+    ),
+    (
+        "RuntimeError: CUDA out of memory. "
+        "Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity)"
+    ),
     "FileNotFoundError: [Errno 2] No such file or directory: '/srv/app/config.yaml'",
     "error[E0425]: cannot find value `foo` in this scope",
     'java.lang.NullPointerException: Cannot invoke "String.length()" because "s" is null',
     "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 5432)",
-    "Segmentation fault at 0x7ffd5a3b2c10 in thread 140234, request 3f2a9c1e-1b2c-4d5e-8f90-123456789abc",
+    (
+        "Segmentation fault at 0x7ffd5a3b2c10 in thread 140234, "
+        "request 3f2a9c1e-1b2c-4d5e-8f90-123456789abc"
+    ),
     "fetch https://registry.example.com/v2/app/manifests/1.4.2 failed: 502 Bad Gateway",
     "a(b)c[d]{e}|f*g+h?i^j$k\\l.m 内存不足 ١٢٣",
     "12345",
@@ -60,8 +69,8 @@ def test_any_line_gets_a_regex_that_compiles_and_matches_it(line: str) -> None:
 def test_what_varies_is_generalised_and_the_rest_is_kept() -> None:
     pattern = suggest_regex(LINES[0])
     assert (
-        pattern
-        == r"frobnicate\.errors\.FrobnicatorOverheatError: frobnicator core temperature \d+ exceeded limit"
+        pattern == r"frobnicate\.errors\.FrobnicatorOverheatError: "
+        r"frobnicator core temperature \d+ exceeded limit"
     )
     assert _matches(pattern, LINES[0].replace("512", "9001"))
     assert not _matches(
@@ -75,7 +84,8 @@ def test_what_varies_is_generalised_and_the_rest_is_kept() -> None:
     addresses = suggest_regex(LINES[6])
     assert _matches(
         addresses,
-        "Segmentation fault at 0xdeadbeef in thread 7, request 00000000-1b2c-4d5e-8f90-123456789abc",
+        "Segmentation fault at 0xdeadbeef in thread 7, request "
+        "00000000-1b2c-4d5e-8f90-123456789abc",
     )
 
 

@@ -140,7 +140,8 @@ def starter_store(store: Store) -> Iterator[Store]:
 
 @pytest.fixture
 def http_server(starter_store: Store, tmp_path: Path) -> Iterator[Any]:
-    """Start ``errkb mcp --http`` processes: ``http_server(*args, **env)``; all stopped after the test."""
+    """Start ``errkb mcp --http`` processes: ``http_server(*args, **env)``; all stopped after the
+    test."""
     started: list[HttpServer] = []
 
     def start(*args: str, **settings: str) -> HttpServer:

@@ -118,7 +118,8 @@ def test_sigterm_stops_it_cleanly(http_server: Any) -> None:
 
 
 def test_sigterm_as_soon_as_it_says_it_serves_still_exits_0(http_server: Any) -> None:
-    """The signal may come before uvicorn took over the socket, or while the knowledge base loads."""
+    """The signal may come before uvicorn took over the socket, or while the knowledge base
+    loads."""
     server: HttpServer = http_server().ready()
     server.terminate()
     assert server.wait() == 0

@@ -116,7 +116,8 @@ def test_every_starter_example_gets_the_same_answer_over_mcp_and_the_cli(
 
 def once(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` computed at its first call and reused: the corpus is loaded and indexed once
-    for the whole dev set, not once per case (each case is still a whole ``errkb triage --json``)."""
+    for the whole dev set, not once per case (each case is still a whole ``errkb triage
+    --json``)."""
     kept: list[Any] = []
 
     def first(*args: Any) -> Any:

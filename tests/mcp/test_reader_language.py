@@ -24,7 +24,8 @@ DUPLICATE = {
     "signature": "RuntimeError: CUDA error: device-side assert triggered",
     "regex": "CUDA error: device-side assert triggered",
     "domain": "cuda",
-    "root_cause": "A CUDA kernel hit a device-side assertion, most often an index out of range (labels outside "
+    "root_cause": "A CUDA kernel hit a device-side assertion, most "
+    "often an index out of range (labels outside "
     "the number of classes, embedding ids past the vocabulary).",
     "workarounds": [
         {

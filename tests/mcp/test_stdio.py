@@ -20,7 +20,10 @@ from tests.ops.conftest import errkb_command
 from tests.slack.conftest import TODAY
 
 REPLY_SECONDS = 60.0
-FLUX = 'Traceback (most recent call last):\n  File "flux.py", line 3\nFluxCapacitorError: needs 1.21 gigawatts\n'
+FLUX = (
+    'Traceback (most recent call last):\n  File "flux.py", line 3\n'
+    "FluxCapacitorError: needs 1.21 gigawatts\n"
+)
 
 
 def _request(ident: int, method: str, params: dict[str, Any]) -> str:

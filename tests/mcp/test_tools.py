@@ -24,7 +24,10 @@ from tests.mcp.conftest import CLIENT, TOKEN, Agent, HttpServer, connect, http, 
 
 TOOLS = {"triage", "search", "show", "neighbours", "stale", "report_outcome"}
 VLLM = "llm/vllm-no-available-memory-for-cache-blocks"
-UNKNOWN = 'Traceback (most recent call last):\n  File "flux.py", line 3\nFluxCapacitorError: needs 1.21 gigawatts\n'
+UNKNOWN = (
+    'Traceback (most recent call last):\n  File "flux.py", line 3\n'
+    "FluxCapacitorError: needs 1.21 gigawatts\n"
+)
 
 
 @pytest.fixture(scope="module", params=["stdio", "http", "http+token"])

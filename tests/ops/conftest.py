@@ -219,7 +219,8 @@ def serve_env(kb_store: Store, fake_slack: FakeSlack, tmp_path: Path) -> dict[st
 
 @pytest.fixture
 def serve(serve_env: dict[str, str], tmp_path: Path) -> Iterator[Any]:
-    """Start ``errkb serve`` processes: ``serve(**env_overrides)``; all are stopped after the test."""
+    """Start ``errkb serve`` processes: ``serve(**env_overrides)``; all are stopped after the
+    test."""
     started: list[ServeProcess] = []
 
     def start(**overrides: str) -> ServeProcess:
@@ -236,7 +237,8 @@ def serve(serve_env: dict[str, str], tmp_path: Path) -> Iterator[Any]:
 
 
 def postgres_bin() -> Path | None:
-    """The folder of ``initdb``/``pg_ctl``: ERRKB_POSTGRES_BIN, PATH, or Debian's versioned folders."""
+    """The folder of ``initdb``/``pg_ctl``: ERRKB_POSTGRES_BIN, PATH, or Debian's versioned
+    folders."""
     named = os.environ.get("ERRKB_POSTGRES_BIN")
     if named:
         return Path(named)
@@ -301,7 +303,8 @@ def _free_port() -> int:
 
 @pytest.fixture
 def private_postgres() -> Iterator[PrivatePostgres]:
-    """A PostgreSQL server this test may stop and start (CI must have one: ERRKB_FAULTS=required)."""
+    """A PostgreSQL server this test may stop and start (CI must have one:
+    ERRKB_FAULTS=required)."""
     bin_dir = postgres_bin()
     if bin_dir is None:
         if os.environ.get("ERRKB_FAULTS") == "required":

@@ -25,7 +25,8 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
         os.environ.get("ERRKB_TEST_DATABASE_URL", "").startswith("postgresql"),
-        reason="SQLite's one write lock is what this holds; PostgreSQL's writers do not wait for each other",
+        reason="SQLite's one write lock is what this holds; "
+        "PostgreSQL's writers do not wait for each other",
     ),
 ]
 
@@ -43,7 +44,8 @@ def test_a_50000_record_import_beside_20_pastes_a_second_loses_no_paste_and_no_r
     assert json.loads(done.import_output)["added"] == RECORDS
     assert len(done.acks) >= 100, "the pastes ran while the import did"
     print(
-        f"import {done.import_seconds:.0f} s, {len(done.acks)} pastes, slowest ack {done.slowest:.2f} s, "
+        f"import {done.import_seconds:.0f} s, {len(done.acks)} "
+        f"pastes, slowest ack {done.slowest:.2f} s, "
         f"{done.refused} answered 503"
     )
     unanswered = [

@@ -2,8 +2,8 @@
 
 Serves ``/api/<method>`` (form or JSON bodies), the upload URLs of
 ``files_upload_v2``, ``response_url`` posts (``/response/<id>``) and snippet
-downloads (``/files/<name>``, or a redirect to where ``moved`` says). ``fail_next`` makes the next calls of a method
-answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error;
+downloads (``/files/<name>``, or a redirect to where ``moved`` says). ``fail_next`` makes the next
+calls of a method answer with an HTTP status (429 with ``Retry-After``, 500 …) or a Slack error;
 ``hold`` keeps a method's answers back (the call is recorded) until ``release``.
 ``grants`` are the OAuth codes ``oauth.v2.access`` exchanges (code → team id,
 bot token, scopes, refresh token); ``auth.test`` answers for the workspace of
@@ -21,9 +21,9 @@ method whose scope is not granted is answered ``missing_scope`` with
 method or the next N calls, until ``allow``.
 
 Bad days: ``outage`` makes every Web API call answer an HTTP status until
-``restore``; ``slow_next`` answers a call that took effect late; ``rate_limit`` answers a channel's posts 429 with ``Retry-After``
-for a while; ``broken`` methods always fail. Threads: messages errkb posts are
-kept with their metadata, people's messages are added with ``add_message``,
+``restore``; ``slow_next`` answers a call that took effect late; ``rate_limit`` answers a channel's
+posts 429 with ``Retry-After`` for a while; ``broken`` methods always fail. Threads: messages errkb
+posts are kept with their metadata, people's messages are added with ``add_message``,
 and ``conversations.replies`` pages a thread's root and replies as Slack does
 (oldest first, ``limit``, ``oldest``/``latest``/``inclusive``, ``cursor``);
 ``reactions.add`` keeps errkb's reactions per message (``reactions``). Custom steps
@@ -61,7 +61,8 @@ KIND_BY_PREFIX = {"C": "public", "G": "private", "D": "im"}
 
 @functools.cache
 def methods_table() -> dict[str, Any]:
-    """``slack_methods.yaml``: method → its row (doc, scopes or conversation), plus events and features."""
+    """``slack_methods.yaml``: method → its row (doc, scopes or conversation), plus events and
+    features."""
     data: dict[str, Any] = yaml.safe_load((HERE / "slack_methods.yaml").read_text(encoding="utf-8"))
     return data
 
@@ -74,7 +75,8 @@ def manifest_scopes() -> tuple[str, ...]:
 
 
 def needed_scopes(method: str, kind: str | None) -> tuple[str, ...]:
-    """The scopes any one of which lets a bot token call ``method`` (for a ``kind`` of conversation)."""
+    """The scopes any one of which lets a bot token call ``method`` (for a ``kind`` of
+    conversation)."""
     row = methods_table()["methods"][method]
     if "conversation" in row:
         by_kind = row["conversation"]
@@ -433,8 +435,8 @@ class FakeSlack:
         return None
 
     def _oauth(self, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
-        """``oauth.v2.access``: a code for its grant's token, or (token rotation) a refresh token for
-        a new token and refresh token, the old token then no longer accepted."""
+        """``oauth.v2.access``: a code for its grant's token, or (token rotation) a refresh token
+        for a new token and refresh token, the old token then no longer accepted."""
         refreshing = params.get("grant_type") == "refresh_token"
         if refreshing:
             with self.lock:
@@ -602,7 +604,8 @@ class FakeSlack:
     def _react(
         self, channel: str, params: dict[str, Any]
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
-        """``reactions.add`` as Slack answers it: a name without colons, on a message that exists, once."""
+        """``reactions.add`` as Slack answers it: a name without colons, on a message that
+        exists, once."""
         name = str(params.get("name") or "")
         ts = str(params.get("timestamp") or "")
         if not channel or not ts:

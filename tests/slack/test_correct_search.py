@@ -210,14 +210,23 @@ def test_a_shortened_text_fits_and_is_a_prefix_ending_at_a_word(text: str, limit
     [
         (
             "errkbtest/frobnicator-underheat",
-            "frobnicate.errors.FrobnicatorUnderheatError: frobnicator core temperature 12 below minimum 40",
+            (
+                "frobnicate.errors.FrobnicatorUnderheatError: "
+                "frobnicator core temperature 12 below minimum 40"
+            ),
             "errkbtest/frobnicator-underheat — FrobnicatorUnderheatError: frobnicator…",
         ),
         ("python/key-error", "KeyError: 'x'", "python/key-error — KeyError: 'x'"),
         (
             "llm/x",
-            "RuntimeError: 内存不足错误：无法为KV缓存块分配内存。请求块大小：16，空闲块：0，并且这是一个很长的中文错误行需要被截断",
-            "llm/x — RuntimeError: 内存不足错误：无法为KV缓存块分配内存。请求块大小：16，空闲块：0，并且这是一个很长的中文错误行需要被…",
+            (
+                "RuntimeError: 内存不足错误：无法为KV缓存块分配内存。"
+                "请求块大小：16，空闲块：0，并且这是一个很长的中文错误行需要被截断"
+            ),
+            (
+                "llm/x — RuntimeError: 内存不足错误：无法为KV缓存块分配内存。"
+                "请求块大小：16，空闲块：0，并且这是一个很长的中文错误行需要被…"
+            ),
         ),
     ],
 )

@@ -1,4 +1,5 @@
-"""Answers people can correct: "Not this error", "Remove", "More"; and what errkb learns from them."""
+"""Answers people can correct: "Not this error", "Remove", "More"; and what errkb learns from
+them."""
 
 from __future__ import annotations
 

@@ -86,7 +86,8 @@ hostile = (
 )
 _CONTROL = re.compile(r"<[^<>]*>")
 _OURS = re.compile(
-    rf"^<(?:{re.escape(DOCS.replace('&', '&amp;'))}|{re.escape(PERMALINK)})\|[^<>|]*>$|^<@{ACTOR}>$|^<#{HERE}>$"
+    rf"^<(?:{re.escape(DOCS.replace('&', '&amp;'))}|{re.escape(PERMALINK)})\|[^<>|]*>$"
+    rf"|^<@{ACTOR}>$|^<#{HERE}>$"
 )
 _AMP = re.compile(r"&(?!amp;|lt;|gt;)")
 

@@ -25,7 +25,8 @@ PASTES = 10
 def long_thread(
     fake: FakeSlack, n: int, *, before: int = REPLIES, after: int = REPLIES
 ) -> tuple[str, str]:
-    """A thread of ``before`` replies, then a paste, then ``after`` more replies: (root ts, paste ts)."""
+    """A thread of ``before`` replies, then a paste, then ``after`` more replies: (root ts, paste
+    ts)."""
     second = 1722800000 + 10 * n
     root = f"{second}.000000"
     fake.add_message(CHANNEL, root, "incident: the nightly job is failing again")

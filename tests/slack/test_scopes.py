@@ -29,7 +29,8 @@ def _manifest() -> dict[str, Any]:
 
 
 def called_methods() -> set[str]:
-    """Every Web API method errkb's code calls: ``.call("method", …)`` and the SDK helpers it uses."""
+    """Every Web API method errkb's code calls: ``.call("method", …)`` and the SDK helpers it
+    uses."""
     found = set(BOLT_CALLS)
     for path in (ROOT / "bot").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

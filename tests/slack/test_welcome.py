@@ -1,4 +1,5 @@
-"""errkb invited to a channel says once, in the channel's language, what it does and how to configure it."""
+"""errkb invited to a channel says once, in the channel's language, what it does and how to
+configure it."""
 
 from __future__ import annotations
 

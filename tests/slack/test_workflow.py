@@ -180,8 +180,8 @@ def test_an_org_wide_install_answers_a_paste_with_the_orgs_token(
     oauth_bot: OAuthBot,  # noqa: F811
     bot: Bot,
 ) -> None:
-    """A paste's answer is work done after Slack is acknowledged: the job finds the org's installation
-    by its enterprise (the workspace has none of its own)."""
+    """A paste's answer is work done after Slack is acknowledged: the job finds the org's
+    installation by its enterprise (the workspace has none of its own)."""
     install_org(oauth_bot, bot.fake)
     n = oauth_bot.send.next_id()
     ts = f"1722500000.{n:06d}"

@@ -180,7 +180,8 @@ def test_a_writer_someone_waits_on_waits_once_for_its_turn_and_the_lock_together
 def _queue_writers(
     turn: WriteTurn, writers: list[tuple[str, bool, float]], order: list[str]
 ) -> list[threading.Thread]:
-    """Start ``writers`` (name, urgent, timeout) one after another, each waiting before the next comes."""
+    """Start ``writers`` (name, urgent, timeout) one after another, each waiting before the next
+    comes."""
 
     def write(name: str, urgent: bool, timeout: float) -> None:
         if turn.acquire(timeout, urgent=urgent):

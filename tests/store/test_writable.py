@@ -65,11 +65,17 @@ def test_a_full_sqlite_database_is_broken_until_it_has_room_again(tmp_path: Path
     "message,what",
     [
         (
-            '(psycopg.errors.DiskFull) could not extend file "base/16384/2619": No space left on device',
+            (
+                "(psycopg.errors.DiskFull) "
+                'could not extend file "base/16384/2619": No space left on device'
+            ),
             "disk full",
         ),
         (
-            "(psycopg.errors.ReadOnlySqlTransaction) cannot execute INSERT in a read-only transaction",
+            (
+                "(psycopg.errors.ReadOnlySqlTransaction) "
+                "cannot execute INSERT in a read-only transaction"
+            ),
             "read-only",
         ),
         ("(psycopg.errors.ReadOnlySqlTransaction) cannot execute UPDATE during recovery", None),

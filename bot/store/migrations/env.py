@@ -1,4 +1,5 @@
-"""Alembic environment: runs on the connection (or engine) errkb hands over, else ERRKB_DATABASE_URL.
+"""Alembic environment: runs on the connection (or engine) errkb hands over, else
+ERRKB_DATABASE_URL.
 
 ``bot.store.db.migrate_schema`` hands over a connection already inside the
 transaction that holds the migration lock; the migrations run in it and it

@@ -60,7 +60,8 @@ def upgrade() -> None:
     if settings.secret_key is None:
         raise ConfigError(
             f"ERRKB_SECRET_KEY: required to encrypt the {len(plain)} installation(s) whose tokens "
-            f"are stored in plain text; set it (make one: {KEY_COMMAND}) and run errkb migrate again"
+            "are stored in plain text; set it (make one: "
+            f"{KEY_COMMAND}) and run errkb migrate again"
         )
     previous = settings.secret_key_previous
     cipher = TokenCipher.from_settings(
