@@ -63,7 +63,8 @@ _UP = re.compile(
     r"\b(?:raise|increase|higher|bump|larger|bigger|more|up)\b|at least|or (?:more|higher)"
 )
 _DOWN = re.compile(
-    r"\b(?:reduce|lower|decrease|smaller|less|shrink|limit|cap|drop|cut)\b|at most|or (?:less|lower)"
+    r"\b(?:reduce|lower|decrease|smaller|less|shrink|limit|cap|drop|cut)\b"
+    r"|at most|or (?:less|lower)"
 )
 _TRUE = frozenset({"true", "1", "yes", "on", ""})
 _FALSE = frozenset({"false", "0", "no", "off"})
