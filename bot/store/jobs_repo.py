@@ -11,6 +11,12 @@ A running job whose lease ran out (its process died) is claimable again,
 exactly like a pending one. Every change of a claimed job names the owner
 that claimed it, so a worker that lost its lease to another changes nothing.
 
+The scheduled digest is one more job with the same lease: one row per period
+and audience, keyed ``digest:{period}:{audience}`` and claimed by that key
+(:func:`claim_keyed_job`) by whichever replica's schedule gets there first,
+never by the runners' :func:`claim`. Its finished rows are kept: they are the
+record of which digests were posted.
+
 Every step a paste takes is one statement, built once (Core, not the ORM:
 these run several times for every paste): :func:`enqueue` checks the queue
 bound, de-duplicates and inserts in one ``INSERT … SELECT … ON CONFLICT``;
@@ -48,6 +54,8 @@ RUNNING = "running"
 DONE = "done"
 FAILED = "failed"
 EXPIRED = "expired"
+#: The kind of the digest's jobs: claimed by key by the digest's schedule, not by a runner.
+DIGEST = "digest"
 ERROR_CHARS = 500
 TABLE = table_of(JobRow)
 _C = TABLE.c
@@ -169,7 +177,12 @@ def _claimable(now: Any) -> Any:
 def _claim_statement(dialect: str, skipping: bool) -> Executable:
     """Claim up to ``p_limit`` due jobs, oldest first, for ``p_owner`` until ``p_until``."""
     now = _p("p_now", "run_after")
-    due = select(_C.id).where(_claimable(now)).order_by(_C.id).limit(bindparam("p_limit"))
+    due = (
+        select(_C.id)
+        .where(_claimable(now), _C.kind != DIGEST)
+        .order_by(_C.id)
+        .limit(bindparam("p_limit"))
+    )
     if skipping:
         due = due.where(
             or_(_C.channel.is_(None), _C.channel.not_in(bindparam("p_skip", expanding=True)))
@@ -273,6 +286,45 @@ def enqueue(
         return Enqueued(job)
     taken = session.scalar(select(literal_column("1")).select_from(TABLE).where(_C.key == key))
     return Enqueued(None, full=taken is None)
+
+
+def claim_keyed_job(
+    session: Session,
+    *,
+    key: str,
+    kind: str,
+    payload: dict[str, Any],
+    owner: str,
+    now: datetime,
+    lease: timedelta,
+    deadline: datetime,
+) -> Job | None:
+    """Claim the one job known by ``key`` for ``owner`` until ``now + lease``, adding it when
+    there is none yet: the job for exactly one claimant, None for every other (the job is
+    done, or another holds its lease). A failed one is claimed again: its next try."""
+    added = enqueue(
+        session,
+        key=key,
+        kind=kind,
+        payload=payload,
+        team_id=None,
+        channel=None,
+        now=now,
+        deadline=deadline,
+        owner=owner,
+        lease=lease,
+    )
+    if added.job is not None:
+        return added.job
+    row = session.execute(
+        update(TABLE)
+        .where(_C.key == key, or_(_claimable(now), _C.status == FAILED))
+        .values(
+            status=RUNNING, lease_owner=owner, lease_until=now + lease, attempts=_C.attempts + 1
+        )
+        .returning(*JOB_COLUMNS)
+    ).first()
+    return _job(row) if row is not None else None
 
 
 def claim(
@@ -419,8 +471,11 @@ def get(session: Session, *, key: str) -> JobRow | None:
 
 def prune(session: Session, *, before: datetime) -> int:
     """Forget finished jobs older than ``before`` (their keys no longer guard anything:
-    Slack stops redelivering an event after minutes)."""
+    Slack stops redelivering an event after minutes); the digest's stay, the record of
+    what was posted."""
     gone = session.execute(
-        delete(TABLE).where(_C.status.in_((DONE, FAILED, EXPIRED)), _C.created_at < before)
+        delete(TABLE).where(
+            _C.status.in_((DONE, FAILED, EXPIRED)), _C.created_at < before, _C.kind != DIGEST
+        )
     )
     return int(gone.rowcount)  # type: ignore[attr-defined]
