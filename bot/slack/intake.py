@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from slack_bolt import BoltContext, BoltResponse
+from slack_bolt import BoltResponse
 
 from bot.errors import StorageUnavailable
 from bot.slack import scope
@@ -30,8 +30,9 @@ from bot.store.jobs_repo import Job
 
 log = logging.getLogger(__name__)
 
-#: Where the middleware puts the intake for the listeners (Bolt's context).
-CONTEXT_KEY = "errkb_intake"
+#: The context key the middleware puts the intake under: Bolt gives it to every listener
+#: with a parameter of that name.
+CONTEXT_KEY = "intake"
 #: How long an acknowledgement waits for the database: Slack gives up on it after 3 seconds.
 WAIT_SECONDS = 1.5
 BUSY = BoltResponse(status=503, body="", headers={"Retry-After": "60"})
@@ -123,9 +124,3 @@ class Intake:
 def _with_trace(payload: Payload) -> dict[str, object]:
     """The payload as JSON, with the ids of the request that brought it (for the job's log lines)."""
     return {**payload.model_dump(mode="json"), TRACE: scope.current().log_fields()}
-
-
-def intake_of(context: BoltContext) -> Intake:
-    found = context.get(CONTEXT_KEY)
-    assert isinstance(found, Intake), "the errkb middleware provides the intake"
-    return found

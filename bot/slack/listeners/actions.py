@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext, BoltResponse
+from slack_bolt import Ack, App, BoltResponse
 
 from bot.render.ids import ActionId
-from bot.slack.intake import intake_of
+from bot.slack.intake import Intake
 from bot.slack.jobs import ActionJob, JobKind
 from bot.slack.payloads import BlockActions
 
 
-def ack_action(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_action(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     click = BlockActions.model_validate(body)
     shown = body.get("message")
     job = ActionJob(
@@ -27,7 +27,7 @@ def ack_action(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResp
         home=click.home,
     )
     key = f"action:{click.trigger_id}:{click.actions[0].action_ts or ''}"
-    refused = intake_of(context).submit(
+    refused = intake.submit(
         JobKind.ACTION, job, key=key, team_id=click.team_id, channel=job.channel
     )
     if refused is None:
