@@ -22,7 +22,7 @@ from slack_bolt import BoltResponse
 
 from bot.errors import StorageUnavailable
 from bot.slack import scope
-from bot.slack.jobs import TRACE, JobKind, Payload
+from bot.slack.jobs import TRACE, Payload
 from bot.slack.metrics import Metrics
 from bot.store import jobs_repo
 from bot.store.db import Store
@@ -69,7 +69,7 @@ class Intake:
         self._warned = 0.0
 
     def submit(
-        self, kind: JobKind, payload: Payload, *, key: str, team_id: str | None, channel: str | None
+        self, kind: str, payload: Payload, *, key: str, team_id: str | None, channel: str | None
     ) -> BoltResponse | None:
         """Write the job; None when Slack may be acknowledged, else the response to give."""
         now = self.clock()

@@ -1,4 +1,5 @@
-"""Buttons: every errkb button becomes an action job (what it does: ``bot.slack.handlers``)."""
+"""Buttons: Bolt routes each errkb button by its action id; its listener writes a job of that
+kind, done by the use case declared for it (:data:`bot.slack.jobs.TASKS`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from slack_bolt import Ack, App, BoltResponse
 
 from bot.render.ids import ActionId
 from bot.slack.intake import Intake
-from bot.slack.jobs import ActionJob, JobKind
+from bot.slack.jobs import ActionJob
 from bot.slack.payloads import BlockActions
 
 
-def ack_action(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse | None:
+def ack_button(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     click = BlockActions.model_validate(body)
     shown = body.get("message")
     job = ActionJob(
@@ -28,7 +29,7 @@ def ack_action(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse |
     )
     key = f"action:{click.trigger_id}:{click.actions[0].action_ts or ''}"
     refused = intake.submit(
-        JobKind.ACTION, job, key=key, team_id=click.team_id, channel=job.channel
+        click.actions[0].action_id, job, key=key, team_id=click.team_id, channel=job.channel
     )
     if refused is None:
         ack()
@@ -37,4 +38,4 @@ def ack_action(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse |
 
 def register(app: App) -> None:
     for action in ActionId:
-        app.action(action)(ack_action)
+        app.action(action)(ack_button)

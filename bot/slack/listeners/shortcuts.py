@@ -59,7 +59,7 @@ def ack_shortcut_add(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResp
         response_url=shortcut.response_url,
     )
     refused = intake.submit(
-        JobKind.SHORTCUT,
+        CallbackId.ADD_SHORTCUT,
         job,
         key=f"shortcut:{shortcut.trigger_id}",
         team_id=shortcut.team_id,

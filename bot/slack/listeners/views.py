@@ -47,7 +47,7 @@ def _done(
         result=result,
     )
     return intake.submit(
-        JobKind.VIEW_DONE,
+        callback,
         job,
         key=f"view:{submission.view.id}:{callback}",
         team_id=submission.team_id,
