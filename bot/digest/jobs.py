@@ -210,7 +210,7 @@ class DigestSender:
             jobs_repo.mark_stage(
                 session, job_id=job.id, owner=self.owner, stage="posted", result=posted
             )
-            jobs_repo.finish(session, jobs=[job], owner=self.owner, now=self.clock())
+            jobs_repo.finish_jobs(session, jobs=[job], owner=self.owner, now=self.clock())
             digest_repo.mark_digested(session, record_ids=shown, at=now)
         log.info(
             "digest sent", extra={"period": period, "audience": audience.key, "records": len(shown)}

@@ -7,7 +7,7 @@ of a 200 errkb could not honour: Slack delivers an event again later (a slash
 command or a click shows the person an error they can retry), and nothing
 acknowledged is lost. The bound, the de-duplication and the insert are one
 statement; when a worker is free the job is written already claimed by it
-and handed over without another transaction (:meth:`Workers.reserve`).
+and handed over without another transaction (:meth:`Workers.reserve_worker`).
 """
 
 from __future__ import annotations
@@ -43,9 +43,11 @@ class Workers(Protocol):
 
     lease: timedelta
 
-    def reserve(self, channel: str | None) -> str | None: ...  # a free worker's owner name, or None
-    def hand(self, job: Job) -> None: ...  # run a job added claimed by that owner
-    def release(self) -> None: ...  # the reserved worker is not needed after all
+    def reserve_worker(
+        self, channel: str | None
+    ) -> str | None: ...  # a free worker's owner name, or None
+    def run_claimed_job(self, job: Job) -> None: ...  # run a job added claimed by that owner
+    def release_worker(self) -> None: ...  # the reserved worker is not needed after all
     def notify(self) -> None: ...  # a pending job was added
 
 
@@ -76,10 +78,10 @@ class Intake:
         team_id = (
             scope.current().enterprise_id or team_id
         )  # an org-wide install answers for its enterprise
-        owner = self.workers.reserve(channel)
+        owner = self.workers.reserve_worker(channel)
         try:
             with self.store.transaction(wait=WAIT_SECONDS) as session:
-                added = jobs_repo.enqueue(
+                added = jobs_repo.enqueue_job(
                     session,
                     key=key,
                     kind=kind,
@@ -94,7 +96,7 @@ class Intake:
                 )
         except BaseException as exc:
             if owner is not None:
-                self.workers.release()
+                self.workers.release_worker()
             if not isinstance(exc, StorageUnavailable):
                 raise
             self.metrics.decline("storage_unavailable")
@@ -102,14 +104,14 @@ class Intake:
             return BUSY
         if added.job is None:
             if owner is not None:
-                self.workers.release()
+                self.workers.release_worker()
             if added.full:
                 self.metrics.decline("queue_full")
                 self._warn(f"{self.limit} jobs are waiting: Slack is asked to deliver again later")
                 return BUSY
             self.metrics.decline("duplicate")
         elif owner is not None:
-            self.workers.hand(added.job)
+            self.workers.run_claimed_job(added.job)
         else:
             self.workers.notify()
         return None

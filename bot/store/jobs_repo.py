@@ -2,7 +2,7 @@
 
 A job's life::
 
-    enqueue ──▶ pending ──claim──▶ running ──finish──▶ done
+    enqueue_job ──▶ pending ──claim_due_jobs──▶ running ──finish_jobs──▶ done
        │           ▲                  │
        │           └──── postpone ────┤──fail──▶ failed   (a permanent error)
        └── (claimed at once) ─────────┘──expire─▶ expired (past its deadline)
@@ -14,13 +14,13 @@ that claimed it, so a worker that lost its lease to another changes nothing.
 The scheduled digest is one more job with the same lease: one row per period
 and audience, keyed ``digest:{period}:{audience}`` and claimed by that key
 (:func:`claim_keyed_job`) by whichever replica's schedule gets there first,
-never by the runners' :func:`claim`. Its finished rows are kept: they are the
+never by the runners' :func:`claim_due_jobs`. Its finished rows are kept: they are the
 record of which digests were posted.
 
 Every step a paste takes is one statement, built once (Core, not the ORM:
-these run several times for every paste): :func:`enqueue` checks the queue
+these run several times for every paste): :func:`enqueue_job` checks the queue
 bound, de-duplicates and inserts in one ``INSERT … SELECT … ON CONFLICT``;
-:func:`claim` is one ``UPDATE … RETURNING``; :func:`finish` ends a batch of
+:func:`claim_due_jobs` is one ``UPDATE … RETURNING``; :func:`finish_jobs` ends a batch of
 jobs at once.
 """
 
@@ -86,7 +86,7 @@ class QueueStats:
 
 @dataclass(frozen=True)
 class Enqueued:
-    """What :func:`enqueue` did: the new job (claimed for its ``owner`` when one was given),
+    """What :func:`enqueue_job` did: the new job (claimed for its ``owner`` when one was given),
     or why none was added."""
 
     job: Job | None
@@ -233,7 +233,7 @@ def _dialect(session: Session) -> str:
 # -- the steps ---------------------------------------------------------------------------
 
 
-def enqueue(
+def enqueue_job(
     session: Session,
     *,
     key: str,
@@ -302,7 +302,7 @@ def claim_keyed_job(
     """Claim the one job known by ``key`` for ``owner`` until ``now + lease``, adding it when
     there is none yet: the job for exactly one claimant, None for every other (the job is
     done, or another holds its lease). A failed one is claimed again: its next try."""
-    added = enqueue(
+    added = enqueue_job(
         session,
         key=key,
         kind=kind,
@@ -327,7 +327,7 @@ def claim_keyed_job(
     return _job(row) if row is not None else None
 
 
-def claim(
+def claim_due_jobs(
     session: Session,
     *,
     owner: str,
@@ -370,7 +370,7 @@ def mark_stage(
     return bool(changed.rowcount)  # type: ignore[attr-defined]
 
 
-def finish(session: Session, *, jobs: Collection[Job], owner: str, now: datetime) -> int:
+def finish_jobs(session: Session, *, jobs: Collection[Job], owner: str, now: datetime) -> int:
     """Mark done the ``jobs`` that ``owner`` still holds; how many it held. A job is
     known by its id and its key: on SQLite an id whose row was deleted can be given to
     a new job, which a late "done" of the old one must not end."""
