@@ -107,3 +107,36 @@ def test_a_stage_is_noted_only_by_the_jobs_owner(session: Session) -> None:
         session, owner="B", now=NOW + LEASE * 2, lease=LEASE, limit=1
     )
     assert [(j.stage, j.attempts) for j in retried] == [("posting", 2)]
+
+
+def keyed(session: Session, owner: str, at: datetime) -> jobs_repo.Job | None:
+    return jobs_repo.claim_keyed_job(
+        session,
+        key="digest:2026-12-01T09:00:00Z:channel:CD",
+        kind=jobs_repo.DIGEST,
+        payload={"period": "2026-12-01T09:00:00Z", "audience": "channel:CD"},
+        owner=owner,
+        now=at,
+        lease=LEASE,
+        deadline=at + timedelta(days=7),
+    )
+
+
+def test_a_keyed_job_has_one_claimant_under_the_lease_every_job_has(session: Session) -> None:
+    """The digest's claim: one replica at a time, a dead one's taken over after the lease, a
+    failed try claimed again, a done one never; the runners' claim never takes it."""
+    first = keyed(session, "A", NOW)
+    assert first is not None and first.attempts == 1
+    assert keyed(session, "B", NOW + LEASE / 2) is None  # A holds it
+    assert (
+        jobs_repo.claim_due_jobs(session, owner="R", now=NOW + LEASE * 2, lease=LEASE, limit=5)
+        == []
+    )
+    taken = keyed(session, "B", NOW + LEASE * 2)  # A died: its lease ran out
+    assert taken is not None and (taken.owner, taken.attempts) == ("B", 2)
+    jobs_repo.fail(session, job_id=taken.id, owner="B", now=NOW + LEASE * 2, error="Slack away")
+    again = keyed(session, "C", NOW + LEASE * 2)  # a failed post is tried again on the next tick
+    assert again is not None and again.attempts == 3
+    assert jobs_repo.finish_jobs(session, jobs=[again], owner="C", now=NOW + LEASE * 2) == 1
+    assert keyed(session, "D", NOW + LEASE * 10) is None  # posted: never again
+    assert jobs_repo.prune(session, before=NOW + timedelta(days=30)) == 0  # the record stays
