@@ -1,4 +1,5 @@
-"""The load benchmark of the Slack bot: a real server, the deadends corpus, a realistic mix of pastes.
+"""The load benchmark of the Slack bot: a real server, the deadends corpus, a realistic mix of
+pastes.
 
 Creates a fresh database (a SQLite file, or a new database on the PostgreSQL
 server of ``--database``) with the real ``errkb init`` and ``errkb import`` of
@@ -17,7 +18,8 @@ figure to compare on a loaded machine) and the machine's load; exits 1 when a
 target is missed.
 
     python benchmarks/bench_slack.py --seconds 60
-    python benchmarks/bench_slack.py --seconds 60 --database postgresql://postgres@127.0.0.1:5432/test
+    python benchmarks/bench_slack.py --seconds 60 \
+        --database postgresql://postgres@127.0.0.1:5432/test
     python benchmarks/bench_slack.py --server-root ../other-checkout   # measure another errkb serve
     python benchmarks/bench_slack.py --vs ../base-checkout --pairs 2 --write docs/bench_slack.txt
 
@@ -97,7 +99,8 @@ UNKNOWN = ("Widget", "Flux", "Quota", "Shard", "Ledger", "Beacon", "Spindle", "T
 
 def _traceback(rng: random.Random, signature: str) -> str:
     frames = "".join(
-        f'  File "/srv/{rng.choice(FRAMES)}", line {rng.randint(10, 900)}, in step_{rng.randint(1, 99)}\n'
+        f'  File "/srv/{rng.choice(FRAMES)}", line {rng.randint(10, 900)}, '
+        f"in step_{rng.randint(1, 99)}\n"
         f"    result = run_{rng.randint(1, 50)}(batch)\n"
         for _ in range(rng.randint(2, 6))
     )
@@ -106,8 +109,9 @@ def _traceback(rng: random.Random, signature: str) -> str:
 
 def _log(rng: random.Random, signature: str) -> str:
     lines = [
-        f"2026-12-01 10:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d},{rng.randint(0, 999):03d} "
-        f"INFO [worker-{rng.randint(1, 16)}] step {rng.randint(1, 10_000)} done in {rng.random():.3f}s"
+        f"2026-12-01 10:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d},"
+        f"{rng.randint(0, 999):03d} INFO [worker-{rng.randint(1, 16)}] "
+        f"step {rng.randint(1, 10_000)} done in {rng.random():.3f}s"
         for _ in range(rng.randint(2, 8))
     ]
     lines.insert(
@@ -272,7 +276,8 @@ def click_evidence(load: Load, canons: list[dict[str, Any]]) -> list[int]:
 def one_record_imports(
     root: Path, folder: Path, env: dict[str, str], canons: list[dict[str, Any]], times: list[float]
 ) -> list[tuple[int, float, str]]:
-    """``errkb import`` of one edited record at each of ``times`` (monotonic): (exit code, seconds, stderr)."""
+    """``errkb import`` of one edited record at each of ``times`` (monotonic): (exit code,
+    seconds, stderr)."""
     results = []
     for i, at in enumerate(times):
         time.sleep(max(0.0, at - time.monotonic()))
@@ -455,12 +460,14 @@ def report(run: Run, load: Load) -> bool:
         )
     total = len(run.pastes)
     print(
-        f"{run.label}, {run.records} records (deadends corpus): {total} pastes in {run.seconds:g}s at "
-        f"{run.rate:g}/s (+{(total + 9) // 10} retries); {count} one-record imports meanwhile"
+        f"{run.label}, {run.records} records (deadends corpus): {total} pastes in "
+        f"{run.seconds:g}s at {run.rate:g}/s (+{(total + 9) // 10} retries); "
+        f"{count} one-record imports meanwhile"
     )
     print("  mix: " + ", ".join(f"{k} {by_kind[k]} (answered {answered[k]})" for k, _ in MIX))
     print(
-        f"  init + corpus import {run.prepared:.1f}s; machine {run.load_before} before, {run.load_after} after"
+        f"  init + corpus import {run.prepared:.1f}s; "
+        f"machine {run.load_before} before, {run.load_after} after"
     )
     print(f"  the server used {run.cpu:.1f} CPU-s: {run.cpu / max(1, total) * 1000:.1f} ms a paste")
     for name, value, target, ok in checks:

@@ -124,5 +124,6 @@ class Intake:
 
 
 def _with_trace(payload: Payload) -> dict[str, object]:
-    """The payload as JSON, with the ids of the request that brought it (for the job's log lines)."""
+    """The payload as JSON, with the ids of the request that brought it (for the job's log
+    lines)."""
     return {**payload.model_dump(mode="json"), TRACE: scope.current().log_fields()}

@@ -140,7 +140,8 @@ class WelcomeJob(Payload):
 
 
 class FollowUpJob(Payload):
-    """Record ``record`` was added for unknown error ``unknown``: tell the threads it was pasted in."""
+    """Record ``record`` was added for unknown error ``unknown``: tell the threads it was
+    pasted in."""
 
     unknown: int
     record: str

@@ -3,8 +3,8 @@
 Slack is acknowledged only once its work is a row in ``slack_jobs``
 (:mod:`bot.slack.intake`). A job that comes in while a worker is free and
 nothing older waits is written already claimed by this server and handed to
-that worker at once (:meth:`JobRunner.reserve_worker`, the one fast path); any other (one that had to
-wait, another replica's, a restart's, a retry's) is claimed with a lease by
+that worker at once (:meth:`JobRunner.reserve_worker`, the one fast path); any
+other (one that had to wait, another replica's, a restart's, a retry's) is claimed with a lease by
 a fetcher thread, woken when such a job is added here and polling otherwise.
 The fetcher also writes the "done" of finished jobs, a batch at a time, in
 the transaction it claims in: a paste costs the database two transactions

@@ -298,7 +298,8 @@ def deprecated_ids(session: Session) -> set[str]:
 
 
 def record_domain(session: Session, *, record_id: str) -> str | None:
-    """The domain a record has as stored (what rights are checked against); None if no such record."""
+    """The domain a record has as stored (what rights are checked against); None if no such
+    record."""
     return session.scalar(select(RecordRow.domain).where(RecordRow.id == record_id))
 
 

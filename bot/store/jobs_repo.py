@@ -157,7 +157,8 @@ _UNFINISHED = _C.status.in_((PENDING, RUNNING))
 
 @functools.cache
 def _enqueue_statement(dialect: str) -> Executable:
-    """Insert the job unless ``p_limit`` jobs are waiting or its key is taken: its id, or nothing."""
+    """Insert the job unless ``p_limit`` jobs are waiting or its key is taken: its id, or
+    nothing."""
     waiting = select(func.count()).select_from(TABLE).where(_UNFINISHED).scalar_subquery()
     values = select(*[_p(f"p_{name}", name) for name in INSERTED]).where(
         waiting < bindparam("p_limit")
@@ -438,7 +439,8 @@ def expire(session: Session, *, job_id: int, owner: str, now: datetime, error: s
 
 
 def hurry(session: Session, *, now: datetime, prefix: str) -> int:
-    """Make due now the pending jobs waiting out a backoff after an error starting with ``prefix``."""
+    """Make due now the pending jobs waiting out a backoff after an error starting with
+    ``prefix``."""
     changed = session.execute(
         update(TABLE)
         .where(_C.status == PENDING, _C.run_after > now, _C.last_error.startswith(prefix))

@@ -25,7 +25,8 @@ from bot.match.extract import extract
 from bot.slack.intake import Intake
 from bot.slack.jobs import JobKind, PasteJob
 
-#: Subtypes an app's alert comes with (a plain post, a legacy bot message, one shown in the channel too).
+#: Subtypes an app's alert comes with (a plain post, a legacy bot message, one shown in the
+#: channel too).
 ALERT_SUBTYPES = frozenset({None, "bot_message", "thread_broadcast"})
 #: Subtypes of a person's message whose edit may be answered.
 EDITABLE_SUBTYPES = frozenset({None, "thread_broadcast", "me_message", "file_share"})
