@@ -200,7 +200,7 @@ def test_one_digest_per_period_across_replicas(
     assert len(posts) == sum(r.status == "done" for r in runs)  # one post per period, never two
     killed = str(replicas[0].proc.pid)
     assert all(
-        r.claimed_by.split(":")[1] != killed
+        (r.by or "::").split(":")[1] != killed
         for r in settled
         if r.period > periods[3].strftime("%Y-%m-%dT%H:%M:%SZ")
     )
