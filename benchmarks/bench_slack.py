@@ -18,18 +18,29 @@ figure to compare on a loaded machine) and the machine's load; exits 1 when a
 target is missed.
 
     python benchmarks/bench_slack.py --seconds 60
-    python benchmarks/bench_slack.py --seconds 60 --database postgresql://postgres@127.0.0.1/test
-    python benchmarks/bench_slack.py --server-root ../other-checkout   # another errkb serve
+    python benchmarks/bench_slack.py --seconds 60 \
+        --database postgresql://postgres@127.0.0.1:5432/test
+    python benchmarks/bench_slack.py --server-root ../other-checkout   # measure another errkb serve
+    python benchmarks/bench_slack.py --vs ../base-checkout --pairs 2 --write docs/bench_slack.txt
+
+``--vs`` runs that checkout's errkb and this one's in turn, ``--pairs`` times
+(base, this, base, this …, so a machine whose speed drifts slows both alike),
+and prints the server CPU per paste of each run, the medians and their ratio,
+naming both commits; ``--write`` keeps everything printed in a file.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
+import io
 import json
 import os
 import random
 import re
+import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -88,8 +99,8 @@ UNKNOWN = ("Widget", "Flux", "Quota", "Shard", "Ledger", "Beacon", "Spindle", "T
 
 def _traceback(rng: random.Random, signature: str) -> str:
     frames = "".join(
-        f'  File "/srv/{rng.choice(FRAMES)}", line {rng.randint(10, 900)}, in '
-        f"step_{rng.randint(1, 99)}\n"
+        f'  File "/srv/{rng.choice(FRAMES)}", line {rng.randint(10, 900)}, '
+        f"in step_{rng.randint(1, 99)}\n"
         f"    result = run_{rng.randint(1, 50)}(batch)\n"
         for _ in range(rng.randint(2, 6))
     )
@@ -311,7 +322,9 @@ def send_pastes(load: Load, pastes: list[tuple[int, str, str]], rate: float, sta
 
 def run(
     root: Path, postgres: str | None, seconds: float, rate: float, imports: int, refresh: float
-) -> bool:
+) -> tuple[bool, float]:
+    """One run against ``root``'s errkb: whether every target was met, and the server's CPU
+    milliseconds per paste."""
     corpus = require_corpus()
     with gzip.open(corpus, "rt", encoding="utf-8") as lines:
         canons = [json.loads(line) for line in lines]
@@ -351,7 +364,7 @@ def run(
                 load = Load(base, fake)
                 measure(result, load, root, folder, env, canons, pid, imports)
             result.log = (folder / "serve.log").read_text(encoding="utf-8", errors="replace")
-            return report(result, load)
+            return report(result, load), result.cpu / max(1, len(result.pastes)) * 1000
     finally:
         fake.stop()
 
@@ -447,14 +460,14 @@ def report(run: Run, load: Load) -> bool:
         )
     total = len(run.pastes)
     print(
-        f"{run.label}, {run.records} records (deadends "
-        f"corpus): {total} pastes in {run.seconds:g}s at "
-        f"{run.rate:g}/s (+{(total + 9) // 10} retries); {count} one-record imports meanwhile"
+        f"{run.label}, {run.records} records (deadends corpus): {total} pastes in "
+        f"{run.seconds:g}s at {run.rate:g}/s (+{(total + 9) // 10} retries); "
+        f"{count} one-record imports meanwhile"
     )
     print("  mix: " + ", ".join(f"{k} {by_kind[k]} (answered {answered[k]})" for k, _ in MIX))
     print(
-        f"  init + corpus import {run.prepared:.1f}s; machine "
-        f"{run.load_before} before, {run.load_after} after"
+        f"  init + corpus import {run.prepared:.1f}s; "
+        f"machine {run.load_before} before, {run.load_after} after"
     )
     print(f"  the server used {run.cpu:.1f} CPU-s: {run.cpu / max(1, total) * 1000:.1f} ms a paste")
     for name, value, target, ok in checks:
@@ -501,16 +514,87 @@ def main() -> None:
         default=ROOT,
         help="checkout whose errkb is measured (default: this one)",
     )
-    args = parser.parse_args()
-    ok = run(
-        args.server_root.resolve(),
-        args.database,
-        args.seconds,
-        args.rate,
-        args.imports,
-        args.refresh_seconds,
+    parser.add_argument(
+        "--vs",
+        type=Path,
+        default=None,
+        help="another checkout to run in turn with this one, for a before/after comparison",
     )
+    parser.add_argument(
+        "--pairs", type=int, default=2, help="runs of each checkout with --vs (default 2)"
+    )
+    parser.add_argument(
+        "--write", type=Path, default=None, help="also write everything printed to this file"
+    )
+    args = parser.parse_args()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(Tee(sys.stdout, printed)):
+        if args.vs is None:
+            ok, _ = run(
+                args.server_root.resolve(),
+                args.database,
+                args.seconds,
+                args.rate,
+                args.imports,
+                args.refresh_seconds,
+            )
+        else:
+            ok = compare(args.vs.resolve(), args.server_root.resolve(), args)
+    if args.write is not None:
+        args.write.write_text(printed.getvalue(), encoding="utf-8")
     raise SystemExit(0 if ok else 1)
+
+
+class Tee(io.TextIOBase):
+    """Writes to every stream it is given."""
+
+    def __init__(self, *streams: Any) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+def commit_of(root: Path) -> str:
+    found = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%h %s"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    line = found.stdout.strip() or "(not a git checkout)"
+    return line if len(line) <= 90 else line[:87] + "..."
+
+
+def compare(base: Path, after: Path, args: argparse.Namespace) -> bool:
+    """``base`` and ``after`` in turn, ``args.pairs`` times each: server CPU per paste."""
+    names = {"before": base, "after": after}
+    print(f"before: {commit_of(base)}")
+    print(f"after:  {commit_of(after)}")
+    print(f"{args.pairs} runs of each, in turn, {args.seconds:g} s at {args.rate:g} pastes/s")
+    figures: dict[str, list[float]] = {"before": [], "after": []}
+    ok = True
+    for turn in range(args.pairs):
+        for name, root in names.items():
+            print(f"\n== {name}, run {turn + 1}")
+            passed, per_paste = run(
+                root, args.database, args.seconds, args.rate, args.imports, args.refresh_seconds
+            )
+            figures[name].append(per_paste)
+            ok = ok and (passed or name == "before")
+    print("\nserver CPU per paste (ms), each run and the median:")
+    for name, values in figures.items():
+        runs = ", ".join(f"{v:.1f}" for v in values)
+        print(f"  {name:<7} {runs}   median {statistics.median(values):.1f}")
+    ratio = statistics.median(figures["after"]) / max(1e-9, statistics.median(figures["before"]))
+    print(f"  after / before: {ratio:.2f}")
+    return ok
 
 
 if __name__ == "__main__":

@@ -210,11 +210,6 @@ class Settings(BaseSettings):
         description="Errors seen in one thread (or CLI session) "
         "within this many hours count as a transition.",
     )
-    digest_lease_seconds: int = Field(
-        default=300,
-        ge=1,
-        description="How long a replica may take to post a digest before another may take over.",
-    )
     mcp_token: SecretStr | None = Field(
         default=None,
         description="Bearer token agents send to errkb mcp "

@@ -2,8 +2,9 @@
 
 Every replica runs the same scheduler. The cron job and a short retry tick
 both call :meth:`DigestSender.run_due`, which names the period by its cron fire
-time and claims (period, audience) in the database before posting: one
-claimant per period, a missed period sent once on the next start, a failed
+time and claims (period, audience) in the database before posting, as the
+keyed job ``digest:{period}:{audience}`` in ``slack_jobs``: one claimant per
+period, a missed period sent once on the next start, a failed
 post retried on the next tick and only marked done once Slack has it.
 """
 
@@ -29,7 +30,7 @@ from bot.errors import ErrkbError, SlackUnavailable, UnknownDomain
 from bot.i18n import negotiate_locale
 from bot.render.digest import render_digest
 from bot.settings import Settings
-from bot.store import corrections_repo, digest_repo, slack_repo
+from bot.store import corrections_repo, digest_repo, jobs_repo, slack_repo
 from bot.store.db import Store
 from graph.build import KnowledgeGraph
 
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 USAGE_WINDOW = timedelta(days=30)
 #: A digest due this long before errkb started still counts as on time.
 GRACE = timedelta(hours=1)
+#: A digest job's deadline when no next period supersedes it (the last one, a manual one).
+KEEP_UNSCHEDULED = timedelta(days=1)
 
 
 def local_today(settings: Settings, now: datetime) -> date:
@@ -154,7 +157,9 @@ class DigestSender:
         with self._lock:
             on_time = fire >= self.started - GRACE
             owed = [a for a in audiences(self.settings) if on_time or self._missed(a, fire, now)]
-            return [a.key for a in owed if self.send(a, period_key(fire), now)]
+            until = next_fire(self.trigger, fire)
+            period = period_key(fire)
+            return [a.key for a in owed if self.send(a, period, now, until=until)]
 
     def _missed(self, audience: Audience, fire: datetime, now: datetime) -> bool:
         following = next_fire(self.trigger, fire)
@@ -169,38 +174,43 @@ class DigestSender:
             ]
         return bool(earlier)
 
-    def send(self, audience: Audience, period: str, now: datetime) -> bool:
-        """Claim, build, post and mark done; False when another replica has it or Slack failed."""
-        lease = timedelta(seconds=self.settings.digest_lease_seconds)
+    def send(
+        self, audience: Audience, period: str, now: datetime, *, until: datetime | None = None
+    ) -> bool:
+        """Claim, build, post and mark done; False when another replica has it or Slack failed.
+
+        The claim is the period's keyed job (``digest:{period}:{audience}``), with the
+        lease every job has: a replica that dies mid-post loses it after
+        ``ERRKB_JOB_LEASE_SECONDS``, and another posts the digest."""
+        lease = timedelta(seconds=self.settings.job_lease_seconds)
         with self.store.transaction() as session:
-            if not digest_repo.claim_run(
+            job = jobs_repo.claim_keyed_job(
                 session,
-                period=period,
-                audience=audience.key,
+                key=digest_repo.run_key(period, audience.key),
+                kind=jobs_repo.DIGEST,
+                payload={"period": period, "audience": audience.key},
                 owner=self.owner,
                 now=now,
                 lease=lease,
-            ):
-                return False
+                deadline=until or now + KEEP_UNSCHEDULED,
+            )
+        if job is None:
+            return False
         try:
             ts, shown = self._post(audience, now)
         except (ErrkbError, OSError) as exc:
             log.warning("digest for %s not sent: %s", audience.key, exc, extra={"period": period})
             with self.store.transaction() as session:
-                digest_repo.fail_run(
-                    session, period=period, audience=audience.key, owner=self.owner, error=str(exc)
+                jobs_repo.fail(
+                    session, job_id=job.id, owner=self.owner, now=self.clock(), error=str(exc)
                 )
             return False
+        posted = {"by": self.owner, "channel": audience.channel, "ts": ts}
         with self.store.transaction() as session:
-            digest_repo.finish_run(
-                session,
-                period=period,
-                audience=audience.key,
-                owner=self.owner,
-                now=self.clock(),
-                channel=audience.channel,
-                ts=ts,
+            jobs_repo.mark_stage(
+                session, job_id=job.id, owner=self.owner, stage="posted", result=posted
             )
+            jobs_repo.finish_jobs(session, jobs=[job], owner=self.owner, now=self.clock())
             digest_repo.mark_digested(session, record_ids=shown, at=now)
         log.info(
             "digest sent", extra={"period": period, "audience": audience.key, "records": len(shown)}

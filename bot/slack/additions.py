@@ -19,6 +19,7 @@ from bot.match.index import MatchIndex
 from bot.match.normalise import template
 from bot.match.suggest import exception_line, suggest_domain
 from bot.render import blocks, panels
+from bot.render.ids import CallbackId
 from bot.render.kit import Message
 from bot.render.modal import prefill, render_add_modal
 from bot.render.state import AddState
@@ -26,7 +27,7 @@ from bot.settings import Settings
 from bot.slack.answer import loaded
 from bot.slack.fixes import fix_of, prefill_fix
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import ShortcutJob
+from bot.slack.jobs import ShortcutJob, task
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
 from bot.slack.roles import maintainers
@@ -59,6 +60,7 @@ def _private(slack: SlackGateway, job: ShortcutJob, payload: Message) -> None:
         )
 
 
+@task(CallbackId.ADD_SHORTCUT, ShortcutJob)
 def open_add_from_message(
     job: ShortcutJob,
     *,

@@ -40,7 +40,7 @@ from bot.render.stored import StoredReply, stored_view
 from bot.settings import Settings
 from bot.slack import assistant
 from bot.slack.gateway import Sent, SlackGateway
-from bot.slack.jobs import PasteJob
+from bot.slack.jobs import JobKind, PasteJob, task
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
 from bot.slack.thread import answer_turn
@@ -176,6 +176,7 @@ def _learned(session: Session, text: str | Excerpt) -> dict[str, str | None]:
     return corrections_repo.learned(session, templates=templates) if templates else {}
 
 
+@task(JobKind.PASTE, PasteJob)
 def answer_paste(
     paste: PasteJob,
     *,

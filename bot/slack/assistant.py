@@ -22,7 +22,7 @@ from bot.match.rank import Triage
 from bot.render.assistant import render_prompts, thread_title
 from bot.settings import Settings
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import AssistantJob, PasteJob
+from bot.slack.jobs import AssistantJob, JobKind, PasteJob, task
 from bot.slack.locale import user_locale
 from bot.store.db import Store
 
@@ -39,6 +39,7 @@ def _locale(
         )
 
 
+@task(JobKind.ASSISTANT, AssistantJob)
 def start_thread(
     job: AssistantJob, *, store: Store, slack: SlackGateway, settings: Settings
 ) -> None:

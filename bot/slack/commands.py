@@ -24,11 +24,13 @@ from bot.knowledge import GraphSource, IndexSource
 from bot.render import blocks, panels
 from bot.render.channel import channel_status, render_channel, render_channel_usage
 from bot.render.digest import render_digest
+from bot.render.ids import ActionId
 from bot.render.kit import Message
+from bot.render.state import DigestItemState, RecordState
 from bot.settings import Settings
 from bot.slack.answer import loaded, render_reply
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import CommandJob
+from bot.slack.jobs import ActionJob, CommandJob, task
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
 from bot.slack.roles import maintainers
@@ -118,6 +120,35 @@ def run_search(
                 session, reply, index=index, graph=graph, today=clock.now().date(), ephemeral=True
             )
     respond(slack, cmd, payload)
+
+
+@task(ActionId.SHOW_RECORD, ActionJob, state=RecordState)
+@task(ActionId.DIGEST_OPEN, ActionJob, state=DigestItemState)
+def show_clicked(
+    click: ActionJob,
+    state: RecordState | DigestItemState,
+    *,
+    store: Store,
+    slack: SlackGateway,
+    settings: Settings,
+    index: IndexSource,
+    graph: GraphSource,
+    clock: Clock,
+) -> None:
+    """ "Show" on a search result, "Open" in the digest: the record, privately (from the Home
+    tab, in errkb's Messages tab)."""
+    show_record(
+        record_id=state.record,
+        user=click.user,
+        channel=click.channel,
+        response_url=click.response_url,
+        store=store,
+        slack=slack,
+        settings=settings,
+        index=index,
+        graph=graph,
+        clock=clock,
+    )
 
 
 def show_record(

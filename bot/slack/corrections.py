@@ -30,7 +30,7 @@ from bot.render.correct import (
     render_search_options,
 )
 from bot.render.escape import mention
-from bot.render.ids import BlockId
+from bot.render.ids import ActionId, BlockId, CallbackId
 from bot.render.state import (
     BadState,
     CorrectionModalState,
@@ -44,7 +44,7 @@ from bot.settings import Settings
 from bot.slack.answer import loaded, render_reply
 from bot.slack.feedback import private
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import ActionJob
+from bot.slack.jobs import ActionJob, ViewDoneJob, task
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
 from bot.slack.roles import maintainers
@@ -76,6 +76,8 @@ def _show(slack: SlackGateway, click: ActionJob, payload: dict[str, Any]) -> Non
         slack.respond(click.response_url, {**payload, "replace_original": True})
 
 
+@task(ActionId.MORE, ActionJob, state=PageState)
+@task(ActionId.PAGE, ActionJob, state=PageState)
 def page(
     click: ActionJob,
     state: PageState,
@@ -111,6 +113,7 @@ def _answered(reply: Reply, graph: GraphSource, page: int) -> str:
     return ordered[min(page, len(ordered) - 1)]
 
 
+@task(ActionId.NOT_THIS, ActionJob, state=CorrectState)
 def not_this(
     click: ActionJob,
     state: CorrectState,
@@ -218,10 +221,10 @@ def search_records(
     return render_search_options(records, state.locale)
 
 
+@task(CallbackId.CORRECT_VIEW, ViewDoneJob, state=CorrectionModalState)
 def after_correct(
+    done: ViewDoneJob,
     state: CorrectionModalState,
-    user: str,
-    result: str,
     *,
     store: Store,
     slack: SlackGateway,
@@ -231,6 +234,8 @@ def after_correct(
     metrics: Metrics,
 ) -> None:
     """The corrected answer, in place: the right record, or the answer withdrawn."""
+    user = done.user
+    result = done.result
     if not (state.channel and state.ts):
         return
     record_id = None if result == NONE else result
@@ -255,6 +260,7 @@ def after_correct(
     metrics.answer("correction")
 
 
+@task(ActionId.REMOVE, ActionJob, state=ReplyState)
 def remove(
     click: ActionJob,
     state: ReplyState,
@@ -281,6 +287,7 @@ def remove(
     metrics.answer("removed")
 
 
+@task(ActionId.UNDO_CORRECTION, ActionJob, state=CorrectionState)
 def undo(
     click: ActionJob,
     state: CorrectionState,

@@ -19,13 +19,13 @@ from bot.errors import RecordNotFound
 from bot.i18n import negotiate_locale, t
 from bot.render import panels
 from bot.render.digest import item_note, mark_item, render_deprecate_modal, render_digest
-from bot.render.ids import BlockId, InputId
+from bot.render.ids import ActionId, BlockId, CallbackId, InputId
 from bot.render.kit import Block, context
 from bot.render.state import DeprecateState, DigestItemState
 from bot.settings import Settings
 from bot.slack.feedback import private
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import ActionJob
+from bot.slack.jobs import ActionJob, ViewDoneJob, task
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
 from bot.slack.roles import maintainers, may_act
@@ -78,6 +78,8 @@ def update_digest(
     slack.update_message(channel=channel, ts=ts, text=note, blocks=mark_item(shown, record, note))
 
 
+@task(ActionId.DIGEST_CONFIRM, ActionJob, state=DigestItemState, action="confirm")
+@task(ActionId.DIGEST_SNOOZE, ActionJob, state=DigestItemState, action="snooze")
 def act(
     click: ActionJob,
     state: DigestItemState,
@@ -139,6 +141,7 @@ def act(
     metrics.answer(f"digest_{action}")
 
 
+@task(ActionId.DIGEST_DEPRECATE, ActionJob, state=DigestItemState)
 def open_deprecate(
     click: ActionJob,
     state: DigestItemState,
@@ -198,15 +201,17 @@ def deprecate(
     return None
 
 
+@task(CallbackId.DEPRECATE_VIEW, ViewDoneJob, state=DeprecateState)
 def after_deprecate(
+    done: ViewDoneJob,
     state: DeprecateState,
-    user: str,
-    reason: str,
     *,
     slack: SlackGateway,
     settings: Settings,
     metrics: Metrics,
 ) -> None:
+    user = done.user
+    reason = done.result
     message = (state.channel, state.ts) if state.channel and state.ts else None
     note = item_note(
         note_locale(settings, message, state.locale),

@@ -27,7 +27,7 @@ from bot.render.panels import render_error
 from bot.render.state import BadState
 from bot.settings import Settings
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import PAYLOADS, JobKind
+from bot.slack.jobs import payload_model
 from bot.store.jobs_repo import Job
 
 log = logging.getLogger(__name__)
@@ -47,8 +47,11 @@ def _message(error: Exception) -> tuple[str, dict[str, object]]:
 def report_failure(job: Job, error: Exception, *, slack: SlackGateway, settings: Settings) -> None:
     """Tell the user what went wrong, in their language, only to them."""
     key, params = _message(error)
+    model = payload_model(job.kind)
     try:
-        payload = PAYLOADS[JobKind(job.kind)].model_validate(job.payload)
+        if model is None:
+            raise ValueError(f"no job kind {job.kind!r}")
+        payload = model.model_validate(job.payload)
     except (ValueError, ValidationError):
         log.warning("job %s has no valid payload to answer", job.key)
         return

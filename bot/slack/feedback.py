@@ -19,7 +19,7 @@ from bot.knowledge import GraphSource, IndexSource
 from bot.match.suggest import suggest_domain
 from bot.records import Record, record_problems
 from bot.render import blocks, panels
-from bot.render.ids import BlockId
+from bot.render.ids import ActionId, BlockId, CallbackId
 from bot.render.modal import form_values, modal_errors, prefill, record_from_form, render_add_modal
 from bot.render.state import AddState, BadState, ReplyState, VoteState
 from bot.settings import Settings
@@ -27,7 +27,7 @@ from bot.slack.additions import neighbours
 from bot.slack.answer import loaded, render_reply
 from bot.slack.fixes import fix_of, prefill_fix
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import ActionJob
+from bot.slack.jobs import ActionJob, ViewDoneJob, task
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
 from bot.slack.roles import maintainers
@@ -51,6 +51,8 @@ def private(
         )
 
 
+@task(ActionId.VOTE_FIXED, ActionJob, state=VoteState, verdict="fixed")
+@task(ActionId.VOTE_FAILED, ActionJob, state=VoteState, verdict="failed")
 def vote(
     click: ActionJob,
     state: VoteState,
@@ -106,6 +108,7 @@ def vote(
         slack.respond(click.response_url, {**payload, "replace_original": True})
 
 
+@task(ActionId.SHARE, ActionJob, state=ReplyState)
 def share(
     click: ActionJob,
     state: ReplyState,
@@ -149,6 +152,7 @@ def share(
     metrics.answer("share")
 
 
+@task(ActionId.ADD_RECORD, ActionJob, state=AddState)
 def open_add_modal(
     click: ActionJob,
     state: AddState,
@@ -224,7 +228,11 @@ def submit_record(
     return record.id
 
 
-def thank_for_record(state: AddState, user: str, record_id: str, *, slack: SlackGateway) -> None:
+@task(CallbackId.ADD_RECORD_VIEW, ViewDoneJob, state=AddState)
+def thank_for_record(done: ViewDoneJob, state: AddState, *, slack: SlackGateway) -> None:
+    """Thanks for the record ``done.result`` the add-record modal made."""
+    user = done.user
+    record_id = done.result
     payload = panels.render_text(state.locale, "modal.created", id=record_id)
     if state.channel:
         slack.post_ephemeral(

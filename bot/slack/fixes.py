@@ -19,7 +19,7 @@ from bot.fixes import fix_workaround
 from bot.render.ids import BlockId
 from bot.render.modal import with_fix
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import FixJob
+from bot.slack.jobs import FixJob, JobKind, task
 from bot.slack.metrics import Metrics
 from bot.store import sightings
 from bot.store.db import Store
@@ -66,6 +66,7 @@ def _marked(job: FixJob, slack: SlackGateway) -> tuple[str | None, dict[str, Any
     return job.thread_ts, (before[-1] if before else None)
 
 
+@task(JobKind.FIX, FixJob)
 def capture_fix(job: FixJob, *, store: Store, slack: SlackGateway, metrics: Metrics) -> None:
     """Remember the reply ``job`` marks as the fix of its thread's unknown error."""
     if job.thread_ts is not None:

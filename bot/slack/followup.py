@@ -16,7 +16,7 @@ from bot.clock import Clock
 from bot.render.followup import render_known_now
 from bot.settings import Settings
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import FollowUpJob
+from bot.slack.jobs import FollowUpJob, JobKind, task
 from bot.slack.locale import user_locale
 from bot.slack.metrics import Metrics
 from bot.store import channel_repo, repository, sightings
@@ -25,6 +25,7 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
+@task(JobKind.FOLLOW_UP, FollowUpJob)
 def tell_pasters(
     job: FollowUpJob,
     *,

@@ -27,10 +27,11 @@ from bot.render.home import (
     RecentAnswer,
     render_home,
 )
+from bot.render.ids import ActionId
 from bot.settings import Settings
 from bot.slack.answer import loaded
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import ActionJob, HomeJob
+from bot.slack.jobs import ActionJob, HomeJob, JobKind, task
 from bot.slack.locale import user_locale
 from bot.slack.roles import maintainers
 from bot.store import channel_repo, home_repo, slack_repo
@@ -112,6 +113,7 @@ def recent(kb: MatchIndex, seen: list[home_repo.AnswerSeen]) -> list[RecentAnswe
     return out[:SHOWN_RECENT]
 
 
+@task(JobKind.HOME, HomeJob)
 def publish_home(
     job: HomeJob,
     *,
@@ -175,6 +177,7 @@ def publish_home(
         log.info("Home tab not published: %s", sent.error)
 
 
+@task(ActionId.HOME_SEARCH, ActionJob)
 def search_home(
     click: ActionJob,
     *,
@@ -198,6 +201,7 @@ def search_home(
     )
 
 
+@task(ActionId.HOME_LANG, ActionJob)
 def choose_home_language(
     click: ActionJob,
     *,

@@ -7,7 +7,7 @@ of a 200 errkb could not honour: Slack delivers an event again later (a slash
 command or a click shows the person an error they can retry), and nothing
 acknowledged is lost. The bound, the de-duplication and the insert are one
 statement; when a worker is free the job is written already claimed by it
-and handed over without another transaction (:meth:`Workers.reserve`).
+and handed over without another transaction (:meth:`Workers.reserve_worker`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from slack_bolt import BoltContext, BoltResponse
+from slack_bolt import BoltResponse
 
 from bot.errors import StorageUnavailable
 from bot.slack import scope
-from bot.slack.jobs import TRACE, JobKind, Payload
+from bot.slack.jobs import TRACE, Payload
 from bot.slack.metrics import Metrics
 from bot.store import jobs_repo
 from bot.store.db import Store
@@ -30,8 +30,9 @@ from bot.throttle import LogThrottle
 
 log = logging.getLogger(__name__)
 
-#: Where the middleware puts the intake for the listeners (Bolt's context).
-CONTEXT_KEY = "errkb_intake"
+#: The context key the middleware puts the intake under: Bolt gives it to every listener
+#: with a parameter of that name.
+CONTEXT_KEY = "intake"
 #: How long an acknowledgement waits for the database: Slack gives up on it after 3 seconds.
 WAIT_SECONDS = 1.5
 BUSY = BoltResponse(status=503, body="", headers={"Retry-After": "60"})
@@ -42,9 +43,11 @@ class Workers(Protocol):
 
     lease: timedelta
 
-    def reserve(self, channel: str | None) -> str | None: ...  # a free worker's owner name, or None
-    def hand(self, job: Job) -> None: ...  # run a job added claimed by that owner
-    def release(self) -> None: ...  # the reserved worker is not needed after all
+    def reserve_worker(
+        self, channel: str | None
+    ) -> str | None: ...  # a free worker's owner name, or None
+    def run_claimed_job(self, job: Job) -> None: ...  # run a job added claimed by that owner
+    def release_worker(self) -> None: ...  # the reserved worker is not needed after all
     def notify(self) -> None: ...  # a pending job was added
 
 
@@ -68,17 +71,17 @@ class Intake:
         self._warnings = LogThrottle(5.0)
 
     def submit(
-        self, kind: JobKind, payload: Payload, *, key: str, team_id: str | None, channel: str | None
+        self, kind: str, payload: Payload, *, key: str, team_id: str | None, channel: str | None
     ) -> BoltResponse | None:
         """Write the job; None when Slack may be acknowledged, else the response to give."""
         now = self.clock()
         team_id = (
             scope.current().enterprise_id or team_id
         )  # an org-wide install answers for its enterprise
-        owner = self.workers.reserve(channel)
+        owner = self.workers.reserve_worker(channel)
         try:
             with self.store.transaction(wait=WAIT_SECONDS) as session:
-                added = jobs_repo.enqueue(
+                added = jobs_repo.enqueue_job(
                     session,
                     key=key,
                     kind=kind,
@@ -93,7 +96,7 @@ class Intake:
                 )
         except BaseException as exc:
             if owner is not None:
-                self.workers.release()
+                self.workers.release_worker()
             if not isinstance(exc, StorageUnavailable):
                 raise
             self.metrics.decline("storage_unavailable")
@@ -101,14 +104,14 @@ class Intake:
             return BUSY
         if added.job is None:
             if owner is not None:
-                self.workers.release()
+                self.workers.release_worker()
             if added.full:
                 self.metrics.decline("queue_full")
                 self._warn(f"{self.limit} jobs are waiting: Slack is asked to deliver again later")
                 return BUSY
             self.metrics.decline("duplicate")
         elif owner is not None:
-            self.workers.hand(added.job)
+            self.workers.run_claimed_job(added.job)
         else:
             self.workers.notify()
         return None
@@ -120,11 +123,6 @@ class Intake:
 
 
 def _with_trace(payload: Payload) -> dict[str, object]:
-    """The payload as JSON, with the ids of the request that brought it (for the job's log lines)."""
+    """The payload as JSON, with the ids of the request that brought it (for the job's log
+    lines)."""
     return {**payload.model_dump(mode="json"), TRACE: scope.current().log_fields()}
-
-
-def intake_of(context: BoltContext) -> Intake:
-    found = context.get(CONTEXT_KEY)
-    assert isinstance(found, Intake), "the errkb middleware provides the intake"
-    return found

@@ -1,19 +1,33 @@
-"""The kinds of Slack work errkb does after acknowledging, and what each job carries.
+"""The kinds of Slack work errkb does after acknowledging, what each job carries, and the
+use case that does it.
 
 A job's payload is the part of Slack's request its work needs, as a
 pydantic model: written as JSON when the request is acknowledged
 (:mod:`bot.slack.intake`), validated again when a worker takes the job
 (:mod:`bot.slack.runner`). :meth:`Payload.where` says where to tell the
 user when the work fails.
+
+A use case declares the job kind it does with :func:`task`, on the function
+itself::
+
+    @task(ActionId.SHARE, ActionJob, state=ReplyState)
+    def share(click: ActionJob, state: ReplyState, *, store: Store, ...) -> None: ...
+
+A button's job kind is its action id, a modal's follow-up its callback id:
+Bolt routes the click to its listener, the listener writes a job of that
+kind, and the runner calls the one use case :data:`TASKS` names for it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.render.state import State
 from bot.slack.payloads import SlackFile
 
 #: The payload key holding the ids of the request a job came from (never a token).
@@ -21,14 +35,13 @@ TRACE = "_trace"
 
 
 class JobKind(StrEnum):
+    """The job kinds that are not a button's action id or a modal's callback id."""
+
     PASTE = "paste"  # a message, a mention, the lookup shortcut, /errkb <paste>
     COMMAND = "command"  # /errkb <subcommand>
-    ACTION = "action"  # a button
-    VIEW_DONE = "view_done"  # what follows a modal's submission
     HOME = "home"  # publish someone's App Home tab
     WELCOME = "welcome"  # errkb was invited to a channel
     FOLLOW_UP = "follow_up"  # a record now answers an unknown error: tell where it was pasted
-    SHORTCUT = "shortcut"  # a message shortcut other than "Look up in errkb"
     ASSISTANT = "assistant"  # an assistant thread was opened: offer the suggested prompts
     FIX = "fix"  # a reply in an unknown error's thread was marked as its fix
 
@@ -40,6 +53,11 @@ class Payload(BaseModel):
         """(response_url, channel, user, passive): passive work fails silently."""
         data = self.__dict__
         return data.get("response_url"), data.get("channel"), data.get("user"), False
+
+    def state_value(self) -> str | None:
+        """The state errkb gave the element this job came from (a button's value, a modal's
+        metadata), for the use case's :attr:`Task.state`."""
+        return None
 
 
 class PasteJob(Payload):
@@ -86,6 +104,9 @@ class ActionJob(Payload):
     trigger_id: str | None = None
     home: bool = False  # clicked in the App Home tab (which is published again after)
 
+    def state_value(self) -> str | None:
+        return self.value
+
 
 class ViewDoneJob(Payload):
     callback_id: str
@@ -95,6 +116,9 @@ class ViewDoneJob(Payload):
 
     def where(self) -> tuple[str | None, str | None, str | None, bool]:
         return None, None, self.user, False
+
+    def state_value(self) -> str | None:
+        return self.metadata
 
 
 class HomeJob(Payload):
@@ -116,7 +140,8 @@ class WelcomeJob(Payload):
 
 
 class FollowUpJob(Payload):
-    """Record ``record`` was added for unknown error ``unknown``: tell the threads it was pasted in."""
+    """Record ``record`` was added for unknown error ``unknown``: tell the threads it was
+    pasted in."""
 
     unknown: int
     record: str
@@ -165,15 +190,44 @@ class FixJob(Payload):
         return None, None, self.by, True
 
 
-PAYLOADS: dict[JobKind, type[Payload]] = {
-    JobKind.PASTE: PasteJob,
-    JobKind.COMMAND: CommandJob,
-    JobKind.ACTION: ActionJob,
-    JobKind.VIEW_DONE: ViewDoneJob,
-    JobKind.HOME: HomeJob,
-    JobKind.WELCOME: WelcomeJob,
-    JobKind.FOLLOW_UP: FollowUpJob,
-    JobKind.SHORTCUT: ShortcutJob,
-    JobKind.ASSISTANT: AssistantJob,
-    JobKind.FIX: FixJob,
-}
+@dataclass(frozen=True)
+class Task:
+    """The work of one job kind: the payload it carries, the use case that does it, the state
+    model its payload's :meth:`~Payload.state_value` is loaded into (given to the use case
+    after the payload) and fixed keyword arguments."""
+
+    kind: str
+    payload: type[Payload]
+    run: Callable[..., object]
+    state: type[State] | None = None
+    args: Mapping[str, str] = field(default_factory=dict)
+
+
+#: Every job kind's task, declared beside its use case with :func:`task` (``/errkb``'s
+#: subcommands are the command table's: :mod:`bot.slack.handlers`).
+TASKS: dict[str, Task] = {}
+
+
+def payload_model(kind: str) -> type[Payload] | None:
+    """The payload model of jobs of ``kind``; None for a kind nothing declares."""
+    if kind == JobKind.COMMAND:
+        return CommandJob
+    found = TASKS.get(kind)
+    return found.payload if found is not None else None
+
+
+Fn = TypeVar("Fn", bound=Callable[..., object])
+
+
+def task(
+    kind: str, payload: type[Payload], *, state: type[State] | None = None, **args: str
+) -> Callable[[Fn], Fn]:
+    """Declare the decorated use case the work of jobs of ``kind``."""
+
+    def declare(run: Fn) -> Fn:
+        if kind in TASKS:
+            raise ValueError(f"job kind {kind!r} is declared twice")
+        TASKS[str(kind)] = Task(str(kind), payload, run, state, args)
+        return run
+
+    return declare

@@ -3,8 +3,8 @@
 Slack is acknowledged only once its work is a row in ``slack_jobs``
 (:mod:`bot.slack.intake`). A job that comes in while a worker is free and
 nothing older waits is written already claimed by this server and handed to
-that worker at once (:meth:`JobRunner.reserve`); any other (one that had to
-wait, another replica's, a restart's, a retry's) is claimed with a lease by
+that worker at once (:meth:`JobRunner.reserve_worker`, the one fast path); any
+other (one that had to wait, another replica's, a restart's, a retry's) is claimed with a lease by
 a fetcher thread, woken when such a job is added here and polling otherwise.
 The fetcher also writes the "done" of finished jobs, a batch at a time, in
 the transaction it claims in: a paste costs the database two transactions
@@ -113,7 +113,7 @@ class JobRunner:
         self._busy = 0
         self._backlog = True  # due jobs may wait in the database: new ones queue behind them
         self._done: list[Job] = []  # finished here; their "done" not written yet
-        self._held: dict[str, float] = {}  # channel → monotonic time its rate limit ends
+        self._limited_until: dict[str, float] = {}  # channel → monotonic time its rate limit ends
         self._thread: threading.Thread | None = None
         self._last_poll = self._last_stats = self._last_housekeeping = float("-inf")
         self._warnings = LogThrottle(10.0)
@@ -127,28 +127,28 @@ class JobRunner:
             self._backlog = True
         self._wake.set()
 
-    def reserve(self, channel: str | None) -> str | None:
+    def reserve_worker(self, channel: str | None) -> str | None:
         """A worker for a job about to be added, if one is free, nothing older waits and
         the channel is not rate limited: the owner to add the job claimed by; then
-        :meth:`hand` it over, or :meth:`release` the worker."""
+        :meth:`run_claimed_job` once it is added, or :meth:`release_worker` if it is not."""
         with self._lock:
             if self._stop.is_set() or self._backlog or self._busy >= self.workers:
                 return None
-            if channel is not None and self._held.get(channel, 0.0) > time.monotonic():
+            if channel is not None and self._limited_until.get(channel, 0.0) > time.monotonic():
                 return None
             self._busy += 1
             return self.owner
 
-    def hand(self, job: Job) -> None:
-        """Run ``job``, added claimed by this runner, on the worker :meth:`reserve` kept."""
+    def run_claimed_job(self, job: Job) -> None:
+        """Run ``job``, added claimed by this runner, on the worker :meth:`reserve_worker` kept."""
         try:
             self._pool.submit(self._execute, job)
         except RuntimeError:  # stopping: the job waits for its lease to run out
-            self.release()
+            self.release_worker()
             log.warning("job %s not started: stopping", job.key, extra={"job": job.key})
 
-    def release(self) -> None:
-        """Give back a worker :meth:`reserve` kept for a job that was not added."""
+    def release_worker(self) -> None:
+        """Give back a worker :meth:`reserve_worker` kept for a job that was not added."""
         with self._lock:
             self._busy -= 1
 
@@ -164,7 +164,7 @@ class JobRunner:
         if self._thread is not None:
             self._thread.join(timeout=timeout)
         self._pool.shutdown(wait=True)
-        self._exchange(0)
+        self._finish_and_claim(0)
 
     def shutdown(self, wait: bool = True) -> None:
         """:meth:`stop`, under the name an HTTP server's graceful stop calls."""
@@ -177,14 +177,14 @@ class JobRunner:
 
     # -- the fetcher -------------------------------------------------------------
 
-    def _held_channels(self) -> list[str]:
+    def _rate_limited_channels(self) -> list[str]:
         now = time.monotonic()
         with self._lock:
-            for channel in [c for c, until in self._held.items() if until <= now]:
-                del self._held[channel]
-            return list(self._held)
+            for channel in [c for c, until in self._limited_until.items() if until <= now]:
+                del self._limited_until[channel]
+            return list(self._limited_until)
 
-    def _exchange(self, free: int) -> list[Job] | None:
+    def _finish_and_claim(self, free: int) -> list[Job] | None:
         """One transaction: write the "done" of the jobs finished here, claim up to ``free``
         (None: the database could not be reached)."""
         with self._lock:
@@ -195,14 +195,14 @@ class JobRunner:
         try:
             with self.store.transaction() as session:
                 now = self.clock()
-                held = jobs_repo.finish(session, jobs=done, owner=self.owner, now=now)
-                jobs = jobs_repo.claim(
+                still_held = jobs_repo.finish_jobs(session, jobs=done, owner=self.owner, now=now)
+                jobs = jobs_repo.claim_due_jobs(
                     session,
                     owner=self.owner,
                     now=now,
                     lease=self.lease,
                     limit=free,
-                    skip_channels=self._held_channels(),
+                    skip_channels=self._rate_limited_channels(),
                 )
         except TRANSIENT as exc:
             with self._lock:
@@ -210,8 +210,10 @@ class JobRunner:
             if self._warnings.due():
                 log.warning("cannot claim work: %s", exc)
             return None
-        if held < len(done):
-            log.info("%d finished job(s) had lost their lease to another server", len(done) - held)
+        if still_held < len(done):
+            log.info(
+                "%d finished job(s) had lost their lease to another server", len(done) - still_held
+            )
         return jobs
 
     def _loop(self) -> None:
@@ -227,7 +229,7 @@ class JobRunner:
             ):  # a poll writes the "done" of finished jobs even when none can be claimed
                 if polling:
                     self._last_poll = time.monotonic()
-                found = self._exchange(free if claiming else 0)
+                found = self._finish_and_claim(free if claiming else 0)
                 jobs = found or []
                 with self._lock:
                     if claiming and found is not None:
@@ -299,17 +301,17 @@ class JobRunner:
             return self._failed(job, exc)
         if self._outage:  # Slack answers again: what waited for it need not wait out its backoff
             self._outage = False
-            self._settle_many(jobs_repo.hurry, prefix=SlackUnavailable.__name__)
+            self._change_postponed(jobs_repo.hurry, prefix=SlackUnavailable.__name__)
         with self._lock:
             self._done.append(job)  # written by the fetcher's next transaction
         return "done"
 
     def hurry_refused(self) -> None:
         """Slack takes the bot token again: the jobs that waited for it are due now."""
-        self._settle_many(jobs_repo.hurry, prefix=SlackTokenRefused.__name__)
+        self._change_postponed(jobs_repo.hurry, prefix=SlackTokenRefused.__name__)
         self.notify()
 
-    def _settle_many(self, change: Callable[..., int], **values: object) -> None:
+    def _change_postponed(self, change: Callable[..., int], **values: object) -> None:
         try:
             with self.store.transaction() as session:
                 count = change(session, now=self.clock(), **values)
@@ -318,7 +320,7 @@ class JobRunner:
         except TRANSIENT as exc:
             log.warning("could not hurry postponed jobs: %s", exc)
 
-    def _settle(
+    def _save_outcome(
         self, change: Callable[..., bool], job: Job, *, outcome: str, **values: object
     ) -> str:
         """Write the job's outcome; a database that fails now leaves the lease to run out."""
@@ -334,7 +336,9 @@ class JobRunner:
     def _rate_limited(self, job: Job, exc: SlackRateLimited) -> str:
         if exc.channel or job.channel:
             with self._lock:
-                self._held[exc.channel or job.channel or ""] = time.monotonic() + exc.retry_after
+                self._limited_until[exc.channel or job.channel or ""] = (
+                    time.monotonic() + exc.retry_after
+                )
         self.metrics.retry(job.kind, "ratelimited")
         return self._later(job, exc.retry_after, str(exc), count_attempt=False)
 
@@ -354,8 +358,10 @@ class JobRunner:
             log.warning(
                 "job %s expired: %s", job.key, error, extra={"job": job.key, "kind": job.kind}
             )
-            return self._settle(jobs_repo.expire, job, now=now, error=error, outcome="expired")
-        return self._settle(
+            return self._save_outcome(
+                jobs_repo.expire, job, now=now, error=error, outcome="expired"
+            )
+        return self._save_outcome(
             jobs_repo.postpone,
             job,
             run_after=when,
@@ -369,7 +375,7 @@ class JobRunner:
             self.on_failure(job, exc)
         except TRANSIENT as reporting:
             log.warning("could not tell the user about a failure: %s", reporting)
-        return self._settle(
+        return self._save_outcome(
             jobs_repo.fail,
             job,
             now=self.clock(),
@@ -382,11 +388,11 @@ class JobRunner:
     def run_due(self) -> int:
         """Claim and run every due job on this thread, and write their outcome; how many ran."""
         ran = 0
-        while jobs := self._exchange(self.workers) or []:
+        while jobs := self._finish_and_claim(self.workers) or []:
             for job in jobs:
                 with self._lock:
                     self._busy += 1
                 self._execute(job)
                 ran += 1
-        self._exchange(0)
+        self._finish_and_claim(0)
         return ran

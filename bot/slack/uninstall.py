@@ -15,15 +15,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from slack_bolt import BoltContext
 from slack_sdk.oauth.installation_store import InstallationStore
 
 from bot.slack.link import SlackLink
 
 log = logging.getLogger(__name__)
 
-#: Where the middleware puts the :class:`Revocations` for the listeners.
-CONTEXT_KEY = "errkb_revocations"
+#: The context key the middleware puts the :class:`Revocations` under: Bolt gives it to
+#: every listener with a parameter of that name.
+CONTEXT_KEY = "revocations"
 
 
 class Revocations:
@@ -63,10 +63,3 @@ class Revocations:
                 self.installations.delete_installation(
                     enterprise_id=enterprise_id, team_id=team_id, user_id=user
                 )
-
-
-def revocations_of(context: BoltContext) -> Revocations:
-    found = context.get(CONTEXT_KEY)
-    if not isinstance(found, Revocations):
-        raise LookupError("no revocations in the request context (the middleware puts them there)")
-    return found

@@ -13,7 +13,7 @@ from bot.i18n import negotiate_locale, supported
 from bot.render.channel import render_welcome
 from bot.settings import Settings
 from bot.slack.gateway import SlackGateway
-from bot.slack.jobs import WelcomeJob
+from bot.slack.jobs import JobKind, WelcomeJob, task
 from bot.slack.metrics import Metrics
 from bot.store import channel_repo, slack_repo
 from bot.store.db import Store
@@ -21,6 +21,7 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
+@task(JobKind.WELCOME, WelcomeJob)
 def welcome(
     job: WelcomeJob, *, store: Store, slack: SlackGateway, settings: Settings, metrics: Metrics
 ) -> None:

@@ -1,8 +1,9 @@
 """Repository functions for the staleness digest. Keyword-only; they never commit.
 
 Record state (deprecated, snoozed, last digested), usage (matches in Slack),
-maintainer actions with their audit rows, and the per-period claims that make a
-digest happen once however many processes run.
+maintainer actions with their audit rows, and the digests posted (one keyed job
+per period and audience in ``slack_jobs``, which makes a digest happen once however
+many processes run).
 
 Confirming and snoozing are evidence; deprecating (and restoring) a record
 changes what matching offers, so only those move the knowledge version
@@ -12,6 +13,7 @@ changes what matching offers, so only those move the knowledge version
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -20,10 +22,9 @@ from sqlalchemy.orm import Session
 
 from bot.digest.select import Candidate
 from bot.errors import RecordNotFound
-from bot.store import changes, dialect, repository
+from bot.store import changes, dialect, jobs_repo, repository
 from bot.store.loading import chunks
 from bot.store.models import (
-    DigestRunRow,
     MatchEventRow,
     RecordRow,
     RecordStateRow,
@@ -239,84 +240,52 @@ def mark_digested(session: Session, *, record_ids: Iterable[str], at: datetime) 
     )
 
 
-# -- claims ----------------------------------------------------------------------
+# -- runs ------------------------------------------------------------------------
 
 
-def claim_run(
-    session: Session, *, period: str, audience: str, owner: str, now: datetime, lease: timedelta
-) -> bool:
-    """Claim the digest for (period, audience); True for exactly one claimant.
+@dataclass(frozen=True)
+class DigestRun:
+    """One digest for one period and audience, as its keyed job holds it
+    (:func:`bot.store.jobs_repo.claim_keyed_job`)."""
 
-    A claim that failed, or whose lease ran out because its process died, can be
-    taken over; a finished one never is.
-    """
-    values = {
-        "period": period,
-        "audience": audience,
-        "status": "claimed",
-        "claimed_by": owner,
-        "claimed_at": now,
-        "lease_until": now + lease,
-        "attempts": 1,
-    }
-    if dialect.insert_ignoring_conflicts(session, table_of(DigestRunRow), values):
-        return True
-    taken = session.execute(
-        update(DigestRunRow)
-        .where(
-            DigestRunRow.period == period,
-            DigestRunRow.audience == audience,
-            DigestRunRow.status != "done",
-            (DigestRunRow.status == "failed") | (DigestRunRow.lease_until < now),
+    period: str
+    audience: str
+    status: str  # claimed (a replica is posting it), done, failed (tried again on the next tick)
+    attempts: int
+    by: str | None  # who posted it
+    channel: str | None
+    message_ts: str | None
+    last_error: str | None
+
+
+def run_key(period: str, audience: str) -> str:
+    return f"{jobs_repo.DIGEST}:{period}:{audience}"
+
+
+def runs(session: Session, *, period: str | None = None) -> list[DigestRun]:
+    table = jobs_repo.TABLE
+    rows = session.execute(
+        select(
+            table.c.payload, table.c.status, table.c.attempts, table.c.result, table.c.last_error
+        ).where(table.c.kind == jobs_repo.DIGEST)
+    ).all()
+    found = []
+    for payload, status, attempts, result, last_error in rows:
+        posted = dict(result or {})
+        found.append(
+            DigestRun(
+                period=payload["period"],
+                audience=payload["audience"],
+                status="claimed" if status == jobs_repo.RUNNING else status,
+                attempts=attempts,
+                by=posted.get("by"),
+                channel=posted.get("channel"),
+                message_ts=posted.get("ts"),
+                last_error=last_error,
+            )
         )
-        .values(
-            status="claimed",
-            claimed_by=owner,
-            claimed_at=now,
-            lease_until=now + lease,
-            attempts=DigestRunRow.attempts + 1,
-        )
-    )
-    return bool(taken.rowcount)  # type: ignore[attr-defined]
-
-
-def _claimed(period: str, audience: str, owner: str) -> Any:
-    """An update of the run ``owner`` claimed for this period and audience."""
-    return update(DigestRunRow).where(
-        DigestRunRow.period == period,
-        DigestRunRow.audience == audience,
-        DigestRunRow.claimed_by == owner,
-    )
-
-
-def finish_run(
-    session: Session,
-    *,
-    period: str,
-    audience: str,
-    owner: str,
-    now: datetime,
-    channel: str,
-    ts: str | None,
-) -> None:
-    session.execute(
-        _claimed(period, audience, owner).values(
-            status="done", done_at=now, channel=channel, message_ts=ts, last_error=None
-        )
-    )
-
-
-def fail_run(session: Session, *, period: str, audience: str, owner: str, error: str) -> None:
-    session.execute(
-        _claimed(period, audience, owner).values(status="failed", last_error=error[:2000])
-    )
-
-
-def runs(session: Session, *, period: str | None = None) -> list[DigestRunRow]:
-    stmt = select(DigestRunRow).order_by(DigestRunRow.period, DigestRunRow.audience)
-    if period is not None:
-        stmt = stmt.where(DigestRunRow.period == period)
-    return list(session.scalars(stmt))
+    wanted = [r for r in found if period is None or r.period == period]
+    return sorted(wanted, key=lambda r: (r.period, r.audience))
 
 
 def deprecated_ids(session: Session) -> set[str]:
@@ -329,7 +298,8 @@ def deprecated_ids(session: Session) -> set[str]:
 
 
 def record_domain(session: Session, *, record_id: str) -> str | None:
-    """The domain a record has as stored (what rights are checked against); None if no such record."""
+    """The domain a record has as stored (what rights are checked against); None if no such
+    record."""
     return session.scalar(select(RecordRow.domain).where(RecordRow.id == record_id))
 
 

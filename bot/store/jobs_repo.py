@@ -2,7 +2,7 @@
 
 A job's life::
 
-    enqueue ──▶ pending ──claim──▶ running ──finish──▶ done
+    enqueue_job ──▶ pending ──claim_due_jobs──▶ running ──finish_jobs──▶ done
        │           ▲                  │
        │           └──── postpone ────┤──fail──▶ failed   (a permanent error)
        └── (claimed at once) ─────────┘──expire─▶ expired (past its deadline)
@@ -11,10 +11,16 @@ A running job whose lease ran out (its process died) is claimable again,
 exactly like a pending one. Every change of a claimed job names the owner
 that claimed it, so a worker that lost its lease to another changes nothing.
 
+The scheduled digest is one more job with the same lease: one row per period
+and audience, keyed ``digest:{period}:{audience}`` and claimed by that key
+(:func:`claim_keyed_job`) by whichever replica's schedule gets there first,
+never by the runners' :func:`claim_due_jobs`. Its finished rows are kept: they are the
+record of which digests were posted.
+
 Every step a paste takes is one statement, built once (Core, not the ORM:
-these run several times for every paste): :func:`enqueue` checks the queue
+these run several times for every paste): :func:`enqueue_job` checks the queue
 bound, de-duplicates and inserts in one ``INSERT … SELECT … ON CONFLICT``;
-:func:`claim` is one ``UPDATE … RETURNING``; :func:`finish` ends a batch of
+:func:`claim_due_jobs` is one ``UPDATE … RETURNING``; :func:`finish_jobs` ends a batch of
 jobs at once.
 """
 
@@ -48,6 +54,8 @@ RUNNING = "running"
 DONE = "done"
 FAILED = "failed"
 EXPIRED = "expired"
+#: The kind of the digest's jobs: claimed by key by the digest's schedule, not by a runner.
+DIGEST = "digest"
 ERROR_CHARS = 500
 TABLE = table_of(JobRow)
 _C = TABLE.c
@@ -78,7 +86,7 @@ class QueueStats:
 
 @dataclass(frozen=True)
 class Enqueued:
-    """What :func:`enqueue` did: the new job (claimed for its ``owner`` when one was given),
+    """What :func:`enqueue_job` did: the new job (claimed for its ``owner`` when one was given),
     or why none was added."""
 
     job: Job | None
@@ -149,7 +157,8 @@ _UNFINISHED = _C.status.in_((PENDING, RUNNING))
 
 @functools.cache
 def _enqueue_statement(dialect: str) -> Executable:
-    """Insert the job unless ``p_limit`` jobs are waiting or its key is taken: its id, or nothing."""
+    """Insert the job unless ``p_limit`` jobs are waiting or its key is taken: its id, or
+    nothing."""
     waiting = select(func.count()).select_from(TABLE).where(_UNFINISHED).scalar_subquery()
     values = select(*[_p(f"p_{name}", name) for name in INSERTED]).where(
         waiting < bindparam("p_limit")
@@ -169,7 +178,12 @@ def _claimable(now: Any) -> Any:
 def _claim_statement(dialect: str, skipping: bool) -> Executable:
     """Claim up to ``p_limit`` due jobs, oldest first, for ``p_owner`` until ``p_until``."""
     now = _p("p_now", "run_after")
-    due = select(_C.id).where(_claimable(now)).order_by(_C.id).limit(bindparam("p_limit"))
+    due = (
+        select(_C.id)
+        .where(_claimable(now), _C.kind != DIGEST)
+        .order_by(_C.id)
+        .limit(bindparam("p_limit"))
+    )
     if skipping:
         due = due.where(
             or_(_C.channel.is_(None), _C.channel.not_in(bindparam("p_skip", expanding=True)))
@@ -220,7 +234,7 @@ def _dialect(session: Session) -> str:
 # -- the steps ---------------------------------------------------------------------------
 
 
-def enqueue(
+def enqueue_job(
     session: Session,
     *,
     key: str,
@@ -275,7 +289,46 @@ def enqueue(
     return Enqueued(None, full=taken is None)
 
 
-def claim(
+def claim_keyed_job(
+    session: Session,
+    *,
+    key: str,
+    kind: str,
+    payload: dict[str, Any],
+    owner: str,
+    now: datetime,
+    lease: timedelta,
+    deadline: datetime,
+) -> Job | None:
+    """Claim the one job known by ``key`` for ``owner`` until ``now + lease``, adding it when
+    there is none yet: the job for exactly one claimant, None for every other (the job is
+    done, or another holds its lease). A failed one is claimed again: its next try."""
+    added = enqueue_job(
+        session,
+        key=key,
+        kind=kind,
+        payload=payload,
+        team_id=None,
+        channel=None,
+        now=now,
+        deadline=deadline,
+        owner=owner,
+        lease=lease,
+    )
+    if added.job is not None:
+        return added.job
+    row = session.execute(
+        update(TABLE)
+        .where(_C.key == key, or_(_claimable(now), _C.status == FAILED))
+        .values(
+            status=RUNNING, lease_owner=owner, lease_until=now + lease, attempts=_C.attempts + 1
+        )
+        .returning(*JOB_COLUMNS)
+    ).first()
+    return _job(row) if row is not None else None
+
+
+def claim_due_jobs(
     session: Session,
     *,
     owner: str,
@@ -318,7 +371,7 @@ def mark_stage(
     return bool(changed.rowcount)  # type: ignore[attr-defined]
 
 
-def finish(session: Session, *, jobs: Collection[Job], owner: str, now: datetime) -> int:
+def finish_jobs(session: Session, *, jobs: Collection[Job], owner: str, now: datetime) -> int:
     """Mark done the ``jobs`` that ``owner`` still holds; how many it held. A job is
     known by its id and its key: on SQLite an id whose row was deleted can be given to
     a new job, which a late "done" of the old one must not end."""
@@ -386,7 +439,8 @@ def expire(session: Session, *, job_id: int, owner: str, now: datetime, error: s
 
 
 def hurry(session: Session, *, now: datetime, prefix: str) -> int:
-    """Make due now the pending jobs waiting out a backoff after an error starting with ``prefix``."""
+    """Make due now the pending jobs waiting out a backoff after an error starting with
+    ``prefix``."""
     changed = session.execute(
         update(TABLE)
         .where(_C.status == PENDING, _C.run_after > now, _C.last_error.startswith(prefix))
@@ -419,8 +473,11 @@ def get(session: Session, *, key: str) -> JobRow | None:
 
 def prune(session: Session, *, before: datetime) -> int:
     """Forget finished jobs older than ``before`` (their keys no longer guard anything:
-    Slack stops redelivering an event after minutes)."""
+    Slack stops redelivering an event after minutes); the digest's stay, the record of
+    what was posted."""
     gone = session.execute(
-        delete(TABLE).where(_C.status.in_((DONE, FAILED, EXPIRED)), _C.created_at < before)
+        delete(TABLE).where(
+            _C.status.in_((DONE, FAILED, EXPIRED)), _C.created_at < before, _C.kind != DIGEST
+        )
     )
     return int(gone.rowcount)  # type: ignore[attr-defined]

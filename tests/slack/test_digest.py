@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from bot.digest.jobs import DigestSender
 from bot.render.ids import ActionId, BlockId, CallbackId, InputId
@@ -17,8 +17,8 @@ from bot.render.state import DigestItemState
 from bot.settings import Settings
 from bot.slack.gateway import SlackGateway
 from bot.slack.metrics import Metrics
-from bot.store import digest_repo, repository
-from bot.store.models import AuditRow, DigestRunRow, RecordStateRow
+from bot.store import digest_repo, jobs_repo, repository
+from bot.store.models import AuditRow, JobRow, RecordStateRow
 from graph.build import build_graph
 from tests.slack.blockkit import assert_valid_message
 from tests.slack.conftest import CHANNEL, EN_USER, MAINTAINER, OWNER, TODAY, TOKEN, Bot
@@ -58,7 +58,7 @@ def sender(bot: Bot) -> Iterator[tuple[DigestSender, Clock]]:
         clock,
     )
     with bot.store.transaction() as session:  # put the package's records back as they were
-        session.query(DigestRunRow).delete()
+        session.execute(delete(JobRow).where(JobRow.kind == jobs_repo.DIGEST))
         session.query(RecordStateRow).delete()
         repository.import_records(
             session, records=bot.records, on_conflict="upsert", actor="test", now=TODAY
@@ -344,19 +344,21 @@ def test_a_claim_left_by_a_dead_replica_is_taken_over_after_its_lease(
     digest, clock = sender
     period = "2025-08-04T09:00:00Z"
     with bot.store.transaction() as session:  # another replica claimed the period, then died
-        assert digest_repo.claim_run(
+        assert jobs_repo.claim_keyed_job(
             session,
-            period=period,
-            audience=f"channel:{DIGEST}",
+            key=digest_repo.run_key(period, f"channel:{DIGEST}"),
+            kind=jobs_repo.DIGEST,
+            payload={"period": period, "audience": f"channel:{DIGEST}"},
             owner="dead:1:x",
             now=clock.value,
-            lease=timedelta(seconds=300),
+            lease=timedelta(seconds=digest.settings.job_lease_seconds),
+            deadline=clock.value + timedelta(days=7),
         )
     assert f"channel:{DIGEST}" not in digest.run_due()  # its lease still holds
     assert not _posts(bot, DIGEST)
-    clock.value += timedelta(seconds=301)
+    clock.value += timedelta(seconds=digest.settings.job_lease_seconds + 1)
     assert f"channel:{DIGEST}" in digest.run_due()
     with bot.store.transaction() as session:
         [run] = [r for r in digest_repo.runs(session) if r.audience == f"channel:{DIGEST}"]
-    assert (run.status, run.attempts, run.claimed_by) == ("done", 2, digest.owner)
+    assert (run.status, run.attempts, run.by) == ("done", 2, digest.owner)
     assert len(_posts(bot, DIGEST)) == 1

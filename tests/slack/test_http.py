@@ -70,7 +70,7 @@ def test_a_full_queue_asks_slack_to_deliver_again_later(bot: Bot) -> None:
     )  # due in an hour: they wait in the queue meanwhile
     with bot.store.transaction() as session:
         for n in range(bot.settings.queue_limit):
-            jobs_repo.enqueue(
+            jobs_repo.enqueue_job(
                 session,
                 key=f"filler:{n}",
                 kind="paste",

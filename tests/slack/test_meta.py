@@ -137,6 +137,35 @@ def test_every_action_and_callback_id_has_a_listener(bot: Bot, kind: str, ident:
     assert response.status == 200, (ident, response.body)
 
 
+def test_every_button_modal_and_shortcut_job_has_the_one_use_case_its_kind_names() -> None:
+    """A button's job kind is its action id, a modal's or shortcut's its callback id: each is
+    declared once beside its use case, and every job kind the runner is given has a handler."""
+    from bot.slack.handlers import job_handlers
+    from bot.slack.jobs import TASKS, JobKind
+
+    followed = {c for c in CallbackId if c is not CallbackId.LOOKUP_SHORTCUT}  # a lookup: a paste
+    assert set(ActionId) | followed | set(JobKind) - {JobKind.COMMAND} == set(TASKS)
+    wired = job_handlers(_everything())
+    assert set(TASKS) | {JobKind.COMMAND} == set(wired)
+
+
+def _everything() -> dict[str, object]:
+    """A stand-in for every dependency a use case may name (binding never calls them)."""
+    import inspect
+
+    from bot.slack.commands import SUBCOMMANDS
+    from bot.slack.jobs import TASKS
+
+    runs = [t.run for t in TASKS.values()] + [s.run for s in SUBCOMMANDS.values() if s.run]
+    names = {
+        name
+        for run in runs
+        for name, p in inspect.signature(run).parameters.items()
+        if p.kind is p.KEYWORD_ONLY
+    }
+    return {name: object() for name in names}
+
+
 class _Registrar:
     """Stands in for Bolt's App to see which events the listeners register."""
 

@@ -17,7 +17,7 @@ LEASE = timedelta(seconds=60)
 def add(
     session: Session, key: str, *, channel: str | None = "C1", at: datetime = NOW, **kwargs: Any
 ) -> jobs_repo.Enqueued:
-    return jobs_repo.enqueue(
+    return jobs_repo.enqueue_job(
         session,
         key=key,
         kind="paste",
@@ -57,11 +57,14 @@ def test_a_job_added_claimed_is_its_owners_until_the_lease_ends(session: Session
     added = add(session, "msg:1", owner="A", lease=LEASE).job
     assert added is not None and added.owner == "A" and added.attempts == 1
     assert status(session, "msg:1") == (RUNNING, "A", 1)
-    assert jobs_repo.claim(session, owner="B", now=NOW + LEASE / 2, lease=LEASE, limit=5) == []
-    taken = jobs_repo.claim(session, owner="B", now=NOW + LEASE * 2, lease=LEASE, limit=5)
+    assert (
+        jobs_repo.claim_due_jobs(session, owner="B", now=NOW + LEASE / 2, lease=LEASE, limit=5)
+        == []
+    )
+    taken = jobs_repo.claim_due_jobs(session, owner="B", now=NOW + LEASE * 2, lease=LEASE, limit=5)
     assert [(j.key, j.owner, j.attempts) for j in taken] == [("msg:1", "B", 2)]
-    assert jobs_repo.finish(session, jobs=[added], owner="A", now=NOW) == 0  # A lost it to B
-    assert jobs_repo.finish(session, jobs=[added], owner="B", now=NOW) == 1
+    assert jobs_repo.finish_jobs(session, jobs=[added], owner="A", now=NOW) == 0  # A lost it to B
+    assert jobs_repo.finish_jobs(session, jobs=[added], owner="B", now=NOW) == 1
     assert status(session, "msg:1") == (DONE, None, 2)
 
 
@@ -76,20 +79,22 @@ def test_a_late_done_does_not_end_a_new_job_given_the_old_ones_id(session: Sessi
     new = add(session, "msg:new", owner="A", lease=LEASE).job
     assert new is not None
     if new.id == old.id:  # SQLite; PostgreSQL's sequence never gives an id twice
-        assert jobs_repo.finish(session, jobs=[old], owner="A", now=NOW) == 0
+        assert jobs_repo.finish_jobs(session, jobs=[old], owner="A", now=NOW) == 0
     assert status(session, "msg:new") == (RUNNING, "A", 1)
-    assert jobs_repo.finish(session, jobs=[new], owner="A", now=NOW) == 1
+    assert jobs_repo.finish_jobs(session, jobs=[new], owner="A", now=NOW) == 1
 
 
 def test_claims_take_due_jobs_oldest_first_skipping_held_channels(session: Session) -> None:
     for n, channel in enumerate(["C1", "C2", None, "C1"]):
         add(session, f"msg:{n}", channel=channel)
     add(session, "later", at=NOW + timedelta(minutes=5))
-    first = jobs_repo.claim(session, owner="A", now=NOW, lease=LEASE, limit=2, skip_channels=["C1"])
+    first = jobs_repo.claim_due_jobs(
+        session, owner="A", now=NOW, lease=LEASE, limit=2, skip_channels=["C1"]
+    )
     assert [j.key for j in first] == ["msg:1", "msg:2"]
-    rest = jobs_repo.claim(session, owner="A", now=NOW, lease=LEASE, limit=10)
+    rest = jobs_repo.claim_due_jobs(session, owner="A", now=NOW, lease=LEASE, limit=10)
     assert [j.key for j in rest] == ["msg:0", "msg:3"]  # "later" is not due yet
-    assert jobs_repo.finish(session, jobs=first + rest, owner="A", now=NOW) == 4
+    assert jobs_repo.finish_jobs(session, jobs=first + rest, owner="A", now=NOW) == 4
     assert status(session, "later") == (PENDING, None, 0)
 
 
@@ -98,5 +103,40 @@ def test_a_stage_is_noted_only_by_the_jobs_owner(session: Session) -> None:
     assert job is not None
     assert not jobs_repo.mark_stage(session, job_id=job.id, owner="B", stage="posting")
     assert jobs_repo.mark_stage(session, job_id=job.id, owner="A", stage="posting")
-    retried = jobs_repo.claim(session, owner="B", now=NOW + LEASE * 2, lease=LEASE, limit=1)
+    retried = jobs_repo.claim_due_jobs(
+        session, owner="B", now=NOW + LEASE * 2, lease=LEASE, limit=1
+    )
     assert [(j.stage, j.attempts) for j in retried] == [("posting", 2)]
+
+
+def keyed(session: Session, owner: str, at: datetime) -> jobs_repo.Job | None:
+    return jobs_repo.claim_keyed_job(
+        session,
+        key="digest:2026-12-01T09:00:00Z:channel:CD",
+        kind=jobs_repo.DIGEST,
+        payload={"period": "2026-12-01T09:00:00Z", "audience": "channel:CD"},
+        owner=owner,
+        now=at,
+        lease=LEASE,
+        deadline=at + timedelta(days=7),
+    )
+
+
+def test_a_keyed_job_has_one_claimant_under_the_lease_every_job_has(session: Session) -> None:
+    """The digest's claim: one replica at a time, a dead one's taken over after the lease, a
+    failed try claimed again, a done one never; the runners' claim never takes it."""
+    first = keyed(session, "A", NOW)
+    assert first is not None and first.attempts == 1
+    assert keyed(session, "B", NOW + LEASE / 2) is None  # A holds it
+    assert (
+        jobs_repo.claim_due_jobs(session, owner="R", now=NOW + LEASE * 2, lease=LEASE, limit=5)
+        == []
+    )
+    taken = keyed(session, "B", NOW + LEASE * 2)  # A died: its lease ran out
+    assert taken is not None and (taken.owner, taken.attempts) == ("B", 2)
+    jobs_repo.fail(session, job_id=taken.id, owner="B", now=NOW + LEASE * 2, error="Slack away")
+    again = keyed(session, "C", NOW + LEASE * 2)  # a failed post is tried again on the next tick
+    assert again is not None and again.attempts == 3
+    assert jobs_repo.finish_jobs(session, jobs=[again], owner="C", now=NOW + LEASE * 2) == 1
+    assert keyed(session, "D", NOW + LEASE * 10) is None  # posted: never again
+    assert jobs_repo.prune(session, before=NOW + timedelta(days=30)) == 0  # the record stays

@@ -1,9 +1,11 @@
 """Bolt listeners by kind: small top-level functions that acknowledge Slack.
 
 Each reads what it needs through Bolt's argument injection (``ack``,
-``body``, ``context``), validates the payload into a pydantic model and
-writes a job (:mod:`bot.slack.intake`); the work itself is the job's
-(:mod:`bot.slack.handlers`). Each module's ``register(app)`` adds its
+``body``, ``context``, and the middleware's context keys ``intake``,
+``submissions``, ``revocations`` by the same names), validates the payload
+into a pydantic model and writes a job (:mod:`bot.slack.intake`); the work
+itself is the use case that declared the job's kind
+(:func:`bot.slack.jobs.task`). Each module's ``register(app)`` adds its
 listeners; none is a closure, so each can be imported and tested alone.
 Events errkb has no listener for are acknowledged and ignored (Slack would
 otherwise deliver them again).

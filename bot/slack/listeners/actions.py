@@ -1,18 +1,19 @@
-"""Buttons: every errkb button becomes an action job (what it does: ``bot.slack.handlers``)."""
+"""Buttons: Bolt routes each errkb button by its action id; its listener writes a job of that
+kind, done by the use case declared for it (:data:`bot.slack.jobs.TASKS`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext, BoltResponse
+from slack_bolt import Ack, App, BoltResponse
 
 from bot.render.ids import ActionId
-from bot.slack.intake import intake_of
-from bot.slack.jobs import ActionJob, JobKind
+from bot.slack.intake import Intake
+from bot.slack.jobs import ActionJob
 from bot.slack.payloads import BlockActions
 
 
-def ack_action(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_button(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     click = BlockActions.model_validate(body)
     shown = body.get("message")
     job = ActionJob(
@@ -27,8 +28,8 @@ def ack_action(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResp
         home=click.home,
     )
     key = f"action:{click.trigger_id}:{click.actions[0].action_ts or ''}"
-    refused = intake_of(context).submit(
-        JobKind.ACTION, job, key=key, team_id=click.team_id, channel=job.channel
+    refused = intake.submit(
+        click.actions[0].action_id, job, key=key, team_id=click.team_id, channel=job.channel
     )
     if refused is None:
         ack()
@@ -37,4 +38,4 @@ def ack_action(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResp
 
 def register(app: App) -> None:
     for action in ActionId:
-        app.action(action)(ack_action)
+        app.action(action)(ack_button)

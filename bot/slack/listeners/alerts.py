@@ -17,22 +17,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import BoltContext, BoltResponse
+from slack_bolt import BoltResponse
 
 from bot.alerts import alert_text, is_from_app, source_app
 from bot.edits import added_errors, edit_key
 from bot.match.extract import extract
-from bot.slack.intake import intake_of
+from bot.slack.intake import Intake
 from bot.slack.jobs import JobKind, PasteJob
 
-#: Subtypes an app's alert comes with (a plain post, a legacy bot message, one shown in the channel too).
+#: Subtypes an app's alert comes with (a plain post, a legacy bot message, one shown in the
+#: channel too).
 ALERT_SUBTYPES = frozenset({None, "bot_message", "thread_broadcast"})
 #: Subtypes of a person's message whose edit may be answered.
 EDITABLE_SUBTYPES = frozenset({None, "thread_broadcast", "me_message", "file_share"})
 
 
 def submit_alert(
-    context: BoltContext, body: dict[str, Any], message: dict[str, Any], channel: str
+    intake: Intake, body: dict[str, Any], message: dict[str, Any], channel: str
 ) -> BoltResponse | None:
     """A paste job for an app's alert that holds an error; None (nothing to do) otherwise."""
     ts = str(message.get("ts") or "")
@@ -51,7 +52,7 @@ def submit_alert(
         asked=False,
         source=source_app(message),
     )
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.PASTE,
         job,
         key=f"alert:{channel}:{root}",
@@ -60,12 +61,12 @@ def submit_alert(
     )
 
 
-def ack_alert(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_alert(body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     event = body.get("event") or {}
-    return submit_alert(context, body, event, str(event.get("channel") or ""))
+    return submit_alert(intake, body, event, str(event.get("channel") or ""))
 
 
-def ack_message_changed(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_message_changed(body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     event = body.get("event") or {}
     new = event.get("message")
     old = event.get("previous_message") or {}
@@ -73,7 +74,7 @@ def ack_message_changed(body: dict[str, Any], context: BoltContext) -> BoltRespo
     if not isinstance(new, dict) or not channel:
         return None
     if is_from_app(new):
-        return submit_alert(context, body, new, channel)
+        return submit_alert(intake, body, new, channel)
     ts = str(new.get("ts") or "")
     user = new.get("user")
     text = str(new.get("text") or "")
@@ -91,7 +92,7 @@ def ack_message_changed(body: dict[str, Any], context: BoltContext) -> BoltRespo
         message_ts=ts,
         asked=direct,
     )
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.PASTE,
         job,
         key=edit_key(channel, ts, added),

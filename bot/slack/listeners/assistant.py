@@ -6,21 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import App, BoltContext, BoltResponse
+from slack_bolt import App, BoltResponse
 
 from bot.slack.commands import parse_command
-from bot.slack.intake import intake_of
+from bot.slack.intake import Intake
 from bot.slack.jobs import AssistantJob, CommandJob, JobKind, PasteJob
 from bot.slack.payloads import AssistantThreadEnvelope, EventEnvelope
 
 
-def ack_event_assistant_thread_started(
-    body: dict[str, Any], context: BoltContext
-) -> BoltResponse | None:
+def ack_event_assistant_thread_started(body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     envelope = AssistantThreadEnvelope.model_validate(body)
     thread = envelope.event.assistant_thread
     job = AssistantJob(user=thread.user_id, channel=thread.channel_id, thread_ts=thread.thread_ts)
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.ASSISTANT,
         job,
         key=f"event:{envelope.event_id}",
@@ -29,7 +27,7 @@ def ack_event_assistant_thread_started(
     )
 
 
-def submit_assistant_message(context: BoltContext, envelope: EventEnvelope) -> BoltResponse | None:
+def submit_assistant_message(intake: Intake, envelope: EventEnvelope) -> BoltResponse | None:
     """A message in an assistant thread: its subcommand, answered in the thread, or a paste."""
     event = envelope.event
     assert event.thread_ts is not None
@@ -43,7 +41,7 @@ def submit_assistant_message(context: BoltContext, envelope: EventEnvelope) -> B
             channel=event.channel,
             thread_ts=event.thread_ts,
         )
-        return intake_of(context).submit(
+        return intake.submit(
             JobKind.COMMAND, command, key=key, team_id=envelope.team_id, channel=event.channel
         )
     paste = PasteJob(
@@ -56,7 +54,7 @@ def submit_assistant_message(context: BoltContext, envelope: EventEnvelope) -> B
         asked=True,
         assistant=True,
     )
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.PASTE, paste, key=key, team_id=envelope.team_id, channel=event.channel
     )
 

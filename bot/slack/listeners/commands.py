@@ -5,20 +5,20 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext, BoltResponse
+from slack_bolt import Ack, App, BoltResponse
 
 from bot.render.ids import COMMAND
 from bot.slack.commands import parse_command
-from bot.slack.intake import intake_of
+from bot.slack.intake import Intake
 from bot.slack.jobs import CommandJob, JobKind, PasteJob
 from bot.slack.payloads import SlashCommand
 
 
-def ack_command_errkb(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_command_errkb(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     command = SlashCommand.model_validate(body)
     name, arg = parse_command(command.text)
     key = f"command:{command.trigger_id or uuid.uuid4().hex}"
-    intake = intake_of(context)
+    intake = intake
     if name == "paste":
         paste = PasteJob(
             text=arg,

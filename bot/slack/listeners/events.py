@@ -16,7 +16,7 @@ from slack_bolt import Ack, App, BoltContext, BoltResponse
 from bot.alerts import is_from_app
 from bot.fixes import says_it_worked
 from bot.match.extract import extract
-from bot.slack.intake import intake_of
+from bot.slack.intake import Intake
 from bot.slack.jobs import FixJob, HomeJob, JobKind, PasteJob, WelcomeJob
 from bot.slack.listeners import alerts, assistant
 from bot.slack.payloads import (
@@ -25,11 +25,11 @@ from bot.slack.payloads import (
     MemberJoinedEnvelope,
     RevokingEnvelope,
 )
-from bot.slack.uninstall import revocations_of
+from bot.slack.uninstall import Revocations
 
 
 def submit_paste(
-    context: BoltContext, envelope: EventEnvelope, *, mentioned: bool
+    intake: Intake, envelope: EventEnvelope, *, mentioned: bool
 ) -> BoltResponse | None:
     event = envelope.event
     direct = event.channel_type == "im"  # a paste in errkb's Messages tab asks errkb
@@ -45,23 +45,25 @@ def submit_paste(
     )
     # a message and its retries share the message id, whichever event delivered it
     key = f"msg:{event.client_msg_id}" if event.client_msg_id else f"event:{envelope.event_id}"
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.PASTE, job, key=key, team_id=envelope.team_id, channel=event.channel
     )
 
 
-def ack_event_message(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_event_message(
+    body: dict[str, Any], context: BoltContext, intake: Intake
+) -> BoltResponse | None:
     raw = body.get("event") or {}
     if raw.get("subtype") == "message_changed":
-        return alerts.ack_message_changed(body, context)
+        return alerts.ack_message_changed(body, intake)
     if is_from_app(raw):
-        return alerts.ack_alert(body, context)
+        return alerts.ack_alert(body, intake)
     envelope = EventEnvelope.model_validate(body)
     event = envelope.event
     if context.bot_user_id and f"<@{context.bot_user_id}" in event.text:
         return None  # the app_mention event for the same message answers it
     if event.channel_type == "im" and event.thread_ts:  # a thread in errkb's DM: the assistant view
-        return assistant.submit_assistant_message(context, envelope)
+        return assistant.submit_assistant_message(intake, envelope)
     if not event.files and event.channel_type != "im" and not extract(event.text).errors:
         if (
             event.thread_ts
@@ -69,12 +71,12 @@ def ack_event_message(body: dict[str, Any], context: BoltContext) -> BoltRespons
             and event.user
             and says_it_worked(event.text)
         ):
-            return submit_said_fixed(context, envelope)  # perhaps the asker, on a fix in the thread
+            return submit_said_fixed(intake, envelope)  # perhaps the asker, on a fix in the thread
         return None  # chit-chat: nothing to answer, nothing to keep
-    return submit_paste(context, envelope, mentioned=False)
+    return submit_paste(intake, envelope, mentioned=False)
 
 
-def submit_said_fixed(context: BoltContext, envelope: EventEnvelope) -> BoltResponse | None:
+def submit_said_fixed(intake: Intake, envelope: EventEnvelope) -> BoltResponse | None:
     event = envelope.event
     job = FixJob(
         channel=event.channel,
@@ -83,7 +85,7 @@ def submit_said_fixed(context: BoltContext, envelope: EventEnvelope) -> BoltResp
         by=event.user or "",
         said=True,
     )
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.FIX,
         job,
         key=f"fix:said:{event.channel}:{event.ts}",
@@ -92,19 +94,19 @@ def submit_said_fixed(context: BoltContext, envelope: EventEnvelope) -> BoltResp
     )
 
 
-def ack_event_mention(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
-    return submit_paste(context, EventEnvelope.model_validate(body), mentioned=True)
+def ack_event_mention(body: dict[str, Any], intake: Intake) -> BoltResponse | None:
+    return submit_paste(intake, EventEnvelope.model_validate(body), mentioned=True)
 
 
 def ack_event_file_shared(ack: Ack) -> None:
     ack()  # the message event with subtype file_share carries the snippet
 
 
-def ack_event_app_home_opened(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_event_app_home_opened(body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     envelope = HomeOpenedEnvelope.model_validate(body)
     if envelope.event.tab != "home":
         return None  # the Messages tab: nothing to publish
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.HOME,
         HomeJob(user=envelope.event.user),
         key=f"event:{envelope.event_id}",
@@ -114,14 +116,14 @@ def ack_event_app_home_opened(body: dict[str, Any], context: BoltContext) -> Bol
 
 
 def ack_event_member_joined_channel(
-    body: dict[str, Any], context: BoltContext
+    body: dict[str, Any], context: BoltContext, intake: Intake
 ) -> BoltResponse | None:
     envelope = MemberJoinedEnvelope.model_validate(body)
     event = envelope.event
     if not context.bot_user_id or event.user != context.bot_user_id:
         return None  # someone else joined a channel errkb is in
     job = WelcomeJob(channel=event.channel, inviter=event.inviter)
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.WELCOME,
         job,
         key=f"event:{envelope.event_id}",
@@ -130,18 +132,16 @@ def ack_event_member_joined_channel(
     )
 
 
-def ack_event_app_uninstalled(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+def ack_event_app_uninstalled(ack: Ack, body: dict[str, Any], revocations: Revocations) -> None:
     envelope = RevokingEnvelope.model_validate(body)
-    revocations_of(context).uninstalled(
-        team_id=envelope.team_id, enterprise_id=envelope.enterprise_id
-    )
+    revocations.uninstalled(team_id=envelope.team_id, enterprise_id=envelope.enterprise_id)
     ack()
 
 
-def ack_event_tokens_revoked(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+def ack_event_tokens_revoked(ack: Ack, body: dict[str, Any], revocations: Revocations) -> None:
     envelope = RevokingEnvelope.model_validate(body)
     tokens = envelope.event.tokens
-    revocations_of(context).revoked(
+    revocations.revoked(
         team_id=envelope.team_id,
         enterprise_id=envelope.enterprise_id,
         bots=tokens.bot,

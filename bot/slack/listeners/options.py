@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext
+from slack_bolt import Ack, App
 
 from bot.render.ids import InputId
 from bot.render.state import CorrectionModalState, load_state
-from bot.slack.listeners.views import submissions_of
+from bot.slack.listeners.views import Submissions
 from bot.slack.payloads import BlockSuggestion
 
 
-def ack_options_correct_search(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+def ack_options_correct_search(ack: Ack, body: dict[str, Any], submissions: Submissions) -> None:
     suggestion = BlockSuggestion.model_validate(body)
     state = load_state(
         CorrectionModalState, suggestion.view.private_metadata if suggestion.view else ""
     )
-    ack(options=submissions_of(context).search(state, suggestion.value))
+    ack(options=submissions.search(state, suggestion.value))
 
 
 def register(app: App) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from slack_bolt import App, BoltContext, BoltResponse
 
-from bot.slack.intake import intake_of
+from bot.slack.intake import Intake
 from bot.slack.jobs import FixJob, JobKind
 from bot.slack.payloads import ReactionEnvelope
 
@@ -15,7 +15,9 @@ from bot.slack.payloads import ReactionEnvelope
 FIXED_REACTIONS = frozenset({"white_check_mark", "heavy_check_mark"})
 
 
-def ack_event_reaction_added(body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_event_reaction_added(
+    body: dict[str, Any], context: BoltContext, intake: Intake
+) -> BoltResponse | None:
     envelope = ReactionEnvelope.model_validate(body)
     event = envelope.event
     if (
@@ -27,7 +29,7 @@ def ack_event_reaction_added(body: dict[str, Any], context: BoltContext) -> Bolt
     if context.bot_user_id and event.user == context.bot_user_id:
         return None
     job = FixJob(channel=event.item.channel, ts=event.item.ts, by=event.user)
-    return intake_of(context).submit(
+    return intake.submit(
         JobKind.FIX,
         job,
         key=f"fix:{event.item.channel}:{event.item.ts}:{event.user}",

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext, BoltResponse
+from slack_bolt import Ack, App, BoltResponse
 
 from bot.alerts import alert_text, is_from_app
 from bot.render.ids import CallbackId
-from bot.slack.intake import intake_of
+from bot.slack.intake import Intake
 from bot.slack.jobs import JobKind, PasteJob, ShortcutJob
 from bot.slack.payloads import MessageShortcut
 
 
-def ack_shortcut_lookup(
-    ack: Ack, body: dict[str, Any], context: BoltContext
-) -> BoltResponse | None:
+def ack_shortcut_lookup(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     shortcut = MessageShortcut.model_validate(body)
     message = shortcut.message
     raw = body.get("message") or {}
@@ -35,7 +33,7 @@ def ack_shortcut_lookup(
         lookup=True,
         response_url=shortcut.response_url,
     )
-    refused = intake_of(context).submit(
+    refused = intake.submit(
         JobKind.PASTE,
         paste,
         key=f"shortcut:{shortcut.trigger_id}",
@@ -47,7 +45,7 @@ def ack_shortcut_lookup(
     return refused
 
 
-def ack_shortcut_add(ack: Ack, body: dict[str, Any], context: BoltContext) -> BoltResponse | None:
+def ack_shortcut_add(ack: Ack, body: dict[str, Any], intake: Intake) -> BoltResponse | None:
     shortcut = MessageShortcut.model_validate(body)
     message = shortcut.message
     job = ShortcutJob(
@@ -60,8 +58,8 @@ def ack_shortcut_add(ack: Ack, body: dict[str, Any], context: BoltContext) -> Bo
         trigger_id=shortcut.trigger_id,
         response_url=shortcut.response_url,
     )
-    refused = intake_of(context).submit(
-        JobKind.SHORTCUT,
+    refused = intake.submit(
+        CallbackId.ADD_SHORTCUT,
         job,
         key=f"shortcut:{shortcut.trigger_id}",
         team_id=shortcut.team_id,

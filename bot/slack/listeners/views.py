@@ -8,20 +8,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext, BoltResponse
+from slack_bolt import Ack, App, BoltResponse
 
 from bot.errors import StorageUnavailable
 from bot.i18n import t
 from bot.render.ids import BlockId, CallbackId
 from bot.render.state import AddState, CorrectionModalState, DeprecateState, load_state
 from bot.slack.digest import reason_of
-from bot.slack.intake import intake_of
+from bot.slack.intake import Intake
 from bot.slack.jobs import FollowUpJob, JobKind, ViewDoneJob
 from bot.slack.payloads import ViewSubmission
 from bot.slack.workflow import StepResult
 
-#: Where the middleware puts the :class:`Submissions` for these listeners.
-CONTEXT_KEY = "errkb_submissions"
+#: The context key the middleware puts the :class:`Submissions` under: Bolt gives it to
+#: every listener with a parameter of that name.
+CONTEXT_KEY = "submissions"
 
 
 @dataclass(frozen=True)
@@ -36,14 +37,8 @@ class Submissions:
     triage_step: Callable[[str, str | None], StepResult]
 
 
-def submissions_of(context: BoltContext) -> Submissions:
-    found = context.get(CONTEXT_KEY)
-    assert isinstance(found, Submissions), "the errkb middleware provides the submissions"
-    return found
-
-
 def _done(
-    context: BoltContext, submission: ViewSubmission, callback: str, result: str
+    intake: Intake, submission: ViewSubmission, callback: str, result: str
 ) -> BoltResponse | None:
     job = ViewDoneJob(
         callback_id=callback,
@@ -51,8 +46,8 @@ def _done(
         metadata=submission.view.private_metadata,
         result=result,
     )
-    return intake_of(context).submit(
-        JobKind.VIEW_DONE,
+    return intake.submit(
+        callback,
         job,
         key=f"view:{submission.view.id}:{callback}",
         team_id=submission.team_id,
@@ -60,11 +55,13 @@ def _done(
     )
 
 
-def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+def ack_view_add_record(
+    ack: Ack, body: dict[str, Any], intake: Intake, submissions: Submissions
+) -> None:
     submission = ViewSubmission.model_validate(body)
     state = load_state(AddState, submission.view.private_metadata)
     try:
-        added = submissions_of(context).add_record(state, submission.user.id, submission.values)
+        added = submissions.add_record(state, submission.user.id, submission.values)
     except StorageUnavailable:
         ack(response_action="errors", errors={BlockId.RECORD_ID: t(state.locale, "error.storage")})
         return
@@ -72,13 +69,13 @@ def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) ->
         ack(response_action="errors", errors=added)
         return
     _done(
-        context, submission, CallbackId.ADD_RECORD_VIEW, added
+        intake, submission, CallbackId.ADD_RECORD_VIEW, added
     )  # the record is in; thanks may wait
     if state.unknown is not None:  # and the people who pasted that error are told
         follow_up = FollowUpJob(
             unknown=state.unknown, record=added, by=submission.user.id, fix_by=state.fix_by
         )
-        intake_of(context).submit(
+        intake.submit(
             JobKind.FOLLOW_UP,
             follow_up,
             key=f"follow_up:{state.unknown}:{added}",
@@ -88,26 +85,30 @@ def ack_view_add_record(ack: Ack, body: dict[str, Any], context: BoltContext) ->
     ack()
 
 
-def ack_view_deprecate(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+def ack_view_deprecate(
+    ack: Ack, body: dict[str, Any], intake: Intake, submissions: Submissions
+) -> None:
     submission = ViewSubmission.model_validate(body)
     state = load_state(DeprecateState, submission.view.private_metadata)
     reason = reason_of(submission.values)
     try:
-        errors = submissions_of(context).deprecate(state, submission.user.id, reason)
+        errors = submissions.deprecate(state, submission.user.id, reason)
     except StorageUnavailable:
         errors = {BlockId.DEPRECATE_REASON: t(state.locale, "error.storage")}
     if errors:
         ack(response_action="errors", errors=errors)
         return
-    _done(context, submission, CallbackId.DEPRECATE_VIEW, reason)
+    _done(intake, submission, CallbackId.DEPRECATE_VIEW, reason)
     ack()
 
 
-def ack_view_correct(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+def ack_view_correct(
+    ack: Ack, body: dict[str, Any], intake: Intake, submissions: Submissions
+) -> None:
     submission = ViewSubmission.model_validate(body)
     state = load_state(CorrectionModalState, submission.view.private_metadata)
     try:
-        done = submissions_of(context).correct(state, submission.user.id, submission.values)
+        done = submissions.correct(state, submission.user.id, submission.values)
     except StorageUnavailable:
         ack(
             response_action="errors",
@@ -118,7 +119,7 @@ def ack_view_correct(ack: Ack, body: dict[str, Any], context: BoltContext) -> No
         ack(response_action="errors", errors=done)
         return
     _done(
-        context, submission, CallbackId.CORRECT_VIEW, done
+        intake, submission, CallbackId.CORRECT_VIEW, done
     )  # the choice is stored; the answer follows
     ack()
 

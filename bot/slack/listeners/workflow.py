@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import App, BoltContext, Complete, Fail
+from slack_bolt import App, Complete, Fail
 
 from bot.render.ids import FunctionId
-from bot.slack.listeners.views import submissions_of
+from bot.slack.listeners.views import Submissions
 
 
 def handle_function_triage_error(
-    inputs: dict[str, Any], context: BoltContext, complete: Complete, fail: Fail
+    inputs: dict[str, Any], complete: Complete, fail: Fail, submissions: Submissions
 ) -> None:
     reader = inputs.get("reader")
-    result = submissions_of(context).triage_step(
+    result = submissions.triage_step(
         str(inputs.get("error_text") or ""), str(reader) if reader else None
     )
     if result.outputs is not None:
