@@ -88,21 +88,23 @@ def record_text(session: Session, *, record_id: str, locale: str) -> dict[str, t
 
 
 def stats(session: Session) -> dict[str, Any]:
-    by_domain = dict(
+    by_domain: dict[str, int] = dict(
         session.execute(
             select(RecordRow.domain, func.count())
             .group_by(RecordRow.domain)
             .order_by(RecordRow.domain)
         ).all()
     )
-    locales = dict(
+    locales: dict[str, int] = dict(
         session.execute(
             select(TranslationRow.locale, func.count(func.distinct(TranslationRow.record_id)))
             .group_by(TranslationRow.locale)
             .order_by(TranslationRow.locale)
         ).all()
     )
-    links = dict(session.execute(select(LinkRow.kind, func.count()).group_by(LinkRow.kind)).all())
+    links: dict[str, int] = dict(
+        session.execute(select(LinkRow.kind, func.count()).group_by(LinkRow.kind)).all()
+    )
     dangling = session.scalar(
         select(func.count())
         .select_from(LinkRow)
