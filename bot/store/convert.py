@@ -231,9 +231,9 @@ def _built(model: type[M], values: dict[str, Any]) -> M:
 
     Validation counts the extra keys it keeps among the fields it was given; so does
     this. ``model_construct`` looks each missing default up through pydantic, which
-    parses a default factory's signature (``list``: from its text) on every call: more
-    than half the time of loading 100,000 records, measured. Here each model's
-    defaults are read once, and the instance is made as ``model_construct`` makes it.
+    parses a default factory's signature (``list``: from its text) on every call, the
+    largest cost of loading a large base. Here each model's defaults are read once,
+    and the instance is made as ``model_construct`` makes it.
     """
     shape = _shape(model)
     if shape is None:

@@ -61,8 +61,8 @@ WAIT_MS = "errkb_wait_ms"
 
 def json_value(text: str) -> Any:
     """A JSON column's value from its text (SQLite): ``json.loads``, the empty list and
-    object made directly. More than half the JSON values of a record are one of the
-    two; decoding them was a seventh of loading 100,000 records, measured."""
+    object made directly: more than half the JSON values of a record are one of the
+    two, and decoding them is a large share of loading a large base."""
     if text == "[]":
         return []
     if text == "{}":
@@ -96,7 +96,7 @@ def _sqlite_pragmas(engine: Engine) -> None:
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode=WAL")
         # WAL's usual companion: a commit is not flushed to disk on its own, so the write
-        # lock is held for microseconds instead of an fsync (2.5 ms here); a commit survives
+        # lock is held for microseconds instead of an fsync; a commit survives
         # errkb crashing, and only an OS crash or power cut can lose the last ones
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
@@ -218,8 +218,8 @@ def _refusal(current: str | None) -> SchemaOutOfDate:
 class WriteTurn:
     """SQLite's one writer, as this process's threads queue for it: re-entrant, woken in turn
     rather than polling SQLite's lock with sleeps, and ``urgent`` writers (someone waits on
-    them) go before the others. At 50 pastes a second an acknowledgement otherwise queued
-    behind several answers' transactions: a 100 ms wait where a turn takes a few."""
+    them) go before the others, so that under load an acknowledgement does not queue
+    behind several answers' transactions."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
