@@ -18,18 +18,20 @@ file beside it and renamed into place, so a reader never sees half of one. A
 snapshot that cannot be read, or whose key differs, is ignored with one log
 line; the caller then builds from the database as if there were none.
 
-The file is :data:`MAGIC` (a single pickle, as an earlier errkb wrote, is
+The file is :data:`MAGIC` (a file that is a single pickle, the older format, is
 ignored unread), then a run of pickles, written and read one after another so that
 neither side holds more than a run of records twice: the key (read first: a
 snapshot of other code is not unpickled further), the version and counts, the
-vocabulary (its terms as one text and their lengths, not a million strings
-each remembered by the pickler), then the records' parts with their
-references in runs of :data:`CHUNK` (a single pickle of 100k records kept a
-table of every object it wrote: hundreds of MB while writing).
+vocabulary's terms in runs of :data:`TERMS`, then the records' parts with their
+references in runs of :data:`CHUNK` (a pickler keeps a table of every object it
+wrote until it is done: one pickle of a large base, or of all its terms, would
+hold a second copy of it in memory while writing). The terms come back as the strings the pickles
+hold and are numbered in one pass, the cheapest way a one-shot command has to
+its vocabulary.
 
-Loading pauses the cyclic garbage collector: unpickling 100k records makes
-millions of objects, and measured at 100k records the collector's repeated
-passes over them made the load about seven times slower.
+Loading pauses the cyclic garbage collector: unpickling a large base makes
+millions of objects, and the collector's repeated passes over them would
+cost the load several times its own work.
 """
 
 from __future__ import annotations
@@ -45,7 +47,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,9 +57,11 @@ from graph.build import Reference
 
 log = logging.getLogger(__name__)
 #: Bump when what a snapshot holds changes shape.
-FORMAT = 2
+FORMAT = 3
 #: Records written (and read) per pickle.
 CHUNK = 4096
+#: Vocabulary terms written (and read) per pickle.
+TERMS = 1 << 16
 #: What a snapshot file starts with.
 MAGIC = b"errkb knowledge snapshot\n"
 #: A temporary file this old is what a killed writer left (another may be writing its own).
@@ -127,8 +130,9 @@ def _write(out: IO[bytes], snapshot: Snapshot) -> None:
     parts = snapshot.parts
     references = snapshot.references
     out.write(MAGIC)
-    dump((code_key(), snapshot.version, len(parts)))
-    dump(("".join(terms), [len(term) for term in terms]))
+    dump((code_key(), snapshot.version, len(parts), len(terms)))
+    for start in range(0, len(terms), TERMS):
+        dump(terms[start : start + TERMS])
     del terms
     for start in range(0, len(parts), CHUNK):
         chunk = tuple(parts[start : start + CHUNK])
@@ -139,19 +143,19 @@ def _read(source: IO[bytes]) -> Snapshot | None:
     """The snapshot ``source`` holds; None when another errkb wrote it."""
     start = source.read(len(MAGIC))
     if start != MAGIC:
-        if start.startswith(b"\x80"):  # one pickle: what an earlier errkb wrote
+        if start.startswith(b"\x80"):  # one pickle: the older format
             return None
         raise ValueError("not a knowledge snapshot")
     head = pickle.load(source)  # noqa: S301 - our own cache file
-    if not (isinstance(head, tuple) and len(head) == 3 and head[0] == code_key()):
+    if not (isinstance(head, tuple) and len(head) == 4 and head[0] == code_key()):
         return None
-    _, version, count = head
-    text, lengths = pickle.load(source)  # noqa: S301
+    _, version, count, size = head
+    terms: list[str] = []
+    while len(terms) < size:
+        terms.extend(pickle.load(source))  # noqa: S301
     vocabulary = Vocabulary()
-    ends = list(accumulate(lengths))
-    vocabulary.terms = [text[end - size : end] for end, size in zip(ends, lengths, strict=True)]
-    vocabulary.numbers = {term: number for number, term in enumerate(vocabulary.terms)}
-    del text, lengths, ends
+    vocabulary.terms = terms
+    vocabulary.numbers = dict(zip(terms, range(len(terms)), strict=True))
     parts: list[RecordParts] = []
     references: dict[str, tuple[Reference, ...]] = {}
     while len(parts) < count:

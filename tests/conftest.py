@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from bot.store.db import Store, open_store
-from bot.store.models import Base
+from bot.store.tables import metadata
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -93,7 +93,7 @@ def session(store: Store) -> Iterator[Session]:
 
 def wipe(store: Store) -> None:
     with store.engine.begin() as conn:
-        for table in reversed(Base.metadata.sorted_tables):
+        for table in reversed(metadata.sorted_tables):
             conn.execute(table.delete())
 
 

@@ -1,5 +1,8 @@
 """Records ⇄ rows. Pure: no session, no clock.
 
+Which record fields are columns is read from the tables of :mod:`bot.store.tables`:
+a field of the record model that gets a column there is stored and read back here.
+
 A translation row holds one ``<field>_<locale>`` value as JSON. PostgreSQL's
 JSONB does not keep key order, and translation objects keep the order they
 were given in, so objects inside a translation value (``workarounds_zh``
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
+from sqlalchemy import Table
 
 from bot.records import (
     LINK_KINDS,
@@ -32,38 +36,25 @@ from bot.records import (
     link_probability,
     link_target,
 )
+from bot.store import tables
 
 M = TypeVar("M", bound=BaseModel)
 _FIELD_ORDER = {name: i for i, name in enumerate(TRANSLATED)}
 
-#: Scalar record fields stored as columns of ``records``.
-SCALARS = (
-    "domain",
-    "category",
-    "subcategory",
-    "signature",
-    "regex",
-    "root_cause",
-    "root_cause_type",
-    "versions",
-    "os_specific",
-    "official_doc_url",
-    "official_doc_section",
-    "error_code",
-    "verification_tier",
-    "confidence",
-    "fix_success_rate",
-    "resolvable",
-    "first_seen",
-    "last_confirmed",
-    "last_updated",
-    "evidence_count",
-    "tags",
-    "locale",
-    "aliases",
-)
-WORKAROUND_COLUMNS = ("action", "success_rate", "how", "condition", "sources")
-DEAD_END_COLUMNS = ("action", "why_fails", "fail_rate", "condition", "sources")
+
+def _fields_in(
+    table: Table, model: type[BaseModel], *, without: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """The columns of ``table`` that are fields of ``model``, in the table's order."""
+    return tuple(
+        c.name for c in table.columns if c.name in model.model_fields and c.name not in without
+    )
+
+
+#: Scalar record fields stored as columns of ``records`` (the table declares them).
+SCALARS = _fields_in(tables.records, Record, without=("id",))
+WORKAROUND_COLUMNS = _fields_in(tables.workarounds, Workaround)
+DEAD_END_COLUMNS = _fields_in(tables.dead_ends, DeadEnd)
 #: The columns :func:`record_data` reads, by table (not timestamps, hashes, counters).
 READ_COLUMNS = {
     "records": ("id", *SCALARS, "extra", "graph_extra"),
@@ -240,9 +231,9 @@ def _built(model: type[M], values: dict[str, Any]) -> M:
 
     Validation counts the extra keys it keeps among the fields it was given; so does
     this. ``model_construct`` looks each missing default up through pydantic, which
-    parses a default factory's signature (``list``: from its text) on every call: more
-    than half the time of loading 100,000 records, measured. Here each model's
-    defaults are read once, and the instance is made as ``model_construct`` makes it.
+    parses a default factory's signature (``list``: from its text) on every call, the
+    largest cost of loading a large base. Here each model's defaults are read once,
+    and the instance is made as ``model_construct`` makes it.
     """
     shape = _shape(model)
     if shape is None:

@@ -10,15 +10,10 @@ their way in). Everything here reads plain rows of the Core tables, through
 a session or a bare connection (``Store.read_rows()``, which ``errkb triage``
 uses so that it never loads the ORM).
 
-Measured on the 2,522 records of the deadends corpus (SQLite, 2 shared
-cores, best of five): 0.63–0.68 CPU-s, against 1.08–1.15 when each record was
-validated again (Python ``re`` compiling every regex was two thirds of that).
-On 100,000 synthetic records (``benchmarks/bench_load.py``) a load took 28
-CPU-s: pydantic parsing ``list``'s signature for every default it filled in
-(now :func:`~bot.store.convert.trusted_record` fills them in itself), the
-garbage collector walking the new records again and again (now held off
-while they are built), rows fetched one at a time; 7 CPU-s since, about a
-third building models, a third SQLite and row handling, a quarter JSON.
+Validating again would cost more than the rest of a load (Python ``re``
+compiling every regex); the garbage collector is held off while records are
+built, since it would walk the new records again and again; rows are fetched
+in batches. ``benchmarks/bench_load.py`` measures a load.
 """
 
 from __future__ import annotations

@@ -88,21 +88,23 @@ def record_text(session: Session, *, record_id: str, locale: str) -> dict[str, t
 
 
 def stats(session: Session) -> dict[str, Any]:
-    by_domain = dict(
+    by_domain: dict[str, int] = dict(
         session.execute(
             select(RecordRow.domain, func.count())
             .group_by(RecordRow.domain)
             .order_by(RecordRow.domain)
         ).all()
     )
-    locales = dict(
+    locales: dict[str, int] = dict(
         session.execute(
             select(TranslationRow.locale, func.count(func.distinct(TranslationRow.record_id)))
             .group_by(TranslationRow.locale)
             .order_by(TranslationRow.locale)
         ).all()
     )
-    links = dict(session.execute(select(LinkRow.kind, func.count()).group_by(LinkRow.kind)).all())
+    links: dict[str, int] = dict(
+        session.execute(select(LinkRow.kind, func.count()).group_by(LinkRow.kind)).all()
+    )
     dangling = session.scalar(
         select(func.count())
         .select_from(LinkRow)
@@ -153,6 +155,104 @@ def _diff(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], dic
     return {k: old.get(k) for k in changed}, {k: new.get(k) for k in changed}
 
 
+@dataclass
+class Plan:
+    """What an import writes, decided from one snapshot.
+
+    ``expected`` is each record's content hash as read (None: absent); ``records``
+    the ``records`` rows to upsert; ``children`` the child rows by table name;
+    ``rewritten`` the ids whose child rows are replaced; ``evidence`` the records
+    changed in evidence alone; ``audit`` the audit entries.
+    """
+
+    summary: ImportSummary
+    expected: dict[str, str | None] = field(default_factory=dict)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    children: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    rewritten: list[str] = field(default_factory=list)
+    evidence: list[Record] = field(default_factory=list)
+    audit: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.records or self.evidence) and not self.summary.conflicts
+
+
+def plan_import(
+    session: Session,
+    *,
+    records: list[Record],
+    on_conflict: OnConflict,
+    actor: str,
+    now: datetime,
+    progress: Callable[[int, int], None] | None = None,
+) -> Plan:
+    """What importing ``records`` writes, decided from what ``session`` reads (it may only
+    read; nothing is written): :func:`import_records` writes it in the same transaction, a
+    staged import (:mod:`bot.store.staged`) in a later one. ``progress`` hears each record
+    turned into rows."""
+    summary = ImportSummary()
+    existing = _content_hashes(session, [r.id for r in records])
+    plan = Plan(summary, expected={r.id: existing.get(r.id) for r in records})
+    fresh = []
+    changed = []
+    for record in records:
+        values = record_values(record)
+        old_hash = existing.get(record.id)
+        if old_hash is None:
+            fresh.append((record, values))
+        elif old_hash == values["content_hash"]:
+            summary.unchanged.append(record.id)
+        elif on_conflict == "skip":
+            summary.skipped.append(record.id)
+        elif on_conflict == "fail":
+            summary.conflicts.append(record.id)
+        else:
+            changed.append((record, values))
+    if summary.conflicts or not (fresh or changed):
+        return plan
+    before = {r.id: r.to_native() for r in load_records(session, ids=[r.id for r, _ in changed])}
+    diffs = {r.id: _diff(before.get(r.id, {}), r.to_native()) for r, _ in changed}
+    plan.evidence = [r for r, _ in changed if set(diffs[r.id][1]) <= set(EVIDENCE)]
+    evidence_ids = {r.id for r in plan.evidence}
+    rewritten = [(r, v) for r, v in changed if r.id not in evidence_ids]
+    plan.rewritten = [r.id for r, _ in rewritten]
+    plan.records = [{**v, "created_at": now, "updated_at": now} for _, v in fresh + rewritten]
+    for number, (record, _) in enumerate(fresh + rewritten, start=1):
+        for name, rows in child_values(record).items():
+            plan.children[name].extend(rows)
+        if progress is not None:
+            progress(number, len(fresh) + len(rewritten))
+    for row in plan.children["workarounds"]:  # the stored counters are carried over on writing
+        row["fixed_count"] = 0
+        row["failed_count"] = 0
+    plan.audit = [
+        {
+            "actor": actor,
+            "record_id": r.id,
+            "action": "add",
+            "at": now,
+            "before": None,
+            "after": {"content_hash": v["content_hash"]},
+        }
+        for r, v in fresh
+    ]
+    plan.audit += [
+        {
+            "actor": actor,
+            "record_id": r.id,
+            "action": "update",
+            "at": now,
+            "before": diffs[r.id][0],
+            "after": diffs[r.id][1],
+        }
+        for r, _ in changed
+    ]
+    summary.added.extend(r.id for r, _ in fresh)
+    summary.updated.extend(r.id for r, _ in changed)
+    return plan
+
+
 def import_records(
     session: Session,
     *,
@@ -171,62 +271,26 @@ def import_records(
     exists with different content.
     """
     lock_knowledge(session)
-    summary = ImportSummary()
-    existing = _content_hashes(session, [r.id for r in records])
-    fresh = []
-    changed = []
-    for record in records:
-        values = record_values(record)
-        old_hash = existing.get(record.id)
-        if old_hash is None:
-            fresh.append((record, values))
-        elif old_hash == values["content_hash"]:
-            summary.unchanged.append(record.id)
-        elif on_conflict == "skip":
-            summary.skipped.append(record.id)
-        elif on_conflict == "fail":
-            summary.conflicts.append(record.id)
-        else:
-            changed.append((record, values))
-    if summary.conflicts or not (fresh or changed):
-        return summary
-    before = {r.id: r.to_native() for r in load_records(session, ids=[r.id for r, _ in changed])}
-    diffs = {r.id: _diff(before.get(r.id, {}), r.to_native()) for r, _ in changed}
-    # a difference in evidence alone is no knowledge change: no rows rewritten, nothing reindexed
-    evidence_only = [r for r, _ in changed if set(diffs[r.id][1]) <= set(EVIDENCE)]
-    for record in evidence_only:
+    plan = plan_import(
+        session, records=records, on_conflict=on_conflict, actor=actor, now=now, progress=progress
+    )
+    if not plan.writes:
+        return plan.summary
+    for record in plan.evidence:
         _write_evidence(session, record, now)
-    rewritten = [(r, v) for r, v in changed if r.id not in {e.id for e in evidence_only}]
-    counters = _delete_children(session, [r.id for r, _ in rewritten])
-    _upsert_rows(session, [values for _, values in fresh + rewritten], now)
-    audit = [
-        {
-            "actor": actor,
-            "record_id": r.id,
-            "action": "add",
-            "at": now,
-            "before": None,
-            "after": {"content_hash": v["content_hash"]},
-        }
-        for r, v in fresh
-    ]
-    audit += [
-        {
-            "actor": actor,
-            "record_id": r.id,
-            "action": "update",
-            "at": now,
-            "before": diffs[r.id][0],
-            "after": diffs[r.id][1],
-        }
-        for r, _ in changed
-    ]
-    session.execute(insert(AuditRow), audit)
-    summary.added.extend(r.id for r, _ in fresh)
-    summary.updated.extend(r.id for r, _ in changed)
-    _insert_children(session, [r for r, _ in fresh + rewritten], counters, progress)
-    note_changes(session, upserted=[r.id for r, _ in fresh + rewritten], at=now)
-    return summary
+    counters = _delete_children(session, plan.rewritten)
+    _upsert_rows(session, plan.records)
+    session.execute(insert(AuditRow), plan.audit)
+    for row in plan.children["workarounds"]:
+        row["fixed_count"], row["failed_count"] = counters.get(
+            (row["record_id"], row["action"]), (0, 0)
+        )
+    for table, _, _ in CHILDREN:
+        rows = plan.children[table.name]
+        if rows:
+            session.execute(insert(table), rows)
+    note_changes(session, upserted=[row["id"] for row in plan.records], at=now)
+    return plan.summary
 
 
 def _write_evidence(session: Session, record: Record, now: datetime) -> None:
@@ -285,7 +349,7 @@ def _content_hashes(session: Session, ids: list[str]) -> dict[str, str]:
     }
 
 
-def _upsert_rows(session: Session, rows: list[dict[str, Any]], now: datetime) -> None:
+def _upsert_rows(session: Session, rows: list[dict[str, Any]]) -> None:
     """``records`` rows in, or over the ones with their ids (``created_at`` kept)."""
     if not rows:
         return
@@ -297,7 +361,7 @@ def _upsert_rows(session: Session, rows: list[dict[str, Any]], now: datetime) ->
             index_elements=[tables.records.c.id],
             set_={name: statement.excluded[name] for name in columns},
         ),
-        [{**values, "created_at": now, "updated_at": now} for values in rows],
+        rows,
     )
 
 
@@ -322,28 +386,6 @@ def _delete_children(session: Session, ids: list[str]) -> dict[tuple[str, str], 
                 if fixed or failed:
                     counters[(rid, action)] = (fixed, failed)
     return counters
-
-
-def _insert_children(
-    session: Session,
-    records: list[Record],
-    counters: dict[tuple[str, str], tuple[int, int]],
-    progress: Callable[[int, int], None] | None,
-) -> None:
-    batches: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for number, record in enumerate(records, start=1):
-        for name, rows in child_values(record).items():
-            batches[name].extend(rows)
-        if progress is not None:
-            progress(number, len(records))
-    for row in batches["workarounds"]:
-        row["fixed_count"], row["failed_count"] = counters.get(
-            (row["record_id"], row["action"]), (0, 0)
-        )
-    for table, _, _ in CHILDREN:
-        rows = batches[table.name]
-        if rows:
-            session.execute(insert(table), rows)
 
 
 def delete_record(session: Session, *, record_id: str, actor: str, now: datetime) -> bool:
@@ -377,6 +419,7 @@ __all__ = [
     "ImportSummary",
     "KnowledgeChanges",
     "OnConflict",
+    "Plan",
     "add_audit",
     "audit_log",
     "delete_record",
@@ -387,6 +430,7 @@ __all__ = [
     "knowledge_version",
     "load_records",
     "note_evidence",
+    "plan_import",
     "record_ids",
     "record_text",
     "records_confirmed_before",

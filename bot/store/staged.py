@@ -31,7 +31,6 @@ rows, so there an import stays one transaction (:func:`bot.store.repository.impo
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -64,17 +63,15 @@ from bot.store.changes import (
     _prune,
     lock_knowledge,
 )
-from bot.store.convert import child_values, record_values
 from bot.store.db import UNIT, Store
-from bot.store.loading import CHILDREN, load_records
+from bot.store.loading import CHILDREN
 from bot.store.repository import (
-    EVIDENCE,
     ImportSummary,
     OnConflict,
-    _content_hashes,
-    _diff,
+    Plan,
     _write_evidence,
     import_records,
+    plan_import,
 )
 
 #: Rows staged per transaction.
@@ -83,89 +80,6 @@ BATCH = 2_000
 CACHE_KIB = 256 << 10
 #: Plans made before an import that keeps meeting changed records runs as one transaction.
 ATTEMPTS = 3
-
-
-@dataclass
-class Plan:
-    """What an import writes, decided from one snapshot."""
-
-    summary: ImportSummary
-    expected: dict[str, str | None] = field(
-        default_factory=dict
-    )  # id → content hash read (None: absent)
-    records: list[dict[str, Any]] = field(default_factory=list)  # rows of records to upsert
-    children: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
-    rewritten: list[str] = field(default_factory=list)  # ids whose child rows are replaced
-    evidence: list[Record] = field(default_factory=list)  # changed in evidence alone
-    audit: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def writes(self) -> bool:
-        return bool(self.records or self.evidence) and not self.summary.conflicts
-
-
-def plan_import(
-    session: Session, *, records: list[Record], on_conflict: OnConflict, actor: str, now: datetime
-) -> Plan:
-    """The rows :func:`~bot.store.repository.import_records` would write, read in ``session``
-    (which may only read); nothing is written."""
-    summary = ImportSummary()
-    existing = _content_hashes(session, [r.id for r in records])
-    plan = Plan(summary, expected={r.id: existing.get(r.id) for r in records})
-    fresh = []
-    changed = []
-    for record in records:
-        values = record_values(record)
-        old_hash = existing.get(record.id)
-        if old_hash is None:
-            fresh.append((record, values))
-        elif old_hash == values["content_hash"]:
-            summary.unchanged.append(record.id)
-        elif on_conflict == "skip":
-            summary.skipped.append(record.id)
-        elif on_conflict == "fail":
-            summary.conflicts.append(record.id)
-        else:
-            changed.append((record, values))
-    if summary.conflicts or not (fresh or changed):
-        return plan
-    before = {r.id: r.to_native() for r in load_records(session, ids=[r.id for r, _ in changed])}
-    diffs = {r.id: _diff(before.get(r.id, {}), r.to_native()) for r, _ in changed}
-    plan.evidence = [r for r, _ in changed if set(diffs[r.id][1]) <= set(EVIDENCE)]
-    evidence_ids = {r.id for r in plan.evidence}
-    rewritten = [(r, v) for r, v in changed if r.id not in evidence_ids]
-    plan.rewritten = [r.id for r, _ in rewritten]
-    plan.records = [{**v, "created_at": now, "updated_at": now} for _, v in fresh + rewritten]
-    for record, _ in fresh + rewritten:
-        for name, rows in child_values(record).items():
-            plan.children[name].extend(rows)
-    for row in plan.children["workarounds"]:
-        row["fixed_count"], row["failed_count"] = 0, 0  # the stored ones are carried over at apply
-    plan.audit = [
-        {
-            "actor": actor,
-            "record_id": r.id,
-            "action": "add",
-            "at": now,
-            "before": None,
-            "after": {"content_hash": v["content_hash"]},
-        }
-        for r, v in fresh
-    ]
-    plan.audit += [
-        {
-            "actor": actor,
-            "record_id": r.id,
-            "action": "update",
-            "at": now,
-            "before": diffs[r.id][0],
-            "after": diffs[r.id][1],
-        }
-        for r, _ in changed
-    ]
-    summary.added.extend(r.id for r, _ in fresh)
-    summary.updated.extend(r.id for r, _ in changed)
-    return plan
 
 
 # -- the staging tables ------------------------------------------------------------------------
@@ -392,4 +306,4 @@ def import_staged(
         )
 
 
-__all__ = ["ATTEMPTS", "BATCH", "Plan", "import_staged", "plan_import"]
+__all__ = ["ATTEMPTS", "BATCH", "import_staged"]

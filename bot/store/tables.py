@@ -12,11 +12,12 @@ versioned apart from evidence (votes, confirmations, snoozes, usage):
 transaction that changes knowledge, and ``knowledge_changes`` holds, per
 record, the version that last changed it. Evidence moves neither.
 
-Code that reads or writes plain rows uses these tables and never imports the
-ORM: ``errkb triage`` reads its records from here, and importing
-``sqlalchemy.orm`` and mapping the classes of :mod:`bot.store.models` (which
-are mapped onto these same tables) cost it about a fifth of its CPU time,
-measured. :data:`metadata` is what Alembic compares the migrations with.
+This module is the one declaration of the schema: the ORM's row classes
+(:mod:`bot.store.models`) are mapped onto these tables, the record conversion
+(:mod:`bot.store.convert`) takes its column lists from them, and
+:data:`metadata` is what Alembic compares the migrations with. Code that reads
+or writes plain rows uses the tables and never imports the ORM, so a one-shot
+command such as ``errkb triage`` loads neither ``sqlalchemy.orm`` nor a mapping.
 """
 
 from __future__ import annotations
@@ -55,9 +56,9 @@ metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
 class _JSONB(TypeDecorator[Any]):
-    """PostgreSQL's JSONB, its dialect imported only when a PostgreSQL database uses it:
-    importing ``sqlalchemy.dialects.postgresql`` (all its drivers, asyncio) costs a
-    SQLite command such as ``errkb triage`` about 45 ms of CPU, measured."""
+    """PostgreSQL's JSONB, its dialect imported only when a PostgreSQL database uses it, so
+    that a command on SQLite never loads ``sqlalchemy.dialects.postgresql`` (its drivers,
+    asyncio)."""
 
     impl = JSON
     cache_ok = True

@@ -40,9 +40,9 @@ def test_the_orm_maps_the_core_tables_and_declares_none_of_its_own() -> None:
         check=True,
         timeout=60,
     ).stdout
-    mapped = {mapper.local_table for mapper in models.Base.registry.mappers}
+    mapped = {mapper.local_table for mapper in models.mapper_registry.mappers}
     assert mapped <= set(tables.metadata.tables.values())
-    assert models.Base.metadata is tables.metadata
+    assert models.mapper_registry.metadata is tables.metadata
     assert json.loads(declared) == sorted(tables.metadata.tables)
 
 
