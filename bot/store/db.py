@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: The newest migration in ``migrations/versions`` (a test holds the two together).
-SCHEMA_REVISION = "0010"
+SCHEMA_REVISION = "0011"
 #: How long a SQLite writer waits for the write lock before giving up.
 BUSY_TIMEOUT_MS = 30_000
 #: The PostgreSQL advisory lock key migrations hold ("errk" in ASCII).

@@ -112,10 +112,6 @@ class MatchEventRow(Row):
     """A record answered a paste."""
 
 
-class DigestRunRow(Row):
-    """One digest for one period and audience."""
-
-
 class JobRow(Row):
     """A unit of Slack work."""
 
@@ -144,7 +140,6 @@ MAPPED: dict[type[Row], Table] = {
     ChannelSettingsRow: tables.channel_settings,
     RecordStateRow: tables.record_state,
     MatchEventRow: tables.match_events,
-    DigestRunRow: tables.digest_runs,
     JobRow: tables.slack_jobs,
     CorrectionRow: tables.corrections,
 }

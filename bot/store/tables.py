@@ -363,27 +363,6 @@ match_events = Table(
     Index("ix_match_events_record_at", "record_id", "at"),
 )
 
-#: One digest for one period and audience; the unique pair makes it happen once.
-#: A replica claims the row (``claimed``) with a lease; ``done`` once Slack took
-#: the post. A claim whose lease ran out (its process died) may be taken over.
-digest_runs = Table(
-    "digest_runs",
-    metadata,
-    _serial(),
-    _col("period", String(40)),
-    _col("audience", String(120)),
-    _col("status", String(20)),
-    _col("claimed_by", String(200)),
-    _moment("claimed_at"),
-    _moment("lease_until"),
-    _col("attempts", Integer, default=0),
-    _null("done_at", DateTime(timezone=True)),
-    _null("channel", String(50)),
-    _null("message_ts", String(50)),
-    _null("last_error", Text),
-    UniqueConstraint("period", "audience"),
-)
-
 # -- durable work ----------------------------------------------------------------
 
 #: A unit of Slack work, written before Slack is acknowledged and done from here.

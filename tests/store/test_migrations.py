@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
 from bot.errors import SchemaOutOfDate
-from bot.store import models, repository, tables
+from bot.store import digest_repo, jobs_repo, models, repository, tables
 from bot.store.db import SCHEMA_REVISION, Store, alembic_config, make_engine, open_store, upgrade
 from bot.store.oauth import oauth_metadata
 from tests.ops.conftest import clean_env, errkb_command
@@ -188,3 +189,69 @@ def test_a_schema_from_a_newer_errkb_is_neither_used_nor_migrated(blank_database
             match=rf"at revision 9999, newer than this errkb's {SCHEMA_REVISION}: upgrade errkb",
         ):
             open_store(blank_database_url, migrate=migrate)
+
+
+def test_digests_posted_before_the_upgrade_are_not_posted_again(blank_database_url: str) -> None:
+    """A digest run recorded by the old table becomes the period's done job: an upgrade
+    in the middle of a period does not post that period's digest twice, while a claim
+    that never finished is claimed afresh by the one lease every job has."""
+    engine = make_engine(blank_database_url)
+    at = "2026-11-30 09:00:00+00:00"
+    run = (
+        "INSERT INTO digest_runs (period, audience, status, claimed_by, claimed_at,"
+        " lease_until, attempts, done_at, channel, message_ts)"
+        " VALUES (:period, :audience, :status, 'replica-1', :at, :at, 1, :done, 'C1', :ts)"
+    )
+    try:
+        command.upgrade(alembic_config(engine), "0010")
+        with engine.begin() as conn:
+            conn.execute(
+                text(run),
+                {
+                    "period": "2026-W49",
+                    "audience": "channel:C1",
+                    "status": "done",
+                    "at": at,
+                    "done": at,
+                    "ts": "1764493200.000100",
+                },
+            )
+            conn.execute(
+                text(run),
+                {
+                    "period": "2026-W49",
+                    "audience": "user:U1",
+                    "status": "claimed",
+                    "at": at,
+                    "done": None,
+                    "ts": None,
+                },
+            )
+        upgrade(engine)
+        store = Store.on(engine)
+        now = datetime(2026, 12, 1, tzinfo=UTC)
+        claims = {}
+        for audience in ("channel:C1", "user:U1"):
+            with store.transaction() as session:
+                claims[audience] = jobs_repo.claim_keyed_job(
+                    session,
+                    key=digest_repo.run_key("2026-W49", audience),
+                    kind=jobs_repo.DIGEST,
+                    payload={"period": "2026-W49", "audience": audience},
+                    owner="replica-2",
+                    now=now,
+                    lease=timedelta(minutes=5),
+                    deadline=now + timedelta(days=1),
+                )
+        assert claims["channel:C1"] is None, "the posted digest is done"
+        assert claims["user:U1"] is not None, "the unfinished one is the next try's"
+        with store.read() as session:
+            posted = {run.audience: run for run in digest_repo.runs(session, period="2026-W49")}
+        assert posted["channel:C1"].status == "done"
+        assert "digest_runs" not in inspect(engine).get_table_names()
+        command.downgrade(alembic_config(engine), "0010")
+        with engine.connect() as conn:
+            back = conn.execute(text("SELECT audience, status, message_ts FROM digest_runs")).all()
+        assert [tuple(row) for row in back] == [("channel:C1", "done", "1764493200.000100")]
+    finally:
+        engine.dispose()
