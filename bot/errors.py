@@ -15,7 +15,7 @@
 
 Adapters translate foreign errors (``OperationalError``, ``SlackApiError``)
 into these; user-facing messages come from the catalogs by ``key``.
-:data:`TRANSIENT` are the failures a job is retried for (``bot.slack.runner``).
+:data:`TRANSIENT` are the failures a job is retried for (``bot.slack.queue.runner``).
 """
 
 from __future__ import annotations

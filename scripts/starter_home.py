@@ -1,6 +1,6 @@
 """App Home as errkb publishes it for a maintainer who asked about the starter example pastes.
 
-The view is what ``bot.slack.home.publish_home`` gathers, gathered from the
+The view is what ``bot.slack.usecases.app_home.publish_home`` gathers, gathered from the
 starter knowledge base instead of a database: the maintainer's recent answers
 are errkb's replies to the example pastes (:mod:`scripts.starter_answers`),
 the stale records are chosen by the digest's own ``select_stale`` (matches

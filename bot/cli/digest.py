@@ -95,8 +95,8 @@ def digest(
 
 
 def _send(config: Settings, store: Store, graph: KnowledgeGraph, now: datetime) -> None:
-    from bot.slack.gateway import SlackGateway
-    from bot.slack.metrics import Metrics
+    from bot.slack.adapter.gateway import SlackGateway
+    from bot.slack.web.metrics import Metrics
 
     if config.slack_bot_token is None:
         fail("SLACK_BOT_TOKEN is required to post the digest", 1)

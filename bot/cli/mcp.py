@@ -39,7 +39,7 @@ def mcp(
     from bot.mcp.server import Served, create_server
     from bot.mcp.tools import LOAD_WAIT_SECONDS, Tools
     from bot.precedence import RequestGate
-    from bot.slack.logs import configure_logging
+    from bot.slack.web.logs import configure_logging
     from bot.store.db import open_store
 
     settings = common.settings()

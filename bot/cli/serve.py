@@ -50,8 +50,8 @@ def serve(
     from bot.memory import tune_allocator
     from bot.precedence import RequestGate
     from bot.slack.bootstrap import build_slack_bot
-    from bot.slack.logs import configure_logging
-    from bot.slack.metrics import Metrics
+    from bot.slack.web.logs import configure_logging
+    from bot.slack.web.metrics import Metrics
     from bot.snapshot import snapshot_path
     from bot.store.db import open_store
 
@@ -104,7 +104,7 @@ def serve(
             )
         else:
             token = settings.slack_app_token.get_secret_value()  # type: ignore[union-attr]
-            from bot.slack.socket_mode import serve_socket
+            from bot.slack.web.socket_mode import serve_socket
 
             serve_socket(bot, store, metrics, knowledge, token, host, port)
     finally:
@@ -128,8 +128,8 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any, *, to
     """The staleness digest's scheduler; every replica runs one, the database picks who posts."""
     from bot.clock import SYSTEM_CLOCK
     from bot.digest.jobs import DigestSender, start_scheduler
-    from bot.slack.gateway import SlackGateway
-    from bot.slack.install import WorkspacePoster
+    from bot.slack.adapter.gateway import SlackGateway
+    from bot.slack.adapter.install import WorkspacePoster
 
     if settings.multi_workspace and settings.digest_team:
         # that workspace's installation token, refreshed as the jobs' are
@@ -188,7 +188,7 @@ def public_base(redirect_uri: str | None, host: str, port: int) -> str:
 def _serve_http(
     bot: Any, store: Any, metrics: Any, knowledge: Any, host: str, port: int, settings: Any
 ) -> None:
-    from bot.slack.server import Server
+    from bot.slack.web.server import Server
 
     def readiness() -> tuple[str, int | None, str | None]:
         now = knowledge.readiness()

@@ -1,7 +1,7 @@
 """The composition root of the Slack bot: settings → gateway → use cases → runner → app.
 
 The one place that knows every dependency. Use cases take what they use by
-name (:func:`bot.slack.handlers.inject`); nothing else holds a bag of
+name (:func:`bot.slack.queue.handlers.inject`); nothing else holds a bag of
 everything. ``errkb serve`` and the tests build the bot here.
 """
 
@@ -20,19 +20,19 @@ from bot.clock import SYSTEM_CLOCK, Clock
 from bot.knowledge import GraphSource, IndexSource
 from bot.precedence import RequestGate
 from bot.settings import Settings
-from bot.slack import corrections, digest, feedback, workflow
-from bot.slack.app import create_app
-from bot.slack.failures import report_failure
-from bot.slack.gateway import SlackGateway
-from bot.slack.handlers import inject, job_handlers
-from bot.slack.install import job_tokens, oauth_settings
-from bot.slack.intake import Intake
-from bot.slack.link import SlackLink
-from bot.slack.listeners.views import Submissions
-from bot.slack.metrics import Metrics
-from bot.slack.middleware import Middleware
-from bot.slack.runner import JobRunner
-from bot.slack.uninstall import Revocations
+from bot.slack.adapter.app import create_app
+from bot.slack.adapter.gateway import SlackGateway
+from bot.slack.adapter.install import job_tokens, oauth_settings
+from bot.slack.adapter.link import SlackLink
+from bot.slack.adapter.listeners.views import Submissions
+from bot.slack.adapter.middleware import Middleware
+from bot.slack.adapter.uninstall import Revocations
+from bot.slack.queue.failures import report_failure
+from bot.slack.queue.handlers import inject, job_handlers
+from bot.slack.queue.intake import Intake
+from bot.slack.queue.runner import JobRunner
+from bot.slack.usecases import corrections, digest_actions, feedback, workflow
+from bot.slack.web.metrics import Metrics
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,7 @@ def build_slack_bot(
     )
     submissions = Submissions(
         add_record=inject(feedback.submit_record, deps),
-        deprecate=inject(digest.deprecate, deps),
+        deprecate=inject(digest_actions.deprecate, deps),
         correct=inject(corrections.correct, deps),
         search=inject(corrections.search_records, deps),
         triage_step=inject(workflow.triage_step, deps),

@@ -101,10 +101,10 @@ def test_the_check_command_lists_gaps_and_fails_when_strict(
 def test_the_home_tab_share_counts_only_changed_records_again_and_equals_a_full_count(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import bot.slack.home
+    import bot.slack.usecases.app_home
     from bot.i18n import available_locales
     from bot.match.index import MatchIndex
-    from bot.slack.home import _Translated
+    from bot.slack.usecases.app_home import _Translated
 
     def full_count(records: list[Record]) -> dict[str, float]:
         return {found.locale: found.percent for found in coverage(records, available_locales())}
@@ -126,9 +126,11 @@ def test_the_home_tab_share_counts_only_changed_records_again_and_equals_a_full_
     )
     updated = index.update([done])
     counted: list[str] = []
-    real = bot.slack.home.record_coverage
+    real = bot.slack.usecases.app_home.record_coverage
     monkeypatch.setattr(
-        bot.slack.home, "record_coverage", lambda r, locale: counted.append(r.id) or real(r, locale)
+        bot.slack.usecases.app_home,
+        "record_coverage",
+        lambda r, locale: counted.append(r.id) or real(r, locale),
     )
     now = share(updated)
     assert set(counted) == {"llm/half"} and len(counted) == len(available_locales())

@@ -23,7 +23,7 @@ from bot.render.answer import Shown, render_answer
 from bot.render.correct import render_correct_modal
 from bot.render.state import AddState, CorrectionModalState, DeprecateState
 from bot.report import graph_sections
-from bot.slack.commands import SUBCOMMANDS
+from bot.slack.usecases.slash import SUBCOMMANDS
 from bot.store.slack_repo import UnknownError
 from graph.build import build_graph
 from tests.conftest import DATA

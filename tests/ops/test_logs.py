@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot.slack import scope
-from bot.slack.logs import configure_logging
+from bot.slack.adapter import scope
+from bot.slack.web.logs import configure_logging
 from tests.ops.conftest import ServeProcess
 from tests.slack.conftest import PASTE, SECRET, TOKEN
 from tests.slack.fake_slack import FakeSlack
@@ -99,7 +99,7 @@ def test_chatty_libraries_stay_at_info_even_at_debug() -> None:
     configure_logging("DEBUG", stream=io.StringIO())
     assert logging.getLogger("slack_sdk").getEffectiveLevel() == logging.INFO
     assert logging.getLogger("bot.slack.bolt").getEffectiveLevel() == logging.INFO
-    assert logging.getLogger("bot.slack.answer").getEffectiveLevel() == logging.DEBUG
+    assert logging.getLogger("bot.slack.usecases.answer_paste").getEffectiveLevel() == logging.DEBUG
 
 
 def _by_request(records: list[dict[str, Any]], request_id: str) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.slack.metrics import LATENCY_BUCKETS, Metrics
+from bot.slack.web.metrics import LATENCY_BUCKETS, Metrics
 
 
 def _samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -143,7 +143,7 @@ def test_connect_socket_backs_off_and_says_each_kind_of_failure_once(caplog: Any
     from slack_sdk.errors import SlackApiError
     from slack_sdk.web import SlackResponse
 
-    from bot.slack.link import connect_socket
+    from bot.slack.adapter.link import connect_socket
 
     refused = SlackResponse(
         client=None,
@@ -166,10 +166,10 @@ def test_connect_socket_backs_off_and_says_each_kind_of_failure_once(caplog: Any
         if failures:
             raise failures.pop(0)
 
-    with caplog.at_level(logging.INFO, logger="bot.slack.link"):
+    with caplog.at_level(logging.INFO, logger="bot.slack.adapter.link"):
         connect_socket(connect, first_backoff=1.0, max_backoff=3.0, sleep=waits.append)
     assert waits == [1.0, 2.0, 3.0, 3.0]
-    said = [r.getMessage() for r in caplog.records if r.name == "bot.slack.link"]
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.slack.adapter.link"]
     assert (
         len(said) == 3
         and "unreachable" in said[0]

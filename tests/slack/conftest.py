@@ -31,8 +31,8 @@ from bot.precedence import RequestGate
 from bot.records import Record
 from bot.settings import Settings
 from bot.slack.bootstrap import build_slack_bot
-from bot.slack.metrics import Metrics
-from bot.slack.server import Server
+from bot.slack.web.metrics import Metrics
+from bot.slack.web.server import Server
 from bot.store import repository
 from bot.store.db import Store
 from bot.store.models import (

@@ -2,7 +2,7 @@
 
 For tests that leave a bot in a state the package's shared bot must not carry on with (its token
 revoked, errkb uninstalled, another kind of install). ``/healthz`` sees Slack as ``errkb serve``'s
-does (:meth:`bot.slack.link.SlackLink.problem`).
+does (:meth:`bot.slack.adapter.link.SlackLink.problem`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from bot.match.index import MatchIndex
 from bot.records import Record
 from bot.settings import Settings
 from bot.slack.bootstrap import SlackBot, build_slack_bot
-from bot.slack.metrics import Metrics
-from bot.slack.server import Server
+from bot.slack.web.metrics import Metrics
+from bot.slack.web.server import Server
 from bot.store import repository
 from bot.store.db import Store, open_store
 from bot.store.models import JobRow, RecordRow

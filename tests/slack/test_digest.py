@@ -15,8 +15,8 @@ from bot.digest.jobs import DigestSender
 from bot.render.ids import ActionId, BlockId, CallbackId, InputId
 from bot.render.state import DigestItemState
 from bot.settings import Settings
-from bot.slack.gateway import SlackGateway
-from bot.slack.metrics import Metrics
+from bot.slack.adapter.gateway import SlackGateway
+from bot.slack.web.metrics import Metrics
 from bot.store import digest_repo, jobs_repo, repository
 from bot.store.models import AuditRow, JobRow, RecordStateRow
 from graph.build import build_graph

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack.downloads import may_carry_token, origin_of
+from bot.slack.adapter.downloads import may_carry_token, origin_of
 from tests.slack.blockkit import read_text
 from tests.slack.conftest import PASTE, ZH_USER, Bot
 

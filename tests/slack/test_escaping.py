@@ -44,7 +44,7 @@ from bot.render.ids import ActionId, BlockId
 from bot.render.kit import button
 from bot.render.state import AddState, CorrectionModalState, DeprecateState
 from bot.report import GraphSections
-from bot.slack.commands import SUBCOMMANDS
+from bot.slack.usecases.slash import SUBCOMMANDS
 from tests.slack.blockkit import assert_valid_blocks, assert_valid_message, assert_valid_view
 from tests.slack.conftest import Bot
 

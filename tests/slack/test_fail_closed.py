@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from bot.slack.middleware import foreign
+from bot.slack.adapter.middleware import foreign
 from tests.slack.conftest import CHANNEL, PASTE, Bot
 
 

@@ -16,10 +16,10 @@ from contextlib import closing
 import pytest
 from slack_bolt import App
 
-from bot.slack import server
-from bot.slack.gate import MAX_BODY, RefusalLog
-from bot.slack.metrics import Metrics
-from bot.slack.server import Server
+from bot.slack.web import server
+from bot.slack.web.gate import MAX_BODY, RefusalLog
+from bot.slack.web.metrics import Metrics
+from bot.slack.web.server import Server
 from bot.store.db import Store
 from tests.slack.conftest import PASTE, SECRET, Bot, sign
 
@@ -125,7 +125,7 @@ def test_malformed_or_unsigned_requests_are_refused_without_a_traceback(
 def test_a_flood_of_forged_requests_is_logged_in_one_line_with_its_count(
     bot: Bot, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="bot.slack.gate"):
+    with caplog.at_level(logging.WARNING, logger="bot.slack.web.gate"):
         with ThreadPoolExecutor(8) as pool:
             statuses = list(
                 pool.map(
@@ -134,14 +134,14 @@ def test_a_flood_of_forged_requests_is_logged_in_one_line_with_its_count(
                 )
             )
     assert statuses == [401] * 200
-    lines = [r for r in caplog.records if r.name == "bot.slack.gate"]
+    lines = [r for r in caplog.records if r.name == "bot.slack.web.gate"]
     assert len(lines) <= 1  # the first of the window, or none if an earlier test opened it
 
 
 def test_the_refusal_log_counts_what_it_held_back(caplog: pytest.LogCaptureFixture) -> None:
     now = [100.0]
     refusals = RefusalLog(every=10.0, clock=lambda: now[0])
-    with caplog.at_level(logging.WARNING, logger="bot.slack.gate"):
+    with caplog.at_level(logging.WARNING, logger="bot.slack.web.gate"):
         for second in range(25):
             now[0] = 100.0 + second
             refusals.refused("unsigned", "/slack/events")

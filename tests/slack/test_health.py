@@ -21,8 +21,8 @@ from sqlalchemy import create_engine
 
 from bot.knowledge import LiveKnowledge
 from bot.records import Record
-from bot.slack.metrics import Metrics
-from bot.slack.server import Server
+from bot.slack.web.metrics import Metrics
+from bot.slack.web.server import Server
 from bot.store.db import Store
 from tests.match.conftest import SMALL
 from tests.slack.conftest import SECRET, TOKEN

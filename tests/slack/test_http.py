@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from bot.slack.logs import RedactTokens
+from bot.slack.web.logs import RedactTokens
 from tests.slack.conftest import PASTE, TOKEN, Bot
 
 

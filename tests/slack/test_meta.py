@@ -140,8 +140,8 @@ def test_every_action_and_callback_id_has_a_listener(bot: Bot, kind: str, ident:
 def test_every_button_modal_and_shortcut_job_has_the_one_use_case_its_kind_names() -> None:
     """A button's job kind is its action id, a modal's or shortcut's its callback id: each is
     declared once beside its use case, and every job kind the runner is given has a handler."""
-    from bot.slack.handlers import job_handlers
-    from bot.slack.jobs import TASKS, JobKind
+    from bot.slack.queue.handlers import job_handlers
+    from bot.slack.queue.jobs import TASKS, JobKind
 
     followed = {c for c in CallbackId if c is not CallbackId.LOOKUP_SHORTCUT}  # a lookup: a paste
     assert set(ActionId) | followed | set(JobKind) - {JobKind.COMMAND} == set(TASKS)
@@ -153,8 +153,8 @@ def _everything() -> dict[str, object]:
     """A stand-in for every dependency a use case may name (binding never calls them)."""
     import inspect
 
-    from bot.slack.commands import SUBCOMMANDS
-    from bot.slack.jobs import TASKS
+    from bot.slack.queue.jobs import TASKS
+    from bot.slack.usecases.slash import SUBCOMMANDS
 
     runs = [t.run for t in TASKS.values()] + [s.run for s in SUBCOMMANDS.values() if s.run]
     names = {
@@ -190,7 +190,7 @@ class _Registrar:
 def test_the_manifest_subscribes_only_to_events_errkb_listens_to_and_enables_app_home() -> None:
     import yaml
 
-    from bot.slack.listeners import MODULES
+    from bot.slack.adapter.listeners import MODULES
 
     manifest = yaml.safe_load((ROOT / "manifest.yaml").read_text())
     registrar = _Registrar()

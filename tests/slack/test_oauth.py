@@ -19,8 +19,8 @@ from bot.knowledge import Fixed
 from bot.match.index import MatchIndex
 from bot.settings import Settings
 from bot.slack.bootstrap import build_slack_bot
-from bot.slack.metrics import Metrics
-from bot.slack.server import Server
+from bot.slack.web.metrics import Metrics
+from bot.slack.web.server import Server
 from bot.store import repository
 from bot.store.db import Store, open_store
 from bot.store.oauth import oauth_metadata

@@ -78,7 +78,7 @@ def test_a_welcome_to_a_channel_that_is_gone_is_not_retried(bot: Bot) -> None:
 def test_a_token_revoked_mid_job_stops_what_is_sent_with_it_until_slack_takes_it_again(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.slack.link")
+    caplog.set_level(logging.INFO, logger="bot.slack.adapter.link")
     with standalone(bot.records, fake_slack, blank_database_url, slack_bot_token=TOKEN) as own:
         assert own.health_until(lambda s, b: s == 200)[0] == 200
         revoked = fake_slack.refuse("token_revoked", token=TOKEN)
@@ -106,6 +106,6 @@ def test_a_token_revoked_mid_job_stops_what_is_sent_with_it_until_slack_takes_it
     said = [
         r.getMessage()
         for r in caplog.records
-        if r.name == "bot.slack.link" and r.levelno >= logging.ERROR
+        if r.name == "bot.slack.adapter.link" and r.levelno >= logging.ERROR
     ]
     assert len(said) == 1 and "token_revoked" in said[0]

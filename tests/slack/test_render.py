@@ -16,7 +16,7 @@ from bot.render.ids import BlockId
 from bot.render.modal import modal_errors, prefill, render_add_modal
 from bot.render.state import AddState, BadState, VoteState, load_state
 from bot.report import GraphSections, graph_sections
-from bot.slack.commands import SUBCOMMANDS
+from bot.slack.usecases.slash import SUBCOMMANDS
 from graph.build import build_graph
 from tests.slack.blockkit import assert_valid_message, assert_valid_view, read_text
 from tests.slack.conftest import kb_records

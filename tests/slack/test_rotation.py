@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.slack.jobs import JobKind, WelcomeJob
+from bot.slack.queue.jobs import JobKind, WelcomeJob
 from tests.slack.conftest import Bot
 from tests.slack.fake_slack import FakeSlack, Grant
 from tests.slack.standalone import standalone
@@ -106,7 +106,7 @@ def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
 
     from bot.digest.jobs import DigestSender
     from bot.settings import Settings
-    from bot.slack.install import WorkspacePoster
+    from bot.slack.adapter.install import WorkspacePoster
     from graph.build import build_graph
 
     fake_slack.grants["code-rot"] = Grant(
@@ -164,7 +164,7 @@ class _StaleOnce:
 def test_a_job_that_loses_the_refresh_race_takes_the_token_the_winner_saved(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:
-    from bot.slack.install import JobTokens
+    from bot.slack.adapter.install import JobTokens
 
     fake_slack.grants["code-rot"] = Grant(
         team_id=TEAM, token=TOKEN_0, refresh_token=REFRESH_0, expires_in=600

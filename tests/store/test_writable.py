@@ -14,7 +14,7 @@ from sqlalchemy import event, text
 
 from benchmarks.synthetic_kb import synthetic_records
 from bot.errors import StorageUnavailable
-from bot.slack.server import health
+from bot.slack.web.server import health
 from bot.store import repository
 from bot.store.db import open_store
 from bot.store.writable import unwritable_reason
