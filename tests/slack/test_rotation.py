@@ -9,8 +9,9 @@ from typing import Any
 from bot.slack.jobs import JobKind, WelcomeJob
 from tests.slack.conftest import Bot
 from tests.slack.fake_slack import FakeSlack, Grant
+from tests.slack.install_flow import install
 from tests.slack.standalone import standalone
-from tests.slack.test_uninstall import CLIENT, _install, _paste, installed
+from tests.slack.test_uninstall import CLIENT, _paste, installed
 
 TEAM = "T3ROTATE"
 TOKEN_0 = "xoxb-3-rotating"
@@ -36,7 +37,7 @@ def test_a_job_refreshes_an_expiring_token_and_sends_the_new_one(
     )
     try:
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
-            _install(own, "code-rot")
+            assert install(own.url, "code-rot").status == 200
             assert installed(own) == [(TEAM, TOKEN_0), (TEAM, TOKEN_0)]
             fake_slack.reset()
 
@@ -83,7 +84,7 @@ def test_a_request_refreshes_through_slack_api_url_too(
     )
     try:
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
-            _install(own, "code-rot")
+            assert install(own.url, "code-rot").status == 200
             fake_slack.reset()
             assert _paste(own, TEAM, "1722500500.000001") == 200
             [post] = fake_slack.wait_for("chat.postMessage")
@@ -114,7 +115,7 @@ def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
     )
     try:
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
-            _install(own, "code-rot")
+            assert install(own.url, "code-rot").status == 200
             fake_slack.reset()
             settings = Settings(
                 database_url=blank_database_url,
@@ -171,7 +172,7 @@ def test_a_job_that_loses_the_refresh_race_takes_the_token_the_winner_saved(
     )
     try:
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
-            _install(own, "code-rot")
+            assert install(own.url, "code-rot").status == 200
             tokens = own.slack_bot.runner.authorize
             assert isinstance(tokens, JobTokens)
             before = tokens.installations.find_installation(enterprise_id=None, team_id=TEAM)
