@@ -80,6 +80,7 @@ def test_postgresql_stopped_for_ten_seconds_under_load_loses_and_doubles_nothing
     assert refused > 0, "while PostgreSQL was down, Slack was told to deliver again"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(ON_POSTGRES, reason="runs in the SQLite pass of the suite")
 def test_sqlite_held_by_another_writer_for_twelve_seconds_loses_and_doubles_nothing(
     serve: Any, serve_env: dict[str, str], fake_slack: FakeSlack

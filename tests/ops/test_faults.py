@@ -72,6 +72,7 @@ def healthz_polled(bot: ServeProcess) -> Iterator[list[bool]]:
         check()  # and once more after the block, however quickly it ran
 
 
+@pytest.mark.slow
 def test_a_stored_regex_re2_refuses_is_skipped_and_its_worst_pastes_are_answered(
     kb_store: Store, serve: Any, fake_slack: FakeSlack
 ) -> None:
