@@ -36,7 +36,8 @@ SCALE = 0.05  # Slack's one- and five-minute redelivery waits become 3 and 15 se
 def _load(
     deliveries: Deliveries, seconds: float, events: list[str], during: dict[float, Any]
 ) -> None:
-    """``RATE`` pastes a second for ``seconds``; ``during`` maps an elapsed time to what to start then."""
+    """``RATE`` pastes a second for ``seconds``; ``during`` maps an elapsed time to what to
+    start then."""
     started = time.monotonic()
     pending = sorted(during.items())
     for i in range(int(seconds * RATE)):

@@ -1,6 +1,7 @@
-"""Faults against a real ``errkb serve --http``: a stored regex RE2 refuses with the worst pastes for
-it, and unsigned 50 MB bodies with slow connections. The server keeps answering, /healthz keeps
-answering, memory stays put, and SIGTERM still stops it. (The figures: benchmarks/bench_faults.py.)"""
+"""Faults against a real ``errkb serve --http``: a stored regex RE2 refuses with the worst
+pastes for it, and unsigned 50 MB bodies with slow connections. The server keeps answering,
+/healthz keeps answering, memory stays put, and SIGTERM still stops it. (The figures:
+benchmarks/bench_faults.py.)"""
 
 from __future__ import annotations
 

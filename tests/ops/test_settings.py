@@ -1,4 +1,5 @@
-"""Settings at start: every problem named in one line, and ``errkb serve`` refuses to start without them."""
+"""Settings at start: every problem named in one line, and ``errkb serve`` refuses to start
+without them."""
 
 from __future__ import annotations
 

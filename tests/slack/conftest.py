@@ -387,7 +387,8 @@ def _clean(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 def wait_for_unknown(bot: Bot, text: str, timeout: float = 10.0) -> None:
-    """Until the unknown error containing ``text`` is in the database (noted after the answer work)."""
+    """Until the unknown error containing ``text`` is in the database (noted after the answer
+    work)."""
     from bot.store import slack_repo
 
     deadline = time.monotonic() + timeout

@@ -1,6 +1,6 @@
-"""Multi-workspace install: /slack/install → Slack's authorize page, /slack/oauth_redirect stores the
-installation (slack_sdk's SQLAlchemy store, in errkb's database), and that workspace's events are
-answered with its own bot token."""
+"""Multi-workspace install: /slack/install → Slack's authorize page, /slack/oauth_redirect
+stores the installation (slack_sdk's SQLAlchemy store, in errkb's database), and that
+workspace's events are answered with its own bot token."""
 
 from __future__ import annotations
 

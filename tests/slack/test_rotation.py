@@ -178,7 +178,8 @@ def test_a_job_that_loses_the_refresh_race_takes_the_token_the_winner_saved(
             before = tokens.installations.find_installation(enterprise_id=None, team_id=TEAM)
             winner = tokens(TEAM)  # one refresh goes first and saves its token
             assert winner != TOKEN_0
-            loser = JobTokens(_StaleOnce(tokens.installations, before), tokens.rotator)  # type: ignore[arg-type]
+            stale = _StaleOnce(tokens.installations, before)
+            loser = JobTokens(stale, tokens.rotator)  # type: ignore[arg-type]
             assert (
                 loser(TEAM) == winner
             )  # its refresh token was spent: it reads what the winner saved
