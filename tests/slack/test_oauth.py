@@ -136,6 +136,7 @@ def test_oauth_redirect_exchanges_the_code_and_stores_the_installation(
     assert TokenCipher(KEY).decrypt(stored) == TEAM_TOKEN
 
 
+@pytest.mark.slow
 def test_a_forged_state_installs_nothing(oauth_bot: OAuthBot, fake_slack: FakeSlack) -> None:
     oauth_bot.get("/slack/install")
     response = oauth_bot.get(
@@ -146,6 +147,7 @@ def test_a_forged_state_installs_nothing(oauth_bot: OAuthBot, fake_slack: FakeSl
     assert fake_slack.of("oauth.v2.access") == []
 
 
+@pytest.mark.slow
 def test_an_installed_workspace_is_answered_with_its_own_bot_token(
     oauth_bot: OAuthBot, fake_slack: FakeSlack
 ) -> None:
@@ -203,6 +205,7 @@ def _event(ts: str) -> bytes:
     ).encode()
 
 
+@pytest.mark.slow
 def test_after_a_key_rotation_the_installation_is_still_answered_with_its_token(
     oauth_bot: OAuthBot, bot: Bot, fake_slack: FakeSlack
 ) -> None:

@@ -76,6 +76,7 @@ def test_a_welcome_to_a_channel_that_is_gone_is_not_retried(bot: Bot, counted: C
     assert _errors(counted, "chat.postMessage", "channel_not_found") == 1
 
 
+@pytest.mark.slow
 def test_a_token_revoked_mid_job_stops_what_is_sent_with_it_until_slack_takes_it_again(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.slack.jobs import JobKind, WelcomeJob
 from tests.slack.conftest import Bot
 from tests.slack.fake_slack import FakeSlack, Grant
@@ -28,6 +30,7 @@ def _welcome(own: Any, key: str, channel: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_job_refreshes_an_expiring_token_and_sends_the_new_one(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:
@@ -75,6 +78,7 @@ def test_a_job_refreshes_an_expiring_token_and_sends_the_new_one(
         fake_slack.grants.clear()
 
 
+@pytest.mark.slow
 def test_a_request_refreshes_through_slack_api_url_too(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:
@@ -100,6 +104,7 @@ def test_a_request_refreshes_through_slack_api_url_too(
         fake_slack.grants.clear()
 
 
+@pytest.mark.slow
 def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:
@@ -162,6 +167,7 @@ class _StaleOnce:
         self.store.save(installation)
 
 
+@pytest.mark.slow
 def test_a_job_that_loses_the_refresh_race_takes_the_token_the_winner_saved(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:

@@ -73,6 +73,7 @@ def _queued_answer(own: Standalone, fake: FakeSlack, team: str, ts: str) -> None
     assert own.jobs_until(lambda j: bool(j) and j[0][1] == "pending")[0][1] == "pending"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "event", [UNINSTALLED, BOT_REVOKED], ids=["app_uninstalled", "tokens_revoked"]
 )
@@ -116,6 +117,7 @@ def installed(own: Standalone) -> list[tuple[str, str]]:
     return installed_tokens(own.store.engine, SECRET_KEY)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "event", [UNINSTALLED, BOT_REVOKED], ids=["app_uninstalled", "tokens_revoked"]
 )
