@@ -120,6 +120,7 @@ def test_user_mistakes_are_one_line_errors(
     assert code == 2 and "--format must be" in err
 
 
+@pytest.mark.slow
 def test_the_console_script_runs_as_a_process(committed_store: Store, seed_file: Path) -> None:
     env = {
         **os.environ,
@@ -197,6 +198,7 @@ def test_triage_of_an_unknown_error_says_nothing_is_known(
     assert code == 0 and json.loads(out)["answered"] is False
 
 
+@pytest.mark.slow
 def test_a_triage_session_records_observed_transitions(
     committed_store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -103,6 +103,7 @@ def test_help_imports_no_command_module_and_no_heavy_library() -> None:
     assert not HEAVY & {m.split(".")[0] for m in loaded}
 
 
+@pytest.mark.slow
 def test_triage_imports_only_what_triage_needs(committed_store: Store) -> None:
     assert runner.invoke(app, ["init"]).exit_code == 0  # the starter knowledge base, to answer from
     paste = ROOT / "data" / "examples" / "vllm-oom.txt"

@@ -45,6 +45,7 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_log_line_in_brackets_is_shown_as_written_not_read_as_markup(
     committed_store: Store, tmp_path: Path
 ) -> None:
@@ -68,6 +69,7 @@ def test_a_log_line_in_brackets_is_shown_as_written_not_read_as_markup(
     assert "[ERROR]" in done.stdout and "[/move_base]" in done.stdout, done.stdout
 
 
+@pytest.mark.slow
 def test_search_keeps_bracketed_text_and_whole_ids_at_80_columns(
     committed_store: Store, tmp_path: Path
 ) -> None:
@@ -91,6 +93,7 @@ def test_search_keeps_bracketed_text_and_whole_ids_at_80_columns(
     )  # longer than the terminal: the whole id, on a line of its own
 
 
+@pytest.mark.slow
 def test_ids_in_a_table_are_never_cut(committed_store: Store) -> None:
     assert _process(committed_store, "init").returncode == 0
     done = _process(committed_store, "search", "cuda", "out", "of", "memory")
@@ -148,6 +151,7 @@ def test_show_labels_follow_lang(
     assert code == 0 and "根本原因" in out and "Root cause" not in out and "版本：" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "lang,empty,directory",
     [
@@ -172,6 +176,7 @@ def test_an_empty_paste_and_a_directory_say_so(
         assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name,check",
     [
@@ -323,6 +328,7 @@ def test_eval_of_a_directory_says_it_is_one(
     assert code == 1 and "is a directory, not a file" in err
 
 
+@pytest.mark.slow
 def test_show_keeps_an_id_longer_than_the_panel_whole(
     committed_store: Store, tmp_path: Path
 ) -> None:

@@ -60,6 +60,7 @@ def test_a_second_triage_answers_the_same_from_the_snapshot_the_first_left(
     assert path.stat().st_mtime_ns == written  # used as it was, not built and written again
 
 
+@pytest.mark.slow
 def test_a_triage_after_an_import_sees_the_new_records(
     committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

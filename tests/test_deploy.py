@@ -149,6 +149,15 @@ def project_dependencies() -> list[str]:
     return list(project["dependencies"])
 
 
+def test_the_style_tools_are_pinned_exactly() -> None:
+    """ruff and mypy are pinned to one version in the test extra, so every checkout formats
+    and type-checks alike."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    tools = [Requirement(r) for r in project["optional-dependencies"]["test"]]
+    pins = {canonicalize_name(r.name): str(r.specifier) for r in tools}
+    assert pins["ruff"].startswith("==") and pins["mypy"].startswith("=="), pins
+
+
 def test_the_lock_is_current_with_pyproject() -> None:
     """Every dependency pyproject.toml names is pinned within its bounds (with its extras'),
     and nothing pyproject.toml dropped is still pinned for it: read from what the lock's

@@ -34,6 +34,7 @@ def _env(store: Store) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BOMBS))
 def test_a_bomb_is_refused_in_one_line_within_a_minute_and_a_gibibyte(
     committed_store: Store, tmp_path: Path, name: str

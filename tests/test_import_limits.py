@@ -103,6 +103,7 @@ CASES: dict[str, tuple[Callable[[Path], None], str, str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_an_input_over_a_limit_is_one_problem_in_one_line(tmp_path: Path, name: str) -> None:
     write, where, words = CASES[name]
@@ -136,6 +137,7 @@ def test_errkb_import_of_a_file_nested_100000_deep_prints_one_line(
     assert "Traceback" not in out + err and "RecursionError" not in out + err
 
 
+@pytest.mark.slow
 def test_a_json_array_read_a_value_at_a_time_loses_nothing_across_chunks(tmp_path: Path) -> None:
     numbers = [n * 7919 for n in range(300_000)]  # a few MiB: values cut at every chunk edge
     path = tmp_path / "numbers.json"

@@ -108,6 +108,7 @@ def test_every_slack_renderer_is_drawn_with_hostile_text_shown_as_text(locale: s
     assert shown_somewhere
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("locale", ["en", "zh"])
 def test_every_reply_to_the_starter_knowledge_base_is_drawn(locale: str) -> None:
     """Each record as an answer (folded and expanded by "More"), as ``/errkb show``, and as a

@@ -21,6 +21,7 @@ def test_missing_chromium_is_said_plainly(
     assert not list(tmp_path.glob("*.png"))
 
 
+@pytest.mark.slow
 def test_the_pages_are_the_real_replies_in_both_languages(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -48,6 +49,7 @@ def test_an_unknown_example_is_refused(capsys: pytest.CaptureFixture[str]) -> No
     assert "no example paste data/examples/no-such-paste.txt" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_check_tells_when_a_picture_shows_an_older_payload(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.ingest import load_records
 from graph.build import build_graph
 from graph.check import check_graph
@@ -55,6 +57,7 @@ def test_hubs_are_the_most_linked() -> None:
     assert [(h.id, h.in_degree) for h in report.hubs] == [("s/hub", 12)]
 
 
+@pytest.mark.slow
 def test_deadends_corpus_has_2610_references_none_dangling() -> None:
     kg = build_graph(load_records([need_shared(DEADENDS)]))
     report = check_graph(kg)

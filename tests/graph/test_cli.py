@@ -133,6 +133,7 @@ def test_every_graph_command_has_help_with_an_example() -> None:
         assert code == 0 and "Example:" in out, command
 
 
+@pytest.mark.slow
 def test_deadends_corpus_checks_clean_in_strict_mode() -> None:
     code, out = run("graph", "check", "--strict", "--json", "--records", str(need_shared(DEADENDS)))
     assert code == 0

@@ -25,6 +25,7 @@ def test_search_finds_records_by_chinese_words_of_their_root_cause(
     assert code == 0 and json.loads(out)[0]["id"] == "llm/tokenizer-missing-pad-token"
 
 
+@pytest.mark.slow
 def test_eval_prints_both_operating_points_and_draws_the_curve(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

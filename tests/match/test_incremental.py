@@ -134,17 +134,20 @@ def _check(
         _same_graph(graph, build_graph(records))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_an_updated_index_answers_as_one_built_from_scratch(seed: int) -> None:
     _check(_starter(), seed)
 
 
+@pytest.mark.slow
 def test_an_updated_deadends_index_answers_as_one_built_from_scratch() -> None:
     if not DEADENDS.exists():
         pytest.skip("../shared corpora not present")
     _check(load_records([DEADENDS]), seed=7, pastes_every=25)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("segment_size", [1, 7])
 def test_an_index_cut_in_small_segments_answers_as_one_of_a_single_segment(
     segment_size: int,
@@ -154,6 +157,7 @@ def test_an_index_cut_in_small_segments_answers_as_one_of_a_single_segment(
     _check(_starter(), seed=4, segment_size=segment_size)
 
 
+@pytest.mark.slow
 def test_a_deadends_index_in_segments_answers_as_one_of_a_single_segment() -> None:
     if not DEADENDS.exists():
         pytest.skip("../shared corpora not present")
@@ -169,6 +173,7 @@ def test_the_old_index_keeps_answering_as_before_an_update() -> None:
     assert index.triage(paste) == before and index.record(records[0].id) is not None
 
 
+@pytest.mark.slow
 def test_variant_groups_follow_records_joining_leaving_and_coming_before_them() -> None:
     """A record given another's signature and domain joins its group, and leaves it when
     changed back; a group loses its first member; a new record sorting first moves every

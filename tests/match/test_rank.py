@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.patterns import non_capturing, prefilter_keys, risky_regex, split_alternatives
@@ -150,6 +152,7 @@ def test_the_paste_version_picks_between_records_that_differ_only_by_version() -
         assert best.variants == (f"docker/oci-create/{other}",)  # named, not a rival answer
 
 
+@pytest.mark.slow
 def test_index_agrees_with_python_re_on_every_deadends_regex(
     deadends_records: list[Record], deadends_index: MatchIndex
 ) -> None:

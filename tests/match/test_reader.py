@@ -86,6 +86,7 @@ def test_a_close_translated_record_of_another_error_wins_only_within_the_margin_
     assert prefer_reader(other_band, "zh", RECORDS.get).matches[0].record_id == EN.id
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_after_importing_the_corpus_a_chinese_reader_gets_the_translated_starter_record() -> None:
     if not DEADENDS.exists():

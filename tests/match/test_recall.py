@@ -231,9 +231,11 @@ def test_per_record_work_depends_on_that_record_alone() -> None:
 
 
 def test_building_an_index_leaves_the_garbage_collector_alone() -> None:
+    """Building freezes nothing. Objects frozen earlier in the process (a served app's start-up
+    in another test) may be freed meanwhile, so the count may drop, never grow."""
     frozen = gc.get_freeze_count()
     MatchIndex.build(SMALL)
-    assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() <= frozen
 
 
 def test_graph_check_lists_variant_groups() -> None:

@@ -8,6 +8,8 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+import pytest
+
 from tests.mcp.conftest import TOKEN, HttpServer
 
 
@@ -21,6 +23,7 @@ def healthz(server: HttpServer) -> tuple[int, dict[str, Any]]:
             return error.code, json.loads(error.read())
 
 
+@pytest.mark.slow
 def test_healthz_says_ok_once_loaded_and_needs_no_token(http_server: Any) -> None:
     server: HttpServer = http_server(ERRKB_MCP_TOKEN=TOKEN).ready()
     deadline = time.monotonic() + 60

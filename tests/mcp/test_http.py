@@ -11,6 +11,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.report import TriageReport
 from bot.store.db import Store
 from tests.mcp.conftest import TOKEN, HttpServer, connect, http, mcp_env
@@ -47,6 +49,7 @@ def post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
             return exc.code, dict(exc.headers)
 
 
+@pytest.mark.slow
 def test_with_a_token_set_every_request_must_carry_it(http_server: Any) -> None:
     server: HttpServer = http_server(ERRKB_MCP_TOKEN=TOKEN).ready()
     for headers in (
@@ -68,6 +71,7 @@ def test_with_a_token_set_every_request_must_carry_it(http_server: Any) -> None:
     assert TOKEN not in "\n".join(server.lines)
 
 
+@pytest.mark.slow
 def test_without_a_token_it_serves_loopback_only(starter_store: Store, tmp_path: Path) -> None:
     done = subprocess.run(
         errkb_command("mcp", "--http", "--host", "0.0.0.0", "--port", "0"),
@@ -84,6 +88,7 @@ def test_without_a_token_it_serves_loopback_only(starter_store: Store, tmp_path:
     assert done.stdout == "" and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_with_a_token_it_may_serve_every_address(http_server: Any) -> None:
     server: HttpServer = http_server("--host", "0.0.0.0", ERRKB_MCP_TOKEN=TOKEN).ready()
     assert post(server.url, {})[0] == 401
@@ -91,6 +96,7 @@ def test_with_a_token_it_may_serve_every_address(http_server: Any) -> None:
         assert "triage" in agent.tools()
 
 
+@pytest.mark.slow
 def test_a_short_token_is_refused_at_start(starter_store: Store, tmp_path: Path) -> None:
     done = subprocess.run(
         errkb_command("mcp", "--http", "--port", "0"),
@@ -104,6 +110,7 @@ def test_a_short_token_is_refused_at_start(starter_store: Store, tmp_path: Path)
     assert done.returncode == 1 and "ERRKB_MCP_TOKEN" in done.stderr and "short" not in done.stderr
 
 
+@pytest.mark.slow
 def test_sigterm_stops_it_cleanly(http_server: Any) -> None:
     server: HttpServer = http_server().ready()
     with connect(http(server.url)) as agent:
@@ -117,6 +124,7 @@ def test_sigterm_stops_it_cleanly(http_server: Any) -> None:
     assert "Traceback" not in "\n".join(server.lines)
 
 
+@pytest.mark.slow
 def test_sigterm_as_soon_as_it_says_it_serves_still_exits_0(http_server: Any) -> None:
     """The signal may come before uvicorn took over the socket, or while the knowledge base
     loads."""

@@ -97,6 +97,7 @@ def load(store: Store, paths: list[Path]) -> None:
         )
 
 
+@pytest.mark.slow
 def test_every_starter_example_gets_the_same_answer_over_mcp_and_the_cli(
     committed_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -44,6 +44,7 @@ PASTE = (
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
+@pytest.mark.slow
 def test_cli_answers_a_chinese_reader_with_the_translated_record(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -70,6 +71,7 @@ def test_cli_answers_a_chinese_reader_with_the_translated_record(
     assert any("\u4e00" <= ch <= "\u9fff" for ch in chinese["best"]["root_cause"])
 
 
+@pytest.mark.slow
 def test_mcp_answers_a_chinese_reader_with_the_translated_record(
     starter_store: Store, tmp_path: Path
 ) -> None:

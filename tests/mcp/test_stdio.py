@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.records import Record
 from bot.report import TriageReport
 from bot.store import repository
@@ -36,6 +38,7 @@ def _read(stream: Any, into: queue.Queue[str | None]) -> None:
     into.put(None)
 
 
+@pytest.mark.slow
 def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(
     starter_store: Store, tmp_path: Path
 ) -> None:
@@ -113,6 +116,7 @@ def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(
     assert any(entry["msg"] == "knowledge base loaded" for entry in logged)
 
 
+@pytest.mark.slow
 def test_a_record_imported_while_serving_is_answered_without_a_restart(
     starter_store: Store, tmp_path: Path
 ) -> None:

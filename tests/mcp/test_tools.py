@@ -344,6 +344,7 @@ def test_the_record_resource_and_the_prompt(agent: Agent) -> None:
     assert has_cjk(agent.prompt("use_errkb", lang="zh").messages[0].content.text)
 
 
+@pytest.mark.slow
 def test_stderr_of_a_stdio_server_holds_its_json_logs(tmp_path: Path, starter_store: Store) -> None:
     log = tmp_path / "stderr.log"
     with (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from sqlalchemy import delete, select
 
 from bot.store import slack_repo
@@ -38,6 +39,7 @@ def _report(url: str, *, token: str | None, client: str) -> dict[str, Any]:
     return structured
 
 
+@pytest.mark.slow
 def test_100_sessions_of_one_token_under_100_names_count_as_one_vote(
     http_server: Any, starter_store: Store
 ) -> None:
@@ -57,6 +59,7 @@ def test_100_sessions_of_one_token_under_100_names_count_as_one_vote(
     assert len(voters) == 1 and voters[0].startswith("mcp:token:") and TOKEN not in voters[0]
 
 
+@pytest.mark.slow
 def test_another_holder_counts_apart(http_server: Any, starter_store: Store) -> None:
     before = _fresh(starter_store)
     shared: HttpServer = http_server(ERRKB_MCP_TOKEN=TOKEN, ERRKB_MCP_OUTCOMES="true").ready()
@@ -67,6 +70,7 @@ def test_another_holder_counts_apart(http_server: Any, starter_store: Store) -> 
     assert _counts(starter_store) == (before[0] + 2, before[1])
 
 
+@pytest.mark.slow
 def test_sessions_are_capped_and_idle_ones_closed(http_server: Any) -> None:
     server: HttpServer = http_server(ERRKB_MCP_MAX_SESSIONS="3", ERRKB_MCP_IDLE_SECONDS="1").ready()
     open_ = [RawSession(server.url) for _ in range(3)]

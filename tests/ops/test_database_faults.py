@@ -36,8 +36,8 @@ SCALE = 0.05  # Slack's one- and five-minute redelivery waits become 3 and 15 se
 def _load(
     deliveries: Deliveries, seconds: float, events: list[str], during: dict[float, Any]
 ) -> None:
-    """``RATE`` pastes a second for ``seconds``; ``during`` maps an elapsed time to what to start
-    then."""
+    """``RATE`` pastes a second for ``seconds``; ``during`` maps an elapsed time to what to
+    start then."""
     started = time.monotonic()
     pending = sorted(during.items())
     for i in range(int(seconds * RATE)):
@@ -81,6 +81,7 @@ def test_postgresql_stopped_for_ten_seconds_under_load_loses_and_doubles_nothing
     assert refused > 0, "while PostgreSQL was down, Slack was told to deliver again"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(ON_POSTGRES, reason="runs in the SQLite pass of the suite")
 def test_sqlite_held_by_another_writer_for_twelve_seconds_loses_and_doubles_nothing(
     serve: Any, serve_env: dict[str, str], fake_slack: FakeSlack

@@ -1,6 +1,6 @@
-"""Faults against a real ``errkb serve --http``: a stored regex RE2 refuses with the worst pastes
-for it, and unsigned 50 MB bodies with slow connections. The server keeps answering, /healthz keeps
-answering, memory stays put, and SIGTERM still stops it. (The figures:
+"""Faults against a real ``errkb serve --http``: a stored regex RE2 refuses with the worst
+pastes for it, and unsigned 50 MB bodies with slow connections. The server keeps answering,
+/healthz keeps answering, memory stays put, and SIGTERM still stops it. (The figures:
 benchmarks/bench_faults.py.)"""
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ def healthz_polled(bot: ServeProcess) -> Iterator[list[bool]]:
         check()  # and once more after the block, however quickly it ran
 
 
+@pytest.mark.slow
 def test_a_stored_regex_re2_refuses_is_skipped_and_its_worst_pastes_are_answered(
     kb_store: Store, serve: Any, fake_slack: FakeSlack
 ) -> None:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from bot.records import Record
 from bot.render.ids import ActionId
 from bot.render.state import VoteState
@@ -41,6 +43,7 @@ def _show(send: SlackSender, fake: FakeSlack, record_id: str) -> str:
     return json.dumps(calls[before].params.get("blocks"), ensure_ascii=False)
 
 
+@pytest.mark.slow
 def test_evidence_rebuilds_nothing_and_an_edit_is_answered_after_one_incremental_update(
     serve: Any, fake_slack: FakeSlack, kb_store: Store
 ) -> None:

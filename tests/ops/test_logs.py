@@ -106,6 +106,7 @@ def _by_request(records: list[dict[str, Any]], request_id: str) -> list[dict[str
     return [r for r in records if r.get("request_id") == request_id]
 
 
+@pytest.mark.slow
 def test_a_served_paste_logs_json_with_one_request_id_into_its_job(
     serve: Any, fake_slack: FakeSlack
 ) -> None:

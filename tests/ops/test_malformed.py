@@ -37,6 +37,7 @@ COMMANDS = [
 CASES = [(("stats",), *bad) for bad in MALFORMED] + [(c, *MALFORMED[0]) for c in COMMANDS[1:]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "variable", "value", "word"),
     CASES,
@@ -67,6 +68,7 @@ def test_a_malformed_setting_is_one_line_naming_it(
     assert done.stdout == ""
 
 
+@pytest.mark.slow
 def test_a_well_formed_url_of_each_supported_database_is_taken(tmp_path: Path) -> None:
     """The check refuses what errkb cannot run on, not the URLs the README shows."""
     sqlite = f"sqlite:///{tmp_path / 'kb.sqlite3'}"

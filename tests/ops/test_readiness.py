@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks.synthetic_kb import synthetic_records
 from bot.store import repository
 from bot.store.db import Store
@@ -19,6 +21,7 @@ from tests.slack.fake_slack import FakeSlack
 IMPORTED = 2_500
 
 
+@pytest.mark.slow
 def test_a_restart_from_an_older_snapshot_is_starting_until_caught_up(
     serve: Any, kb_store: Store
 ) -> None:
@@ -51,6 +54,7 @@ def test_a_restart_from_an_older_snapshot_is_starting_until_caught_up(
     assert not [line for line in second.lines if "Traceback" in line]
 
 
+@pytest.mark.slow
 def test_a_read_only_database_shows_as_broken(
     serve: Any, kb_store: Store, fake_slack: FakeSlack
 ) -> None:

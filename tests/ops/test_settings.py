@@ -28,6 +28,7 @@ def run_errkb(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedPro
     )
 
 
+@pytest.mark.slow
 def test_serve_without_signing_secret_stops_with_one_line_naming_it(tmp_path: Path) -> None:
     done = run_errkb(tmp_path, "serve", "--http", "--port", "0", SLACK_BOT_TOKEN="xoxb-1-2-abc")
     assert done.returncode != 0
@@ -37,6 +38,7 @@ def test_serve_without_signing_secret_stops_with_one_line_naming_it(tmp_path: Pa
     assert "Traceback" not in done.stderr and "xoxb-1-2-abc" not in done.stderr
 
 
+@pytest.mark.slow
 def test_malformed_settings_are_all_named_in_one_line(tmp_path: Path) -> None:
     done = run_errkb(
         tmp_path,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.ops.conftest import ServeProcess
 
 
@@ -11,6 +13,7 @@ def settings_lines(bot: ServeProcess) -> dict[str, str]:
     return {r["setting"]: r["url"] for r in bot.records() if "setting" in r and "url" in r}
 
 
+@pytest.mark.slow
 def test_serve_prints_the_request_urls_at_the_address_it_binds(serve: Any) -> None:
     bot: ServeProcess = serve().listening()
     bot.wait_for_line("Interactivity")
@@ -25,6 +28,7 @@ def test_serve_prints_the_request_urls_at_the_address_it_binds(serve: Any) -> No
     assert bot.wait() == 0
 
 
+@pytest.mark.slow
 def test_a_multi_workspace_install_gets_its_public_oauth_urls_too(serve: Any) -> None:
     bot: ServeProcess = serve(
         SLACK_BOT_TOKEN="",

@@ -7,6 +7,8 @@ import socket
 import time
 from typing import Any
 
+import pytest
+
 from tests.ops.conftest import ServeProcess
 from tests.slack.conftest import PASTE
 from tests.slack.fake_slack import FakeSlack
@@ -24,6 +26,7 @@ def refuses_connections(port: int, timeout: float = 10.0) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_sigterm_finishes_the_answer_in_flight_then_exits_0(
     serve: Any, fake_slack: FakeSlack
 ) -> None:
@@ -50,6 +53,7 @@ def test_sigterm_finishes_the_answer_in_flight_then_exits_0(
     assert "Traceback" not in "\n".join(bot.lines)
 
 
+@pytest.mark.slow
 def test_sigterm_when_idle_exits_0_at_once(serve: Any) -> None:
     bot: ServeProcess = serve().ready()
     bot.terminate()

@@ -47,6 +47,7 @@ def _answered(process: ServeProcess, fake: FakeSlack) -> None:
     assert len(answers) == 1, "\n".join(process.lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("error", ["token_revoked", "invalid_auth"])
 def test_a_refused_token_at_start_leaves_serve_up_and_broken_until_slack_takes_it(
     serve: Any, fake_slack: FakeSlack, error: str
@@ -76,6 +77,7 @@ def test_a_refused_token_at_start_leaves_serve_up_and_broken_until_slack_takes_i
     assert not any("Traceback" in line for line in process.lines)
 
 
+@pytest.mark.slow
 def test_slack_unreachable_at_start_leaves_serve_up_and_broken_until_slack_answers(
     serve: Any, tmp_path: Any
 ) -> None:
@@ -96,6 +98,7 @@ def test_slack_unreachable_at_start_leaves_serve_up_and_broken_until_slack_answe
     assert not any("Traceback" in line for line in process.lines)
 
 
+@pytest.mark.slow
 def test_socket_mode_with_slack_unreachable_stays_up_and_says_so_once(
     serve_env: dict[str, str], tmp_path: Any
 ) -> None:
@@ -116,6 +119,7 @@ def test_socket_mode_with_slack_unreachable_stays_up_and_says_so_once(
         process.kill()
 
 
+@pytest.mark.slow
 def test_socket_mode_with_the_app_token_refused_stays_up_and_says_so_once(
     serve_env: dict[str, str], tmp_path: Any, fake_slack: FakeSlack
 ) -> None:

@@ -82,6 +82,7 @@ def paste_event(ts: str) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_a_paste_over_the_socket_is_answered_and_the_probe_says_ok(
     socket_bot: Any, fake_slack: SocketSlack
 ) -> None:
@@ -102,6 +103,7 @@ def test_a_paste_over_the_socket_is_answered_and_the_probe_says_ok(
     assert bot.wait(timeout=DRAIN_SECONDS) == 0
 
 
+@pytest.mark.slow
 def test_sigterm_finishes_the_answer_in_flight_then_exits_0(
     socket_bot: Any, fake_slack: SocketSlack
 ) -> None:
@@ -133,6 +135,7 @@ def test_sigterm_finishes_the_answer_in_flight_then_exits_0(
     assert "Traceback" not in "\n".join(bot.lines)
 
 
+@pytest.mark.slow
 def test_sigterm_when_idle_exits_0_at_once(socket_bot: Any) -> None:
     bot: ServeProcess = socket_bot()
     healthy(bot)
@@ -169,6 +172,7 @@ class Pid1Process(ServeProcess):
         return int(children[0])
 
 
+@pytest.mark.slow
 def test_as_pid_1_sigterm_stops_it_and_exits_0(serve_env: dict[str, str], tmp_path: Path) -> None:
     probe = subprocess.run(["unshare", "--pid", "--fork", "true"], capture_output=True, check=False)
     if probe.returncode != 0:

@@ -348,6 +348,29 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
     wipe(store)
 
 
+@dataclass
+class Counted:
+    """The package bot's counters as one test moved them: every sample less what it was when
+    the test began, so a test reads its own counts whatever ran before it."""
+
+    metrics: Metrics
+    before: dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+    def value(self, name: str, **labels: str) -> float:
+        key = (name, frozenset(labels.items()))
+        return self.metrics.value(name, **labels) - self.before.get(key, 0.0)
+
+
+@pytest.fixture
+def counted(bot: Bot) -> Counted:
+    before = {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in bot.metrics.registry.collect()
+        for sample in family.samples
+    }
+    return Counted(bot.metrics, before)
+
+
 @pytest.fixture(autouse=True)
 def _clean(request: pytest.FixtureRequest) -> Iterator[None]:
     if "bot" not in request.fixturenames:

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from bot.slack.web.logs import RedactTokens
-from tests.slack.conftest import PASTE, TOKEN, Bot
+from tests.slack.conftest import PASTE, TOKEN, Bot, Counted
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -60,7 +60,7 @@ def test_a_workspace_errkb_is_not_installed_in_is_refused(bot: Bot) -> None:
     assert bot.fake.wait_for("response_url", timeout=0.5) == []
 
 
-def test_a_full_queue_asks_slack_to_deliver_again_later(bot: Bot) -> None:
+def test_a_full_queue_asks_slack_to_deliver_again_later(bot: Bot, counted: Counted) -> None:
     from datetime import UTC, datetime, timedelta
 
     from bot.store import jobs_repo
@@ -82,7 +82,7 @@ def test_a_full_queue_asks_slack_to_deliver_again_later(bot: Bot) -> None:
             )
     response, _ = bot.send.message(PASTE)
     assert response.status == 503 and response.seconds < 1.0
-    assert bot.metrics.value("errkb_declines_total", reason="queue_full") == 1
+    assert counted.value("errkb_declines_total", reason="queue_full") == 1
     assert bot.fake.wait_for("chat.postMessage", timeout=0.5) == []
 
 

@@ -1,6 +1,6 @@
-"""Multi-workspace install: /slack/install → Slack's authorize page, /slack/oauth_redirect stores
-the installation (slack_sdk's SQLAlchemy store, in errkb's database), and that workspace's events
-are answered with its own bot token."""
+"""Multi-workspace install: /slack/install → Slack's authorize page, /slack/oauth_redirect
+stores the installation (slack_sdk's SQLAlchemy store, in errkb's database), and that
+workspace's events are answered with its own bot token."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from bot.store.secrets import TokenCipher
 from graph.build import build_graph
 from tests.slack.conftest import CHANNEL, PASTE, SECRET, TODAY, TOKEN, Bot, FixedClock, SlackSender
 from tests.slack.fake_slack import FakeSlack, Grant
+from tests.slack.install_flow import get, install
 
 CLIENT_ID = "1111.2222"
 CLIENT_SECRET = "client-secret-5e2a"
@@ -43,13 +44,7 @@ class OAuthBot:
     store: Store
 
     def get(self, path: str, headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
-        parsed = urlparse(self.url)
-        conn = http.client.HTTPConnection(parsed.hostname or "127.0.0.1", parsed.port, timeout=10)
-        conn.request("GET", path, headers=headers or {})
-        response = conn.getresponse()
-        response.read()
-        conn.close()
-        return response
+        return get(self.url, path, headers)
 
 
 @contextmanager
@@ -112,13 +107,6 @@ def oauth_bot(bot: Bot, fake_slack: FakeSlack, blank_database_url: str) -> Itera
         yield served
 
 
-def _install(oauth: OAuthBot) -> http.client.HTTPResponse:
-    started = oauth.get("/slack/install")
-    state = parse_qs(urlparse(started.headers["Location"]).query)["state"][0]
-    cookie = started.headers["Set-Cookie"].split(";")[0]
-    return oauth.get(f"/slack/oauth_redirect?code=code-42&state={state}", {"Cookie": cookie})
-
-
 def test_install_redirects_to_slacks_authorize_page_with_a_state(oauth_bot: OAuthBot) -> None:
     response = oauth_bot.get("/slack/install")
     assert response.status == 302
@@ -136,7 +124,7 @@ def test_install_redirects_to_slacks_authorize_page_with_a_state(oauth_bot: OAut
 def test_oauth_redirect_exchanges_the_code_and_stores_the_installation(
     oauth_bot: OAuthBot, fake_slack: FakeSlack
 ) -> None:
-    assert _install(oauth_bot).status == 200
+    assert install(oauth_bot.url, "code-42").status == 200
     exchange = fake_slack.of("oauth.v2.access")
     assert len(exchange) == 1 and exchange[0].params["code"] == "code-42"
     installations = oauth_metadata().tables["slack_installations"]
@@ -148,6 +136,7 @@ def test_oauth_redirect_exchanges_the_code_and_stores_the_installation(
     assert TokenCipher(KEY).decrypt(stored) == TEAM_TOKEN
 
 
+@pytest.mark.slow
 def test_a_forged_state_installs_nothing(oauth_bot: OAuthBot, fake_slack: FakeSlack) -> None:
     oauth_bot.get("/slack/install")
     response = oauth_bot.get(
@@ -158,10 +147,11 @@ def test_a_forged_state_installs_nothing(oauth_bot: OAuthBot, fake_slack: FakeSl
     assert fake_slack.of("oauth.v2.access") == []
 
 
+@pytest.mark.slow
 def test_an_installed_workspace_is_answered_with_its_own_bot_token(
     oauth_bot: OAuthBot, fake_slack: FakeSlack
 ) -> None:
-    assert _install(oauth_bot).status == 200
+    assert install(oauth_bot.url, "code-42").status == 200
     ts = "1722500200.000001"
     body = {
         "token": "legacy",
@@ -215,10 +205,11 @@ def _event(ts: str) -> bytes:
     ).encode()
 
 
+@pytest.mark.slow
 def test_after_a_key_rotation_the_installation_is_still_answered_with_its_token(
     oauth_bot: OAuthBot, bot: Bot, fake_slack: FakeSlack
 ) -> None:
-    assert _install(oauth_bot).status == 200
+    assert install(oauth_bot.url, "code-42").status == 200
     url = oauth_bot.store.engine.url.render_as_string(hide_password=False)
     with serving(bot, fake_slack, url, Fernet.generate_key().decode(), previous=KEY) as rotated:
         ts = "1722500300.000001"

@@ -57,6 +57,7 @@ def _answer(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("locale", ["en", "zh"])
 def test_every_answer_in_the_knowledge_base_renders_valid_block_kit(locale: str) -> None:
     records = kb_records()

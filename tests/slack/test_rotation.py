@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.slack.queue.jobs import JobKind, WelcomeJob
 from tests.slack.conftest import Bot
 from tests.slack.fake_slack import FakeSlack, Grant
+from tests.slack.install_flow import install
 from tests.slack.standalone import standalone
-from tests.slack.test_uninstall import CLIENT, _install, _paste, installed
+from tests.slack.test_uninstall import CLIENT, _paste, installed
 
 TEAM = "T3ROTATE"
 TOKEN_0 = "xoxb-3-rotating"
@@ -27,6 +30,7 @@ def _welcome(own: Any, key: str, channel: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_job_refreshes_an_expiring_token_and_sends_the_new_one(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:
@@ -36,7 +40,7 @@ def test_a_job_refreshes_an_expiring_token_and_sends_the_new_one(
     )
     try:
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
-            _install(own, "code-rot")
+            assert install(own.url, "code-rot").status == 200
             assert installed(own) == [(TEAM, TOKEN_0), (TEAM, TOKEN_0)]
             fake_slack.reset()
 
@@ -74,6 +78,7 @@ def test_a_job_refreshes_an_expiring_token_and_sends_the_new_one(
         fake_slack.grants.clear()
 
 
+@pytest.mark.slow
 def test_a_request_refreshes_through_slack_api_url_too(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:
@@ -83,7 +88,7 @@ def test_a_request_refreshes_through_slack_api_url_too(
     )
     try:
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
-            _install(own, "code-rot")
+            assert install(own.url, "code-rot").status == 200
             fake_slack.reset()
             assert _paste(own, TEAM, "1722500500.000001") == 200
             [post] = fake_slack.wait_for("chat.postMessage")
@@ -99,6 +104,7 @@ def test_a_request_refreshes_through_slack_api_url_too(
         fake_slack.grants.clear()
 
 
+@pytest.mark.slow
 def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:
@@ -114,7 +120,7 @@ def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
     )
     try:
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
-            _install(own, "code-rot")
+            assert install(own.url, "code-rot").status == 200
             fake_slack.reset()
             settings = Settings(
                 database_url=blank_database_url,
@@ -161,6 +167,7 @@ class _StaleOnce:
         self.store.save(installation)
 
 
+@pytest.mark.slow
 def test_a_job_that_loses_the_refresh_race_takes_the_token_the_winner_saved(
     bot: Bot, fake_slack: FakeSlack, blank_database_url: str
 ) -> None:
@@ -171,13 +178,14 @@ def test_a_job_that_loses_the_refresh_race_takes_the_token_the_winner_saved(
     )
     try:
         with standalone(bot.records, fake_slack, blank_database_url, **CLIENT) as own:
-            _install(own, "code-rot")
+            assert install(own.url, "code-rot").status == 200
             tokens = own.slack_bot.runner.authorize
             assert isinstance(tokens, JobTokens)
             before = tokens.installations.find_installation(enterprise_id=None, team_id=TEAM)
             winner = tokens(TEAM)  # one refresh goes first and saves its token
             assert winner != TOKEN_0
-            loser = JobTokens(_StaleOnce(tokens.installations, before), tokens.rotator)  # type: ignore[arg-type]
+            stale = _StaleOnce(tokens.installations, before)
+            loser = JobTokens(stale, tokens.rotator)  # type: ignore[arg-type]
             assert (
                 loser(TEAM) == winner
             )  # its refresh token was spent: it reads what the winner saved

@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from bot.settings import MANIFEST_SCOPES
@@ -83,6 +84,7 @@ def test_every_web_api_call_in_bot_has_a_row_the_manifest_grants() -> None:
         assert not needed or needed & granted, f"{method} needs one of {sorted(needed)}"
 
 
+@pytest.mark.slow
 def test_the_manifest_asks_for_no_scope_nothing_uses() -> None:
     manifest = _manifest()
     table = methods_table()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from tests.ops.delivery import answers_by_thread, lost_and_doubled, wait_for_answers
 from tests.slack.conftest import CHANNEL, PASTE, Bot
 
@@ -32,6 +34,7 @@ def _paste(bot: Bot, channel: str = CHANNEL, user: str = "UENGLISH", n: int = 0)
     return ts
 
 
+@pytest.mark.slow
 def test_a_paste_made_while_slack_is_down_is_answered_once_when_it_is_back(bot: Bot) -> None:
     answered_before = bot.metrics.value("errkb_answers_total", kind="answer")
     expired_before = bot.metrics.value("errkb_job_expirations_total", kind="paste")
@@ -56,6 +59,7 @@ def test_a_paste_made_while_slack_is_down_is_answered_once_when_it_is_back(bot: 
     assert answered == len(threads)
 
 
+@pytest.mark.slow
 def test_a_rate_limited_channel_waits_and_other_channels_do_not(bot: Bot) -> None:
     retries_before = bot.metrics.value(
         "errkb_job_retries_total", kind="paste", reason="ratelimited"

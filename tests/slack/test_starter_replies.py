@@ -52,6 +52,7 @@ def _stored(bot: Bot, ts: str, kb: Knowledge) -> dict[str, Any]:
         }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "paste,user,locale,outcome",
     [

@@ -4,19 +4,15 @@ knowledge base stays; a single-workspace bot reports its token revoked."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import time
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 import pytest
-from sqlalchemy import select
 
-from bot.store.oauth import oauth_metadata
-from bot.store.secrets import TokenCipher
 from tests.slack.conftest import CHANNEL, PASTE, TOKEN, Bot
 from tests.slack.fake_slack import FakeSlack, Grant
+from tests.slack.install_flow import install, installed_tokens
 from tests.slack.standalone import Standalone, standalone
 
 TEAM = "T2GONE"
@@ -77,6 +73,7 @@ def _queued_answer(own: Standalone, fake: FakeSlack, team: str, ts: str) -> None
     assert own.jobs_until(lambda j: bool(j) and j[0][1] == "pending")[0][1] == "pending"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "event", [UNINSTALLED, BOT_REVOKED], ids=["app_uninstalled", "tokens_revoked"]
 )
@@ -112,43 +109,15 @@ def multi(bot: Bot, fake_slack: FakeSlack, blank_database_url: str) -> Any:
         fake_slack.grants.clear()
 
 
-def _get(
-    own: Standalone, path: str, headers: dict[str, str] | None = None
-) -> http.client.HTTPResponse:
-    parsed = urlparse(own.url)
-    conn = http.client.HTTPConnection(parsed.hostname or "127.0.0.1", parsed.port, timeout=10)
-    conn.request("GET", path, headers=headers or {})
-    response = conn.getresponse()
-    response.read()
-    conn.close()
-    return response
-
-
 def _install(own: Standalone, code: str) -> None:
-    started = _get(own, "/slack/install")
-    state = parse_qs(urlparse(started.headers["Location"]).query)["state"][0]
-    cookie = started.headers["Set-Cookie"].split(";")[0]
-    assert (
-        _get(own, f"/slack/oauth_redirect?code={code}&state={state}", {"Cookie": cookie}).status
-        == 200
-    )
+    assert install(own.url, code).status == 200
 
 
 def installed(own: Standalone) -> list[tuple[str, str]]:
-    tables = oauth_metadata().tables
-    with own.store.engine.connect() as conn:
-        rows = conn.execute(
-            select(
-                tables["slack_installations"].c.team_id, tables["slack_installations"].c.bot_token
-            )
-        )
-        bots = conn.execute(
-            select(tables["slack_bots"].c.team_id, tables["slack_bots"].c.bot_token)
-        )
-        cipher = TokenCipher(SECRET_KEY)  # tokens are kept encrypted: read them as errkb does
-        return [(team, cipher.decrypt(token)) for team, token in [*rows, *bots]]
+    return installed_tokens(own.store.engine, SECRET_KEY)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "event", [UNINSTALLED, BOT_REVOKED], ids=["app_uninstalled", "tokens_revoked"]
 )

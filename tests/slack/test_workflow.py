@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
@@ -164,6 +165,7 @@ def install_org(app: OAuthBot, fake: FakeSlack) -> None:
     )
 
 
+@pytest.mark.slow
 def test_an_org_wide_install_serves_the_step(oauth_bot: OAuthBot, bot: Bot) -> None:  # noqa: F811
     """Slack requires custom steps to be org-ready: an Enterprise Grid org installs errkb once for
     every workspace, and the step is served with that installation."""
@@ -176,6 +178,7 @@ def test_an_org_wide_install_serves_the_step(oauth_bot: OAuthBot, bot: Bot) -> N
     assert outputs["record_id"] == FROB
 
 
+@pytest.mark.slow
 def test_an_org_wide_install_answers_a_paste_with_the_orgs_token(
     oauth_bot: OAuthBot,  # noqa: F811
     bot: Bot,
