@@ -5,7 +5,7 @@ traceback at their start, their middle or their end, in steady INFO noise.
 Each is given, as a user would, to:
 
 - **Slack**: a signed ``file_share`` event (the log as a snippet) to ``errkb serve
-  --http`` against the Slack stand-in (``tests/slack/fake_slack.py``); timed
+  --http`` against the Slack stand-in (``tests/slack/fake_slack/``); timed
   from the request to the answer's ``chat.postMessage``; found when the answer
   names the record;
 - **/errkb**: a signed slash command with the log as its text, timed to the

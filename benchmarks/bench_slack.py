@@ -6,7 +6,7 @@ server of ``--database``) with the real ``errkb init`` and ``errkb import`` of
 the deadends corpus (``../shared/corpora/deadends/deadends-canons.jsonl.gz``
 beside the checkout; without it this says so and stops), starts the real
 ``errkb serve --http`` against the loopback Slack stand-in
-(``tests/slack/fake_slack.py``), and for ``--seconds`` sends signed pastes at
+(``tests/slack/fake_slack/``), and for ``--seconds`` sends signed pastes at
 ``--rate`` per second: tracebacks and log excerpts of known errors, errors
 nobody recorded, and chit-chat, each distinct (every tenth delivered twice,
 as Slack's retry). Meanwhile ``errkb import`` writes one record ``--imports``
