@@ -7,13 +7,13 @@ from datetime import date
 
 from bot.store import slack_repo
 from tests.slack.blockkit import assert_valid_message
-from tests.slack.conftest import CHANNEL, EN_USER, PASTE, ZH_USER, Bot, wait_for_unknown
+from tests.slack.conftest import ACK_S, CHANNEL, EN_USER, PASTE, ZH_USER, Bot, wait_for_unknown
 from tests.slack.fake_slack import Call
 
 
 def _respond(bot: Bot, text: str, user: str = EN_USER) -> Call:
     response = bot.send.command(text, user=user)
-    assert response.status == 200 and response.seconds < 1.0
+    assert response.status == 200 and response.seconds < ACK_S
     calls = bot.fake.wait_for("response_url")
     assert len(calls) == 1, calls
     assert calls[0].params["response_type"] == "ephemeral"
