@@ -25,6 +25,7 @@ import re2
 
 from bot.match.evidence import packages
 from bot.match.excerpt import Excerpt, holds_error
+from bot.match.logshape import learn_prefix, reshape, strip_prefix
 from bot.match.normalise import template
 from bot.match.re2util import matcher
 
@@ -38,7 +39,9 @@ ROLE_WEIGHT = {
     "exception": 1.0,
     "error": 0.8,
     "context": 0.55,
+    "banner": 0.4,  # an error line before the traceback that ends the paste
     "prose": 0.35,
+    "wrapper": 0.3,  # only reports that something more specific in the paste failed
     "frame": 0.15,
     "marker": 0.1,
 }
@@ -283,6 +286,7 @@ def extract(paste: str | Excerpt) -> Extraction:
     raw_lines = text.split("\n")
     selected, cut = _select(raw_lines)
     kind = _kind(text[:50_000] + text[-50_000:])
+    prefix = learn_prefix([raw for _, raw in selected])
     kept: list[tuple[int, str, str]] = []
     previous = ""
     npm_errors = 0
@@ -297,7 +301,7 @@ def extract(paste: str | Excerpt) -> Extraction:
             body = body[end.end() :] if end else ""
             if _PROGRESS.search(body) or len(body.strip()) < 3:
                 continue
-        line = _strip_prefixes(body)
+        line = _strip_prefixes(strip_prefix(body, prefix))
         if not line:
             depth = 0  # a dump is printed without blank lines: one ends it, even unclosed
         elif depth and line[0] in "}]":
@@ -346,7 +350,8 @@ def extract(paste: str | Excerpt) -> Extraction:
             role = "exception"
         previous = "pyframe" if role == "frame" and line.startswith('File "') else role
         kept.append((no, line, role))
-    roots = _chain_roots(kept)
+    kept, causes = reshape(kept)
+    roots = _chain_roots(kept) or causes
     errors: list[ExtractedError] = []
     by_template: dict[str, int] = {}
     lines: list[Line] = []

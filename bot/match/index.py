@@ -97,7 +97,16 @@ MAX_CONFIRMATIONS = 500
 #: Characters of a key the automaton holds: a short prefix keeps the trie small, and what
 #: else a prefix finds is ruled out by checking the whole keys.
 ANCHOR_CHARS = 8
-_PRIORITY = {"exception": 0, "error": 1, "prose": 2, "context": 3, "frame": 4, "marker": 5}
+_PRIORITY = {
+    "exception": 0,
+    "error": 1,
+    "prose": 2,
+    "banner": 3,
+    "wrapper": 3,
+    "context": 3,
+    "frame": 4,
+    "marker": 5,
+}
 _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
 
 
@@ -182,7 +191,8 @@ def _scan_positions(extraction: Extraction) -> list[int]:
     return [
         i
         for i, l in enumerate(lines)
-        if l.role in ("exception", "error", "prose") or (l.role == "context" and i in near)
+        if l.role in ("exception", "error", "prose", "wrapper", "banner")
+        or (l.role == "context" and i in near)
     ]
 
 
