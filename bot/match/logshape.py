@@ -40,6 +40,8 @@ PREFIX_CHARS = 60
 #: log's own, and the fewest lines that make a log.
 PREFIX_SHARE = 0.6
 PREFIX_LINES = 3
+#: A long log's prefix is learnt from this many lines at its start and as many at its end.
+PREFIX_SAMPLE = 60
 
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
@@ -71,17 +73,17 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
     filled = [line for line in lines if line.strip()]
     if len(filled) < PREFIX_LINES:
         return None
+    if len(filled) > 2 * PREFIX_SAMPLE:  # a log's writer prefixes its start as its end
+        filled = filled[:PREFIX_SAMPLE] + filled[-PREFIX_SAMPLE:]
     counts: Counter[str] = Counter()
     for line in filled:
         if line[:1].isspace():
             continue
-        head = line[: PREFIX_CHARS + 20]
-        end = 0
+        head = _shape(line[: PREFIX_CHARS + 20])  # masking keeps the words where they are
         for n, word in enumerate(_WORD.finditer(head)):
             if n >= PREFIX_WORDS or word.end() > PREFIX_CHARS:
                 break
-            end = word.end()
-            counts[_shape(head[:end])] += 1
+            counts[head[: word.end()]] += 1
     need = max(PREFIX_LINES, PREFIX_SHARE * len(filled))
     shared = [
         shape
