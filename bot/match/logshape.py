@@ -75,6 +75,11 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
         return None
     if len(filled) > 2 * PREFIX_SAMPLE:  # a log's writer prefixes its start as its end
         filled = filled[:PREFIX_SAMPLE] + filled[-PREFIX_SAMPLE:]
+    need = max(PREFIX_LINES, PREFIX_SHARE * len(filled))
+    # every prefix begins with a first word most lines share: most pastes stop here
+    firsts = Counter(_shape(found.group()) for line in filled if (found := _WORD.match(line)))
+    if not any(n >= need for n in firsts.values()):
+        return None
     counts: Counter[str] = Counter()
     for line in filled:
         if line[:1].isspace():
@@ -84,7 +89,6 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
             if n >= PREFIX_WORDS or word.end() > PREFIX_CHARS:
                 break
             counts[head[: word.end()]] += 1
-    need = max(PREFIX_LINES, PREFIX_SHARE * len(filled))
     shared = [
         shape
         for shape, n in counts.items()
