@@ -27,6 +27,10 @@ USER errkb
 WORKDIR /home/errkb
 # the snapshot the index restarts from; docker-compose.yml mounts a volume here
 ENV ERRKB_CACHE_DIR=/var/cache/errkb
+# glibc's malloc with a fixed mmap threshold (its default, which it otherwise raises each
+# time a large block is freed): the large arrays a knowledge update makes are mapped on
+# their own and go back to the system whole when freed, instead of staying in the heap
+ENV GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072
 EXPOSE 3000
 # fits errkb serve --http (the default command); docker-compose.yml gives the Socket Mode
 # and MCP services probes of their own

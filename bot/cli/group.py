@@ -43,7 +43,7 @@ def _uncollected() -> Iterator[None]:
     every full collection after: about a tenth of ``errkb triage``'s CPU time,
     measured. Frozen, collections skip them; reference counting still frees.
     """
-    from bot.memory import collector_off
+    from bot.collector import collector_off
 
     try:
         with collector_off():

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from bot.collector import collector_off
 from bot.match.index import MatchIndex
-from bot.memory import collector_off
 from bot.records import Record
 from bot.store import tables
 from bot.store.db import Store

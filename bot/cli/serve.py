@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -15,8 +14,6 @@ from bot.errors import ConfigError
 log = logging.getLogger(__name__)
 
 HTTP_PORT = 3000
-#: Seconds a thread may hold the interpreter lock before another waiting for it gets it.
-SWITCH_INTERVAL = 0.0005
 
 
 def serve(
@@ -38,21 +35,10 @@ def serve(
 ) -> None:
     if http == socket:
         common.fail("choose exactly one of --http or --socket")
-    from bot.knowledge import (
-        LiveKnowledge,
-        change_reader,
-        epoch_reader,
-        observed_reader,
-        store_loader,
-        version_reader,
-    )
-    from bot.memory import tune_allocator
-    from bot.precedence import RequestGate
-    from bot.slack.bootstrap import build_slack_bot
+    from bot.bootstrap import build_knowledge, build_slack_bot
     from bot.slack.clock import SystemClock
     from bot.slack.logs import configure_logging
     from bot.slack.metrics import Metrics
-    from bot.snapshot import snapshot_path
     from bot.store.db import open_store
 
     settings = common.settings()
@@ -60,30 +46,10 @@ def serve(
     if problems:
         raise ConfigError("missing settings for errkb serve: " + "; ".join(problems))
     configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
-    # A knowledge update runs on its own thread beside the requests. With Python's default
-    # 5 ms switch interval a paste waited up to 5 ms at every point where it gave the
-    # interpreter lock back: measured (benchmarks/bench_knowledge.py --in-process, 2,522
-    # records, updates back to back), paste p99 74 ms at 5 ms, 24 ms at 0.5 ms.
-    sys.setswitchinterval(SWITCH_INTERVAL)
-    tune_allocator()  # the knowledge base's large arrays given back whole (bot/memory.py)
     # refuses, in one line, a database whose schema is missing or not this errkb's
     store = open_store(settings.database_url)
     metrics = Metrics()
-    gate = RequestGate(on_wait=metrics.update_wait)  # pastes being matched; updates give way
-    knowledge = LiveKnowledge(
-        store_loader(store),
-        version_reader(store),
-        changes=change_reader(store),
-        observed=observed_reader(store),
-        poll_seconds=settings.kb_refresh_seconds,
-        on_rebuild=metrics.rebuild,
-        on_first_load=_freeze,
-        freeze=True,
-        gate=gate,
-        snapshot=lambda: snapshot_path(
-            settings.cache_dir, settings.database_url, epoch_reader(store)()
-        ),
-    )
+    knowledge = build_knowledge(settings, store, on_rebuild=metrics.rebuild, on_first_load=_freeze)
     # built on its own thread: /healthz says "starting" meanwhile, pastes wait for it
     knowledge.start(wait=False)
     bot = build_slack_bot(
@@ -93,7 +59,6 @@ def serve(
         graph=knowledge.graph,
         clock=SystemClock(),
         metrics=metrics,
-        gate=gate,
     )
     bot.start()  # pending work from before a restart is taken up at once
     scheduler = _start_digest(settings, store, bot.gateway, knowledge, tokens=bot.runner.authorize)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Column, Select, Table, select
 
-from bot.memory import collector_off
+from bot.collector import collector_off
 from bot.records import Record
 from bot.store import tables
 from bot.store.convert import READ_COLUMNS, record_data, trusted_record

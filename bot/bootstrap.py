@@ -1,8 +1,10 @@
-"""The composition root of the Slack bot: settings → gateway → use cases → runner → app.
+"""The composition root: settings → store → knowledge → gateway → use cases → runner → app.
 
-The one place that knows every dependency. Use cases take what they use by
-name (:func:`bot.slack.handlers.inject`); nothing else holds a bag of
-everything. ``errkb serve`` and the tests build the bot here.
+The one place that knows every dependency. :func:`build_knowledge` is the one
+wiring of the live knowledge base (``errkb serve`` and ``errkb mcp``);
+:func:`build_slack_bot` builds the Slack bot on it. Use cases take what they
+use by name (:func:`bot.slack.handlers.inject`); nothing else holds a bag of
+everything. ``errkb serve``, ``errkb mcp`` and the tests build their world here.
 """
 
 from __future__ import annotations
@@ -12,12 +14,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 
-from bot.knowledge import GraphSource, IndexSource
-from bot.precedence import RequestGate
+from bot.knowledge import GraphSource, IndexSource, LiveKnowledge, epoch_reader, store_knowledge
 from bot.settings import Settings
 from bot.slack import corrections, digest, feedback, workflow
 from bot.slack.app import create_app
@@ -65,6 +67,29 @@ class SlackBot:
             self.link.stop()
 
 
+def build_knowledge(
+    settings: Settings,
+    store: Store,
+    *,
+    on_rebuild: Callable[[Literal["full", "incremental"]], None] | None = None,
+    on_first_load: Callable[[], None] | None = None,
+) -> LiveKnowledge:
+    """The live knowledge base of ``store``, polled every ``ERRKB_KB_REFRESH_SECONDS``, its
+    snapshot in ``ERRKB_CACHE_DIR`` (named after the database and its knowledge epoch, so
+    every process on that database starts from what another built)."""
+    from bot.snapshot import snapshot_path
+
+    return store_knowledge(
+        store,
+        poll_seconds=settings.kb_refresh_seconds,
+        on_rebuild=on_rebuild,
+        on_first_load=on_first_load,
+        snapshot=lambda: snapshot_path(
+            settings.cache_dir, settings.database_url, epoch_reader(store)()
+        ),
+    )
+
+
 def _job_tokens(
     oauth: OAuthSettings | None, link: SlackLink | None, settings: Settings
 ) -> Callable[[str | None], str | None]:
@@ -91,11 +116,9 @@ def build_slack_bot(
     metrics: Metrics,
     gateway: SlackGateway | None = None,
     queue_clock: Callable[[], datetime] = wall_clock,
-    gate: RequestGate | None = None,
     slack_backoff: tuple[float, float] = (1.0, 30.0),
 ) -> SlackBot:
     """The Slack bot; ``clock`` dates what users see, ``queue_clock`` times the work queue,
-    ``gate`` is entered to match a paste (the one the knowledge updates give way to),
     ``slack_backoff`` is the first and longest wait between checks of a token Slack refused."""
     token = (
         None
@@ -116,7 +139,6 @@ def build_slack_bot(
         "slack": gateway,
         "clock": clock,
         "metrics": metrics,
-        "gate": gate or RequestGate(),
     }
     oauth = oauth_settings(settings, store)
     link = (
