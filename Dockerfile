@@ -19,7 +19,8 @@ RUN apt-get update \
 RUN useradd --create-home --uid 10001 errkb \
   && mkdir -p /var/cache/errkb && chown errkb:errkb /var/cache/errkb
 COPY requirements.lock /tmp/requirements.lock
-RUN pip install --no-cache-dir --require-hashes -r /tmp/requirements.lock && rm /tmp/requirements.lock
+RUN pip install --no-cache-dir --require-hashes -r /tmp/requirements.lock \
+  && rm /tmp/requirements.lock
 COPY --from=build /dist/*.whl /tmp/
 # pip check: the lock holds everything the wheel asks for, in versions it allows
 RUN pip install --no-cache-dir --no-deps /tmp/*.whl && rm /tmp/*.whl && pip check

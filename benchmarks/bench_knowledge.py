@@ -161,7 +161,8 @@ def paste_texts(records: list[Record], rng: random.Random) -> list[str]:
             f"Traceback (most recent call last):\n{frames}{record.signature.replace('0', '7')}"
         )
         texts.append(
-            f"2026-01-0{n % 9 + 1} 10:00:0{n % 10} ERROR worker {n}: UnheardOf{n}Error: nothing known"
+            f"2026-01-0{n % 9 + 1} 10:00:0{n % 10} ERROR worker {n}: "
+            f"UnheardOf{n}Error: nothing known"
         )
     return list(dict.fromkeys(texts))[:400]
 

@@ -93,8 +93,8 @@ def build_knowledge(
 def _job_tokens(
     oauth: OAuthSettings | None, link: SlackLink | None, settings: Settings
 ) -> Callable[[str | None], str | None]:
-    """The bot token for a job's workspace: the installation's, refreshed when due (multi-workspace),
-    else the gateway's own, once Slack takes it."""
+    """The bot token for a job's workspace: the installation's, refreshed when due
+    (multi-workspace), else the gateway's own, once Slack takes it."""
     if oauth is not None:
         return job_tokens(oauth, settings)
     assert link is not None

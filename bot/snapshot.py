@@ -18,18 +18,18 @@ file beside it and renamed into place, so a reader never sees half of one. A
 snapshot that cannot be read, or whose key differs, is ignored with one log
 line; the caller then builds from the database as if there were none.
 
-The file is :data:`MAGIC` (a single pickle, as an earlier errkb wrote, is
-ignored unread), then a run of pickles, written and read one after another so that
+The file is :data:`MAGIC` (a file that does not start with it is ignored
+unread), then a run of pickles, written and read one after another so that
 neither side holds more than a run of records twice: the key (read first: a
 snapshot of other code is not unpickled further), the version and counts, the
 vocabulary (its terms as one text and their lengths, not a million strings
 each remembered by the pickler), then the records' parts with their
-references in runs of :data:`CHUNK` (a single pickle of 100k records kept a
-table of every object it wrote: hundreds of MB while writing).
+references in runs of :data:`CHUNK` (a single pickle of every record would keep
+a table of every object it wrote until the end).
 
-Loading pauses the cyclic garbage collector: unpickling 100k records makes
-millions of objects, and measured at 100k records the collector's repeated
-passes over them made the load about seven times slower.
+Loading pauses the cyclic garbage collector: unpickling a large base makes
+millions of objects, and the collector's repeated passes over them would find
+nothing to free.
 """
 
 from __future__ import annotations

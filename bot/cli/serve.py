@@ -103,7 +103,8 @@ def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any, *, to
         # the digest goes to one workspace: it needs that workspace's bot token
         if settings.slack_bot_token is None:
             log.warning(
-                "multi-workspace install without ERRKB_DIGEST_TEAM or SLACK_BOT_TOKEN: no staleness digest is posted"
+                "multi-workspace install without ERRKB_DIGEST_TEAM or SLACK_BOT_TOKEN: "
+                "no staleness digest is posted"
             )
             return None
         gateway = SlackGateway(

@@ -10,15 +10,12 @@ their way in). Everything here reads plain rows of the Core tables, through
 a session or a bare connection (``Store.read_rows()``, which ``errkb triage``
 uses so that it never loads the ORM).
 
-Measured on the 2,522 records of the deadends corpus (SQLite, 2 shared
-cores, best of five): 0.63–0.68 CPU-s, against 1.08–1.15 when each record was
-validated again (Python ``re`` compiling every regex was two thirds of that).
-On 100,000 synthetic records (``benchmarks/bench_load.py``) a load took 28
-CPU-s: pydantic parsing ``list``'s signature for every default it filled in
-(now :func:`~bot.store.convert.trusted_record` fills them in itself), the
-garbage collector walking the new records again and again (now held off
-while they are built), rows fetched one at a time; 7 CPU-s since, about a
-third building models, a third SQLite and row handling, a quarter JSON.
+A load skips the work it need not do: validating again would compile every
+regex once more, so records are trusted; pydantic would parse a default's
+signature for each one it fills in, so :func:`~bot.store.convert.trusted_record`
+fills them in itself; the cyclic collector would walk the new records again and
+again, so it is held off while they are built; each result is fetched whole as
+plain tuples, not row by row. ``benchmarks/bench_load.py`` prints the figures.
 """
 
 from __future__ import annotations
