@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
@@ -36,6 +36,9 @@ from bot.slack.middleware import Middleware
 from bot.slack.runner import JobRunner
 from bot.slack.uninstall import Revocations
 from bot.store.db import Store
+
+if TYPE_CHECKING:
+    from apscheduler.schedulers.background import BackgroundScheduler
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +91,48 @@ def build_knowledge(
             settings.cache_dir, settings.database_url, epoch_reader(store)()
         ),
     )
+
+
+def build_digest(
+    settings: Settings,
+    store: Store,
+    gateway: SlackGateway,
+    knowledge: LiveKnowledge,
+    *,
+    tokens: Callable[[str | None], str | None],
+) -> BackgroundScheduler | None:
+    """The staleness digest's scheduler, started (None when no digest is posted); every
+    replica runs one, the database picks who posts. ``tokens``: a workspace's bot token."""
+    from bot.digest.jobs import DigestSender, start_scheduler
+    from bot.slack.clock import SystemClock
+    from bot.slack.install import WorkspacePoster
+
+    poster: SlackGateway | WorkspacePoster = gateway
+    if settings.multi_workspace and settings.digest_team:
+        # that workspace's installation token, refreshed as the jobs' are
+        poster = WorkspacePoster(gateway, tokens, settings.digest_team)
+    elif settings.multi_workspace:
+        # the digest goes to one workspace: it needs that workspace's bot token
+        if settings.slack_bot_token is None:
+            log.warning(
+                "multi-workspace install without ERRKB_DIGEST_TEAM or SLACK_BOT_TOKEN: "
+                "no staleness digest is posted"
+            )
+            return None
+        poster = SlackGateway(
+            token=settings.slack_bot_token.get_secret_value(),
+            base_url=settings.slack_api_url,
+            metrics=gateway.metrics,
+            cache_seconds=settings.user_cache_seconds,
+        )
+    sender = DigestSender(
+        settings=settings,
+        store=store,
+        gateway=poster,
+        graph=knowledge.graph.current,
+        clock=SystemClock().now,
+    )
+    return start_scheduler(sender, settings)
 
 
 def _job_tokens(

@@ -35,7 +35,7 @@ def serve(
 ) -> None:
     if http == socket:
         common.fail("choose exactly one of --http or --socket")
-    from bot.bootstrap import build_knowledge, build_slack_bot
+    from bot.bootstrap import build_digest, build_knowledge, build_slack_bot
     from bot.slack.clock import SystemClock
     from bot.slack.logs import configure_logging
     from bot.slack.metrics import Metrics
@@ -61,7 +61,7 @@ def serve(
         metrics=metrics,
     )
     bot.start()  # pending work from before a restart is taken up at once
-    scheduler = _start_digest(settings, store, bot.gateway, knowledge, tokens=bot.runner.authorize)
+    scheduler = build_digest(settings, store, bot.gateway, knowledge, tokens=bot.runner.authorize)
     try:
         if http:
             _serve_http(
@@ -87,40 +87,6 @@ def _freeze() -> None:
 
     gc.collect()
     gc.freeze()
-
-
-def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any, *, tokens: Any) -> Any:
-    """The staleness digest's scheduler; every replica runs one, the database picks who posts."""
-    from bot.digest.jobs import DigestSender, start_scheduler
-    from bot.slack.clock import SystemClock
-    from bot.slack.gateway import SlackGateway
-    from bot.slack.install import WorkspacePoster
-
-    if settings.multi_workspace and settings.digest_team:
-        # that workspace's installation token, refreshed as the jobs' are
-        gateway = WorkspacePoster(gateway, tokens, settings.digest_team)
-    elif settings.multi_workspace:
-        # the digest goes to one workspace: it needs that workspace's bot token
-        if settings.slack_bot_token is None:
-            log.warning(
-                "multi-workspace install without ERRKB_DIGEST_TEAM or SLACK_BOT_TOKEN: "
-                "no staleness digest is posted"
-            )
-            return None
-        gateway = SlackGateway(
-            token=settings.slack_bot_token.get_secret_value(),
-            base_url=settings.slack_api_url,
-            metrics=gateway.metrics,
-            cache_seconds=settings.user_cache_seconds,
-        )
-    sender = DigestSender(
-        settings=settings,
-        store=store,
-        gateway=gateway,
-        graph=knowledge.graph.current,
-        clock=SystemClock().now,
-    )
-    return start_scheduler(sender, settings)
 
 
 def slack_urls(base: str, *, multi_workspace: bool) -> list[tuple[str, str]]:
