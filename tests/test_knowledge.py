@@ -230,3 +230,27 @@ def test_a_database_made_again_at_the_same_address_is_not_taken_for_the_old_one(
 def repository_version(store: Store) -> int:
     with store.read() as session:
         return repository.kb_version(session)
+
+
+def test_every_process_on_a_database_restarts_from_the_snapshot_one_of_them_wrote(
+    kb: Store, tmp_path: Path
+) -> None:
+    """``errkb serve`` and ``errkb mcp`` wire their knowledge alike (bot.bootstrap): what
+    one built and left in ``ERRKB_CACHE_DIR``, the next one re-links instead of building."""
+    from bot.bootstrap import build_knowledge
+    from bot.settings import Settings
+
+    settings = Settings(
+        database_url=kb.engine.url.render_as_string(hide_password=False),
+        cache_dir=tmp_path / "cache",
+        _env_file=None,
+    )  # type: ignore[call-arg]
+    kinds: list[str] = []
+    first = build_knowledge(settings, kb, on_rebuild=kinds.append)
+    assert first.refresh() and kinds == ["full"]
+    first.stop()  # waits for the snapshot being written
+    assert list((tmp_path / "cache").iterdir()), "a snapshot in the cache folder"
+    again: list[str] = []
+    restarted = build_knowledge(settings, kb, on_rebuild=again.append)
+    assert restarted.refresh() and again == [], "re-linked, not rebuilt"
+    assert restarted.records == len(SMALL)
