@@ -19,7 +19,8 @@ RUN apt-get update \
 RUN useradd --create-home --uid 10001 errkb \
   && mkdir -p /var/cache/errkb && chown errkb:errkb /var/cache/errkb
 COPY requirements.lock /tmp/requirements.lock
-RUN pip install --no-cache-dir --require-hashes -r /tmp/requirements.lock && rm /tmp/requirements.lock
+RUN pip install --no-cache-dir --require-hashes -r /tmp/requirements.lock \
+  && rm /tmp/requirements.lock
 COPY --from=build /dist/*.whl /tmp/
 # pip check: the lock holds everything the wheel asks for, in versions it allows
 RUN pip install --no-cache-dir --no-deps /tmp/*.whl && rm /tmp/*.whl && pip check
@@ -27,6 +28,10 @@ USER errkb
 WORKDIR /home/errkb
 # the snapshot the index restarts from; docker-compose.yml mounts a volume here
 ENV ERRKB_CACHE_DIR=/var/cache/errkb
+# glibc's malloc with a fixed mmap threshold (its default, which it otherwise raises each
+# time a large block is freed): the large arrays a knowledge update makes are mapped on
+# their own and go back to the system whole when freed, instead of staying in the heap
+ENV GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072
 EXPOSE 3000
 # fits errkb serve --http (the default command); docker-compose.yml gives the Socket Mode
 # and MCP services probes of their own

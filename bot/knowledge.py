@@ -11,9 +11,7 @@ index in service. When the feed cannot answer (too many changes, a version
 it no longer remembers) everything is loaded and built again. Answering never
 waits: ``index.current()`` and ``graph.current()`` return the previous build
 until the new one is swapped in (one assignment each), and a failed update
-keeps serving the old one. An update gives way to the requests being matched
-meanwhile, for a bounded time (:mod:`bot.precedence`). Deprecated records are
-left out.
+keeps serving the old one. Deprecated records are left out.
 
 With a snapshot file (:mod:`bot.snapshot`), a start re-links the index from
 the snapshot instead of building it when the snapshot is at the database's
@@ -31,19 +29,16 @@ first build failed; the reason in one line).
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, Literal, Protocol, TypeVar
 
+from bot.collector import collector_off
 from bot.match.index import MatchIndex
-from bot.memory import collector_off, release_freed
-from bot.precedence import RequestGate
 from bot.records import Record
 from bot.store.changes import KnowledgeChanges
 from bot.store.db import Store
@@ -69,16 +64,6 @@ class GraphSource(Protocol):
     """The live transition graph; None until the first build."""
 
     def current(self) -> KnowledgeGraph | None: ...
-
-
-@dataclass(frozen=True)
-class Fixed(Generic[T]):
-    """A source that always gives the same thing (tests, one-shot tools)."""
-
-    value: T
-
-    def current(self) -> T:
-        return self.value
 
 
 Loader = Callable[[], tuple[int, Sequence[Record], Sequence[ObservedEdge]]]
@@ -142,6 +127,28 @@ def observed_reader(store: Store) -> Observed:
     return read
 
 
+def store_knowledge(
+    store: Store,
+    *,
+    poll_seconds: float,
+    on_rebuild: Callable[[Literal["full", "incremental"]], None] | None = None,
+    on_first_load: Callable[[], None] | None = None,
+    snapshot: Path | Callable[[], Path] | None = None,
+) -> LiveKnowledge:
+    """The live knowledge of ``store``: loaded from it, kept up to date through its change
+    feed, its observed transitions in the graph."""
+    return LiveKnowledge(
+        store_loader(store),
+        version_reader(store),
+        changes=change_reader(store),
+        observed=observed_reader(store),
+        poll_seconds=poll_seconds,
+        on_rebuild=on_rebuild,
+        on_first_load=on_first_load,
+        snapshot=snapshot,
+    )
+
+
 class _Source(Generic[T]):
     """What is built now (None before the first build), read at each call."""
 
@@ -187,18 +194,10 @@ class LiveKnowledge:
         on_rebuild: Callable[[Literal["full", "incremental"]], None] | None = None,
         on_first_load: Callable[[], None] | None = None,
         snapshot: Path | Callable[[], Path] | None = None,
-        freeze: bool = False,
-        gate: RequestGate | None = None,
     ) -> None:
-        """``freeze``: after each new build is in place, move everything alive to the
-        collector's permanent generation (``gc.freeze``), for a long-lived process: the
-        collections of the young objects would otherwise walk the containers an update
-        made (lists and dicts of every record), stopping every thread for 50-100 ms at
-        100k records. Nothing of an index or a graph is cyclic garbage once dropped
-        (a test holds that), so reference counting still frees the build replaced; what
-        else is young at that moment is frozen too, so a reference cycle a request drops
-        just then is never collected (matching makes none: measured), once per update.
-        ``gate``: the requests an update gives way to (:mod:`bot.precedence`)."""
+        """``load``, ``version``, ``changes`` and ``observed`` read the database
+        (:func:`store_knowledge` wires them to a :class:`Store`); ``snapshot``: the file,
+        or how to find it (asked once, when first needed)."""
         self._load = load
         self._version = version
         self.poll_seconds = poll_seconds
@@ -206,8 +205,6 @@ class LiveKnowledge:
         self._observed = observed
         self._on_rebuild = on_rebuild
         self._on_first_load = on_first_load
-        self._freeze = freeze
-        self._gate = gate
         self._snapshot_at = snapshot  # a path, or how to find it (asks the database once)
         self._snapshot_path: Path | None = snapshot if isinstance(snapshot, Path) else None
         self._snapshot_written = float("-inf")
@@ -247,15 +244,11 @@ class LiveKnowledge:
             try:
                 with collector_off():  # a build makes very many objects that outlive it
                     changed = self._refresh()
-                    if changed and self._freeze:  # before the collector is back: else its
-                        gc.freeze()  # first pass walks all the build made, on any thread
             except Exception as error:
                 if self._built is None:
                     self._failure = one_line(error)
                 raise
             self._failure = None
-            if changed:
-                release_freed()  # what the build freed, back to the system (bot/memory.py)
             return changed
 
     def _refresh(self) -> bool:
@@ -284,10 +277,9 @@ class LiveKnowledge:
     def _update(self, built: _Built, changes: KnowledgeChanges) -> None:
         started = time.perf_counter()
         observed = self._observed() if self._observed is not None else ()
-        with self._gate.giving_way() if self._gate is not None else nullcontext() as pause:
-            index = built.index.update(changes.upserted, changes.removed)
-            graph = built.graph.update(changes.upserted, changes.removed, observed=observed)
-            graph.centralities()  # computed once per build, then looked up
+        index = built.index.update(changes.upserted, changes.removed)
+        graph = built.graph.update(changes.upserted, changes.removed, observed=observed)
+        graph.centralities()  # computed once per build, then looked up
         if self._on_rebuild is not None:  # counted before anyone can see the result
             self._on_rebuild("incremental")
         self._swap(_Built(index, graph, changes.version))
@@ -299,7 +291,6 @@ class LiveKnowledge:
                 "kb_version": changes.version,
                 "records": len(index),
                 "seconds": round(time.perf_counter() - started, 3),
-                "gave_way_seconds": round(pause.waited, 3) if pause is not None else 0.0,
             },
         )
         if time.monotonic() - self._snapshot_written >= SNAPSHOT_EVERY:

@@ -50,9 +50,9 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
+from bot.collector import collector_off
 from bot.match.index import RecordParts
 from bot.match.similarity import Vocabulary
-from bot.memory import collector_off
 from graph.build import Reference
 
 log = logging.getLogger(__name__)

@@ -38,8 +38,7 @@ FORBIDDEN_IMPORTS = (
     "bot.slack",
     "bot.settings",
     "os",
-    "bot.precedence",
-)  # the pure code never knows it gives way
+)
 FORBIDDEN_CALLS = {"now", "today", "utcnow", "getenv"}
 
 

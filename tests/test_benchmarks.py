@@ -80,9 +80,9 @@ def test_bench_knowledge_prints_every_figure_beside_its_target() -> None:
     for figure in (
         "first build",
         "one changed record",
-        "paste p99 at 50/s during updates / usual",
+        "paste p99 at 50/s during updates (ms)",
         "back to back: p99 during updates / usual",
-        "of it waiting",
+        "an update while pastes run",
         "memory kept after the first",
         "restart, unchanged KB",
         "rebuilds for a vote",

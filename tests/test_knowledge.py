@@ -13,22 +13,12 @@ from typing import Any
 import pytest
 
 from bot import snapshot
-from bot.knowledge import (
-    LiveKnowledge,
-    Readiness,
-    change_reader,
-    epoch_reader,
-    observed_reader,
-    store_loader,
-    version_reader,
-)
-from bot.precedence import RequestGate
+from bot.knowledge import LiveKnowledge, Readiness, epoch_reader, store_knowledge
 from bot.records import Record
 from bot.store import digest_repo, repository, slack_repo
 from bot.store.db import Store
 from tests.conftest import wipe
 from tests.match.conftest import SMALL
-from tests.test_precedence import PATIENCE, TellingCondition
 
 
 def _loader(state: dict[str, Any]) -> Any:
@@ -85,15 +75,7 @@ NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def _live(store: Store, kinds: list[str], **options: Any) -> LiveKnowledge:
-    return LiveKnowledge(
-        store_loader(store),
-        version_reader(store),
-        changes=change_reader(store),
-        observed=observed_reader(store),
-        poll_seconds=60,
-        on_rebuild=kinds.append,
-        **options,
-    )
+    return store_knowledge(store, poll_seconds=60, on_rebuild=kinds.append, **options)
 
 
 def _import(store: Store, records: list[Record]) -> None:
@@ -159,32 +141,6 @@ def test_evidence_rebuilds_nothing_and_an_edit_reindexes_only_that_record(kb: St
     assert index is not None and index.record("java/npe/jdk17") is None
     graph = live.graph.current()
     assert graph is not None and "java/npe/jdk17" not in graph.record_ids
-
-
-def test_an_update_gives_way_to_a_paste_being_matched_then_goes_on(kb: Store) -> None:
-    """While a paste is being matched the update waits, the old index still answering;
-    once the paste is done the update goes on, and the wait is counted."""
-    waits: list[float] = []
-    waiting = threading.Event()
-    gate = RequestGate(pause_wait=PATIENCE * 4, update_wait=PATIENCE * 4, on_wait=waits.append)
-    gate._idle = TellingCondition(waiting)
-    kinds: list[str] = []
-    live = _live(kb, kinds, gate=gate)
-    assert live.refresh()
-    first = live.index.current()
-    edited = SMALL[3].model_copy(update={"root_cause": "A nil map was written to."})
-    _import(kb, [edited])
-    updating = threading.Thread(target=live.refresh)
-    with gate:  # a paste being matched
-        updating.start()
-        assert waiting.wait(PATIENCE), "the update never gave way"
-        assert updating.is_alive() and live.index.current() is first
-    updating.join(PATIENCE)
-    assert not updating.is_alive() and kinds == ["full", "incremental"]
-    index = live.index.current()
-    found = index.record(edited.id) if index is not None else None
-    assert found is not None and found.root_cause == "A nil map was written to."
-    assert len(waits) == 1
 
 
 def test_a_restart_relinks_from_the_snapshot_and_catches_up(
@@ -276,26 +232,25 @@ def repository_version(store: Store) -> int:
         return repository.kb_version(session)
 
 
-def test_a_replaced_build_is_freed_without_the_cyclic_collector() -> None:
-    """``errkb serve`` freezes each build out of the collector's sight (LiveKnowledge
-    ``freeze``): that is safe only while a dropped index or graph holds no reference
-    cycle, so reference counting alone frees it."""
-    import gc
+def test_every_process_on_a_database_restarts_from_the_snapshot_one_of_them_wrote(
+    kb: Store, tmp_path: Path
+) -> None:
+    """``errkb serve`` and ``errkb mcp`` wire their knowledge alike (bot.bootstrap): what
+    one built and left in ``ERRKB_CACHE_DIR``, the next one re-links instead of building."""
+    from bot.bootstrap import build_knowledge
+    from bot.settings import Settings
 
-    from bot.match.index import MatchIndex
-    from graph.build import build_graph
-
-    records = sorted(SMALL, key=lambda r: r.id)
-    gc.collect()
-    index = MatchIndex.build(records)
-    graph = build_graph(records, packed=index.packed_records())
-    for n, record in enumerate(records[:6]):  # edits, a removal, links changed, caches filled
-        index.triage(record.signature)
-        index.search(record.signature)
-        graph.centralities()
-        edited = record.model_copy(update={"root_cause": f"changed {n}"})
-        removed = [records[-1].id] if n == 3 else []
-        index, graph = index.update([edited], removed), graph.update([edited], removed)
-        graph.record(edited.id)
-    del index, graph
-    assert gc.collect() == 0
+    settings = Settings(
+        database_url=kb.engine.url.render_as_string(hide_password=False),
+        cache_dir=tmp_path / "cache",
+        _env_file=None,
+    )  # type: ignore[call-arg]
+    kinds: list[str] = []
+    first = build_knowledge(settings, kb, on_rebuild=kinds.append)
+    assert first.refresh() and kinds == ["full"]
+    first.stop()  # waits for the snapshot being written
+    assert list((tmp_path / "cache").iterdir()), "a snapshot in the cache folder"
+    again: list[str] = []
+    restarted = build_knowledge(settings, kb, on_rebuild=again.append)
+    assert restarted.refresh() and again == [], "re-linked, not rebuilt"
+    assert restarted.records == len(SMALL)

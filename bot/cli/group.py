@@ -38,12 +38,12 @@ def help_text(command: Command, runner: Any) -> str:
 def _uncollected() -> Iterator[None]:
     """No cyclic garbage collection while a command's modules load; then they are frozen.
 
-    Loading a command's libraries makes some 10^5 objects that live as long as the
+    Loading a command's libraries makes very many objects that live as long as the
     process. The collector would walk them again and again while they load and on
-    every full collection after: about a tenth of ``errkb triage``'s CPU time,
-    measured. Frozen, collections skip them; reference counting still frees.
+    every full collection after; frozen, collections skip them. Reference counting
+    still frees.
     """
-    from bot.memory import collector_off
+    from bot.collector import collector_off
 
     try:
         with collector_off():
@@ -68,7 +68,8 @@ def load(command: Command) -> TyperCommand:
 
 
 class _Names(Mapping[str, Any]):
-    """The group's commands by name, built on first use (Typer reads the names for 'did you mean')."""
+    """The group's commands by name, built on first use (Typer reads the names for
+    'did you mean')."""
 
     def __init__(self, group: CommandGroup) -> None:
         self.group = group

@@ -1,4 +1,4 @@
-"""The knowledge a one-shot command matches against, from the database's snapshot when it is current.
+"""The knowledge a one-shot command matches against: the database's snapshot when current.
 
 Building the match index of a large knowledge base costs far more than matching
 one paste, so a command re-links the index and the graph from the snapshot file
@@ -27,8 +27,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from bot.collector import collector_off
 from bot.match.index import MatchIndex
-from bot.memory import collector_off
 from bot.records import Record
 from bot.store import tables
 from bot.store.db import Store
@@ -52,7 +52,8 @@ class StoredKnowledge:
 
 def _state(rows: object, key: str) -> int | None:
     table = tables.kb_state
-    return rows.scalar(select(table.c.value).where(table.c.key == key))  # type: ignore[attr-defined]
+    query = select(table.c.value).where(table.c.key == key)
+    return rows.scalar(query)  # type: ignore[attr-defined]
 
 
 def _snapshot_file(

@@ -27,18 +27,11 @@ def mcp(
     --http for one shared server, which needs ERRKB_MCP_TOKEN unless it binds
     to loopback. Logs go to standard error.
     """
+    from bot.bootstrap import build_knowledge
     from bot.clock import SYSTEM_CLOCK
-    from bot.knowledge import (
-        LiveKnowledge,
-        change_reader,
-        observed_reader,
-        store_loader,
-        version_reader,
-    )
     from bot.mcp.http import check_bind, serve_http
     from bot.mcp.server import Served, create_server
     from bot.mcp.tools import LOAD_WAIT_SECONDS, Tools
-    from bot.precedence import RequestGate
     from bot.slack.web.logs import configure_logging
     from bot.store.db import open_store
 
@@ -48,15 +41,7 @@ def mcp(
         check_bind(host, token)
     configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
     store = open_store(settings.database_url)
-    gate = RequestGate()  # pastes being matched; updates give way
-    knowledge = LiveKnowledge(
-        store_loader(store),
-        version_reader(store),
-        changes=change_reader(store),
-        observed=observed_reader(store),
-        poll_seconds=settings.kb_refresh_seconds,
-        gate=gate,
-    )
+    knowledge = build_knowledge(settings, store)
     loaded = threading.Event()
     threading.Thread(
         target=_first_load, args=(knowledge, loaded), name="errkb-load", daemon=True
@@ -68,7 +53,6 @@ def mcp(
         settings=settings,
         clock=SYSTEM_CLOCK,
         loaded=loaded.wait,
-        gate=gate,
     )
     server = create_server(Served(tools, outcomes=settings.mcp_outcomes))
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -15,8 +14,6 @@ from bot.errors import ConfigError
 log = logging.getLogger(__name__)
 
 HTTP_PORT = 3000
-#: Seconds a thread may hold the interpreter lock before another waiting for it gets it.
-SWITCH_INTERVAL = 0.0005
 
 
 def serve(
@@ -38,21 +35,10 @@ def serve(
 ) -> None:
     if http == socket:
         common.fail("choose exactly one of --http or --socket")
+    from bot.bootstrap import build_digest, build_knowledge, build_slack_bot
     from bot.clock import SYSTEM_CLOCK
-    from bot.knowledge import (
-        LiveKnowledge,
-        change_reader,
-        epoch_reader,
-        observed_reader,
-        store_loader,
-        version_reader,
-    )
-    from bot.memory import tune_allocator
-    from bot.precedence import RequestGate
-    from bot.slack.bootstrap import build_slack_bot
     from bot.slack.web.logs import configure_logging
     from bot.slack.web.metrics import Metrics
-    from bot.snapshot import snapshot_path
     from bot.store.db import open_store
 
     settings = common.settings()
@@ -60,30 +46,10 @@ def serve(
     if problems:
         raise ConfigError("missing settings for errkb serve: " + "; ".join(problems))
     configure_logging(settings.log_level, fmt=settings.log_format, secrets=settings.secret_values())
-    # A knowledge update runs on its own thread beside the requests. With Python's default
-    # 5 ms switch interval a paste waited up to 5 ms at every point where it gave the
-    # interpreter lock back: measured (benchmarks/bench_knowledge.py --in-process, 2,522
-    # records, updates back to back), paste p99 74 ms at 5 ms, 24 ms at 0.5 ms.
-    sys.setswitchinterval(SWITCH_INTERVAL)
-    tune_allocator()  # the knowledge base's large arrays given back whole (bot/memory.py)
     # refuses, in one line, a database whose schema is missing or not this errkb's
     store = open_store(settings.database_url)
     metrics = Metrics()
-    gate = RequestGate(on_wait=metrics.update_wait)  # pastes being matched; updates give way
-    knowledge = LiveKnowledge(
-        store_loader(store),
-        version_reader(store),
-        changes=change_reader(store),
-        observed=observed_reader(store),
-        poll_seconds=settings.kb_refresh_seconds,
-        on_rebuild=metrics.rebuild,
-        on_first_load=_freeze,
-        freeze=True,
-        gate=gate,
-        snapshot=lambda: snapshot_path(
-            settings.cache_dir, settings.database_url, epoch_reader(store)()
-        ),
-    )
+    knowledge = build_knowledge(settings, store, on_rebuild=metrics.rebuild, on_first_load=_freeze)
     # built on its own thread: /healthz says "starting" meanwhile, pastes wait for it
     knowledge.start(wait=False)
     bot = build_slack_bot(
@@ -93,10 +59,9 @@ def serve(
         graph=knowledge.graph,
         clock=SYSTEM_CLOCK,
         metrics=metrics,
-        gate=gate,
     )
     bot.start()  # pending work from before a restart is taken up at once
-    scheduler = _start_digest(settings, store, bot.gateway, knowledge, tokens=bot.runner.authorize)
+    scheduler = build_digest(settings, store, bot.gateway, knowledge, tokens=bot.runner.authorize)
     try:
         if http:
             _serve_http(
@@ -122,39 +87,6 @@ def _freeze() -> None:
 
     gc.collect()
     gc.freeze()
-
-
-def _start_digest(settings: Any, store: Any, gateway: Any, knowledge: Any, *, tokens: Any) -> Any:
-    """The staleness digest's scheduler; every replica runs one, the database picks who posts."""
-    from bot.clock import SYSTEM_CLOCK
-    from bot.digest.jobs import DigestSender, start_scheduler
-    from bot.slack.adapter.gateway import SlackGateway
-    from bot.slack.adapter.install import WorkspacePoster
-
-    if settings.multi_workspace and settings.digest_team:
-        # that workspace's installation token, refreshed as the jobs' are
-        gateway = WorkspacePoster(gateway, tokens, settings.digest_team)
-    elif settings.multi_workspace:
-        # the digest goes to one workspace: it needs that workspace's bot token
-        if settings.slack_bot_token is None:
-            log.warning(
-                "multi-workspace install without ERRKB_DIGEST_TEAM or SLACK_BOT_TOKEN: no staleness digest is posted"
-            )
-            return None
-        gateway = SlackGateway(
-            token=settings.slack_bot_token.get_secret_value(),
-            base_url=settings.slack_api_url,
-            metrics=gateway.metrics,
-            cache_seconds=settings.user_cache_seconds,
-        )
-    sender = DigestSender(
-        settings=settings,
-        store=store,
-        gateway=gateway,
-        graph=knowledge.graph.current,
-        clock=SYSTEM_CLOCK.now,
-    )
-    return start_scheduler(sender, settings)
 
 
 def slack_urls(base: str, *, multi_workspace: bool) -> list[tuple[str, str]]:

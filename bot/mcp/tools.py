@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from bot.clock import Clock
@@ -31,7 +31,6 @@ from bot.mcp.models import (
     StaleList,
     StaleRecord,
 )
-from bot.precedence import RequestGate
 from bot.records import Record
 from bot.report import AnswerRecord, TriageReport, answer_record, build_report
 from bot.settings import Settings
@@ -56,8 +55,6 @@ class Tools:
     #: Waits (up to the seconds given) for the first load; the server answers the handshake
     #: at once and loads a large knowledge base meanwhile.
     loaded: Callable[[float], object] = lambda _seconds: None
-    #: Entered to match a paste: the knowledge updates of this process give way to it.
-    gate: RequestGate = field(default_factory=RequestGate)
 
     # -- lookups ---------------------------------------------------------------------
 
@@ -95,9 +92,8 @@ class Tools:
 
         index = self._index()
         read = read_paste(paste, self.settings.paste_limit)
-        with self.gate:
-            triage = prefer_general(index.triage(read), read.text, index.record)
-            result = prefer_reader(triage, lang, index.record)
+        triage = prefer_general(index.triage(read), read.text, index.record)
+        result = prefer_reader(triage, lang, index.record)
         return build_report(
             result,
             index.record,

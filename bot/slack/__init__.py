@@ -14,7 +14,7 @@
   (``answer_paste``, ``corrections``, ``feedback``, ``slash``, ``app_home``,
   ``digest_actions`` …), each a plain function of the job and what it uses.
 
-:mod:`bot.slack.bootstrap` wires them. The ids and the button/modal state models
+:mod:`bot.bootstrap` wires them. The ids and the button/modal state models
 are pure data and live with the renderers (:mod:`bot.render.ids`,
 :mod:`bot.render.state`).
 """

@@ -10,10 +10,12 @@ their way in). Everything here reads plain rows of the Core tables, through
 a session or a bare connection (``Store.read_rows()``, which ``errkb triage``
 uses so that it never loads the ORM).
 
-Validating again would cost more than the rest of a load (Python ``re``
-compiling every regex); the garbage collector is held off while records are
-built, since it would walk the new records again and again; rows are fetched
-in batches. ``benchmarks/bench_load.py`` measures a load.
+A load skips the work it need not do: validating again would compile every
+regex once more, so records are trusted; pydantic would parse a default's
+signature for each one it fills in, so :func:`~bot.store.convert.trusted_record`
+fills them in itself; the cyclic collector would walk the new records again and
+again, so it is held off while they are built; each result is fetched whole as
+plain tuples, not row by row. ``benchmarks/bench_load.py`` prints the figures.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Column, Select, Table, select
 
-from bot.memory import collector_off
+from bot.collector import collector_off
 from bot.records import Record
 from bot.store import tables
 from bot.store.convert import READ_COLUMNS, record_data, trusted_record

@@ -58,7 +58,6 @@ def test_rebuilds_queue_and_job_metrics_appear_once_reported() -> None:
         "errkb_knowledge_rebuilds_total",
         "errkb_queue_depth",
         "errkb_job_retries_total",
-        "errkb_update_waits_total",
     }, "nothing measures them yet: no zero that would look like a figure"
     metrics.rebuild("incremental")
     samples = _samples(metrics)
@@ -68,8 +67,6 @@ def test_rebuilds_queue_and_job_metrics_appear_once_reported() -> None:
     metrics.queue(3, 1.5)
     metrics.retry("answer", "SlackUnavailable")
     metrics.expire("answer")
-    metrics.update_wait(0.05)
-    metrics.update_wait(0.01)
     samples = _samples(metrics)
     assert samples[("errkb_knowledge_rebuilds_total", (("kind", "incremental"),))] == 2
     assert samples[("errkb_queue_depth", ())] == 3
@@ -79,8 +76,6 @@ def test_rebuilds_queue_and_job_metrics_appear_once_reported() -> None:
         == 1
     )
     assert samples[("errkb_job_expirations_total", (("kind", "answer"),))] == 1
-    assert samples[("errkb_update_waits_total", ())] == 2
-    assert abs(samples[("errkb_update_wait_seconds_total", ())] - 0.06) < 1e-9
     waiting = [10.0, 12.5]
     metrics.watch_queue(lambda: len(waiting), lambda: max(waiting, default=0.0))
     waiting.append(30.0)  # read when scraped, not when set

@@ -24,13 +24,11 @@ from urllib.parse import urlencode
 import pytest
 from sqlalchemy import update
 
+from bot.bootstrap import build_slack_bot
 from bot.ingest import load_records
-from bot.knowledge import Fixed
-from bot.match.index import MatchIndex
-from bot.precedence import RequestGate
+from bot.knowledge import LiveKnowledge, store_knowledge
 from bot.records import Record
 from bot.settings import Settings
-from bot.slack.bootstrap import build_slack_bot
 from bot.slack.web.metrics import Metrics
 from bot.slack.web.server import Server
 from bot.store import repository
@@ -46,7 +44,6 @@ from bot.store.models import (
     VoteRow,
     WorkaroundRow,
 )
-from graph.build import build_graph
 from tests.conftest import DATA, wipe
 from tests.slack.fake_slack import FakeSlack
 
@@ -268,16 +265,12 @@ def fake_slack() -> Iterator[FakeSlack]:
     fake.stop()
 
 
-class CountingGate(RequestGate):
-    """The request gate, counting the requests that entered it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entered = 0
-
-    def __enter__(self) -> RequestGate:
-        self.entered += 1
-        return super().__enter__()
+def knowledge_of(store: Store) -> LiveKnowledge:
+    """The live knowledge of ``store``, built once: nothing polls it, so a test's changes to
+    the records stay out of the answers."""
+    knowledge = store_knowledge(store, poll_seconds=3600)
+    knowledge.refresh()
+    return knowledge
 
 
 @dataclass
@@ -290,7 +283,6 @@ class Bot:
     records: list[Record]
     send: SlackSender
     settings: Settings
-    gate: CountingGate
 
 
 @pytest.fixture(scope="package")
@@ -314,15 +306,14 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
     )  # type: ignore[call-arg]
     metrics = Metrics()
     clock = FixedClock(TODAY)
-    gate = CountingGate()
+    knowledge = knowledge_of(store)
     slack_bot = build_slack_bot(
         settings,
         store=store,
-        index=Fixed(MatchIndex.build(records)),
-        graph=Fixed(build_graph(records)),
+        index=knowledge.index,
+        graph=knowledge.graph,
         clock=clock,
         metrics=metrics,
-        gate=gate,
     )
     slack_bot.start()
     server = Server(
@@ -345,7 +336,6 @@ def bot(store: Store, fake_slack: FakeSlack) -> Iterator[Bot]:
         records,
         SlackSender(url, fake_slack),
         settings,
-        gate,
     )
     server.stop()
     wipe(store)

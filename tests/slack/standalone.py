@@ -18,18 +18,15 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.knowledge import Fixed
-from bot.match.index import MatchIndex
+from bot.bootstrap import SlackBot, build_slack_bot
 from bot.records import Record
 from bot.settings import Settings
-from bot.slack.bootstrap import SlackBot, build_slack_bot
 from bot.slack.web.metrics import Metrics
 from bot.slack.web.server import Server
 from bot.store import repository
 from bot.store.db import Store, open_store
 from bot.store.models import JobRow, RecordRow
-from graph.build import build_graph
-from tests.slack.conftest import SECRET, TODAY, FixedClock, SlackSender
+from tests.slack.conftest import SECRET, TODAY, FixedClock, SlackSender, knowledge_of
 from tests.slack.fake_slack import FakeSlack
 
 #: First and longest wait between token checks: short, so recovery shows within a test.
@@ -102,11 +99,12 @@ def standalone(
         **settings,
     )  # type: ignore[call-arg]
     metrics = Metrics()
+    knowledge = knowledge_of(store)
     slack_bot = build_slack_bot(
         built,
         store=store,
-        index=Fixed(MatchIndex.build(records)),
-        graph=Fixed(build_graph(records)),
+        index=knowledge.index,
+        graph=knowledge.graph,
         clock=FixedClock(TODAY),
         metrics=metrics,
         slack_backoff=BACKOFF,

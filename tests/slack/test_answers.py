@@ -43,13 +43,6 @@ def test_a_paste_is_answered_in_its_thread_with_the_fix_on_the_first_screen(bot:
     assert_valid_message(post)
 
 
-def test_a_paste_is_matched_inside_the_gate_knowledge_updates_give_way_to(bot: Bot) -> None:
-    before = bot.gate.entered
-    bot.send.message(PASTE)
-    bot.fake.wait_for("chat.postMessage")
-    assert bot.gate.entered > before
-
-
 def test_a_chinese_user_gets_a_chinese_answer(bot: Bot) -> None:
     bot.send.message(PASTE, user=ZH_USER)
     post = bot.fake.wait_for("chat.postMessage")[0].params

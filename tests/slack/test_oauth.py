@@ -15,18 +15,25 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import select
 
-from bot.knowledge import Fixed
-from bot.match.index import MatchIndex
+from bot.bootstrap import build_slack_bot
 from bot.settings import Settings
-from bot.slack.bootstrap import build_slack_bot
 from bot.slack.web.metrics import Metrics
 from bot.slack.web.server import Server
 from bot.store import repository
 from bot.store.db import Store, open_store
 from bot.store.oauth import oauth_metadata
 from bot.store.secrets import TokenCipher
-from graph.build import build_graph
-from tests.slack.conftest import CHANNEL, PASTE, SECRET, TODAY, TOKEN, Bot, FixedClock, SlackSender
+from tests.slack.conftest import (
+    CHANNEL,
+    PASTE,
+    SECRET,
+    TODAY,
+    TOKEN,
+    Bot,
+    FixedClock,
+    SlackSender,
+    knowledge_of,
+)
 from tests.slack.fake_slack import FakeSlack, Grant
 from tests.slack.install_flow import get, install
 
@@ -53,7 +60,7 @@ def serving(
 ) -> Iterator[OAuthBot]:
     """A second app, installed per workspace instead of by token, on a database of its own
     (servers sharing a database share their work: they must be configured alike)."""
-    store = open_store(url, migrate=True)
+    store = open_store(url, migrate=True)  # the records imported (oauth_bot)
     settings = Settings(
         database_url=url,
         slack_signing_secret=SECRET,
@@ -66,11 +73,12 @@ def serving(
         _env_file=None,
     )  # type: ignore[call-arg]
     metrics = Metrics()
+    knowledge = knowledge_of(store)
     slack_bot = build_slack_bot(
         settings,
         store=store,
-        index=Fixed(MatchIndex.build(bot.records)),
-        graph=Fixed(build_graph(bot.records)),
+        index=knowledge.index,
+        graph=knowledge.graph,
         clock=FixedClock(TODAY),
         metrics=metrics,
     )

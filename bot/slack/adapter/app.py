@@ -1,7 +1,7 @@
 """``create_app``: the Bolt app, from what the composition root built.
 
 No module-level ``App``: ``errkb serve`` and the tests each build exactly the
-app they need (:mod:`bot.slack.bootstrap`). With ``process_before_response``
+app they need (:mod:`bot.bootstrap`). With ``process_before_response``
 Slack's answer waits for the listener, which only writes a job
 (:mod:`bot.slack.queue.intake`). With ``SLACK_CLIENT_ID`` the app is a
 multi-workspace install (:mod:`bot.slack.adapter.install`); otherwise ``authorize``

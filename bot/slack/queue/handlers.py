@@ -3,7 +3,7 @@ wired once at start.
 
 Use cases name what they use as keyword-only parameters; :func:`inject`
 binds them from the composition root's dependencies by name
-(:mod:`bot.slack.bootstrap`), so each takes exactly what it uses and a
+(:mod:`bot.bootstrap`), so each takes exactly what it uses and a
 missing one is an error at start, not at the first click. ``/errkb`` is one
 job kind whose subcommand picks the use case, from the command table
 (:data:`bot.slack.usecases.slash.SUBCOMMANDS`) that also drives its parser and help.

@@ -5,9 +5,7 @@ for a mention holding no error, the thread), reads what people taught errkb
 about these errors, triages, asks Slack for the user's locale and a
 permalink (either may fail: the answer goes out anyway), writes what it
 learned in one transaction, then sends. An answer in a thread is sent at
-most once however often the job is tried (:func:`deliver`). Matching is done
-inside the request gate (:mod:`bot.precedence`): a knowledge update running
-meanwhile gives way to it.
+most once however often the job is tried (:func:`deliver`).
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ from bot.match.extract import extract
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
 from bot.match.reader import prefer_reader
-from bot.precedence import RequestGate
 from bot.records.clean import clean_text
 from bot.render import blocks, panels
 from bot.render.kit import Message
@@ -120,7 +117,7 @@ def paste_text(
 
 
 def thread_error(
-    paste: PasteJob, slack: SlackGateway, kb: MatchIndex, limit: int, gate: RequestGate
+    paste: PasteJob, slack: SlackGateway, kb: MatchIndex, limit: int
 ) -> Excerpt | None:
     """For a mention that holds no error itself: the most recent message of its thread
     that does (the root included), or None."""
@@ -135,8 +132,7 @@ def thread_error(
         read = read_paste(str(message.get("text") or ""), limit)
         if not read.text.strip():
             continue
-        with gate:
-            found = kb.triage(read)
+        found = kb.triage(read)
         if found.errors:
             return read
     return None
@@ -146,13 +142,11 @@ def triage_timed(
     kb: MatchIndex,
     text: str | Excerpt,
     metrics: Metrics,
-    gate: RequestGate,
     learned: dict[str, str | None] | None = None,
 ) -> Triage:
-    with gate:
-        started = time.perf_counter()
-        found = kb.triage(text, learned=learned) if learned else kb.triage(text)
-        metrics.match_latency(time.perf_counter() - started)
+    started = time.perf_counter()
+    found = kb.triage(text, learned=learned) if learned else kb.triage(text)
+    metrics.match_latency(time.perf_counter() - started)
     return found
 
 
@@ -188,7 +182,6 @@ def answer_paste(
     slack: SlackGateway,
     clock: Clock,
     metrics: Metrics,
-    gate: RequestGate,
 ) -> Outcome | Turn:
     """Triage ``paste`` and answer it (in its thread, or privately); in a thread errkb
     answered already, a mention without a new error is a turn of conversation instead
@@ -207,12 +200,12 @@ def answer_paste(
         return "silent"
     if paste.assistant and paste.thread_ts:
         assistant.working(slack, paste, assistant.status_locale(store, settings, slack, paste))
-    triage = triage_timed(kb, read, metrics, gate, learned)
+    triage = triage_timed(kb, read, metrics, learned)
     if paste.mention and not triage.errors:
-        found = thread_error(paste, slack, kb, settings.paste_limit, gate)
+        found = thread_error(paste, slack, kb, settings.paste_limit)
         if found is not None:
             read = found
-            triage = triage_timed(kb, found, metrics, gate, read_learned(store, found))
+            triage = triage_timed(kb, found, metrics, read_learned(store, found))
     text = read.text
     outcome = decide(triage, asked=paste.asked, channel=here)
     if outcome == "silent" and not triage.errors:

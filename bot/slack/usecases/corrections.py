@@ -19,7 +19,6 @@ from bot.clock import Clock
 from bot.errors import RecordNotFound
 from bot.i18n import t
 from bot.knowledge import GraphSource, IndexSource
-from bot.precedence import RequestGate
 from bot.render import panels
 from bot.render.correct import (
     NONE,
@@ -207,14 +206,13 @@ def correct(
 
 
 def search_records(
-    state: CorrectionModalState, words: str, *, index: IndexSource, gate: RequestGate
+    state: CorrectionModalState, words: str, *, index: IndexSource
 ) -> list[dict[str, Any]]:
     """The modal's search, answered while Slack waits: the records that best match ``words``
     (a record id typed whole comes first), not the one answered wrongly, labelled in the
     modal's language."""
     kb = loaded(index)
-    with gate:
-        found = kb.search(words[:500], limit=SEARCH_OPTIONS + 1)
+    found = kb.search(words[:500], limit=SEARCH_OPTIONS + 1)
     ids = [words.strip()] if kb.record(words.strip()) else []
     ids += [rid for rid, _ in found if rid not in ids]
     records = [r for r in map(kb.record, ids) if r is not None and r.id != state.wrong]

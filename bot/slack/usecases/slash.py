@@ -3,7 +3,7 @@
 :data:`SUBCOMMANDS` is the one table of them: the parser, ``/errkb help``,
 the job handler and a meta-test all read it. Every use case takes the
 command and, by name, the few things it uses (wired in
-:mod:`bot.slack.bootstrap`).
+:mod:`bot.bootstrap`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from typing import Any
 from bot.answer import read_paste
 from bot.i18n import negotiate_locale, t
 from bot.knowledge import IndexSource
-from bot.precedence import RequestGate
 from bot.render.workflow import step_outputs
 from bot.settings import Settings
 from bot.slack.adapter.gateway import SlackGateway
@@ -42,7 +41,6 @@ def triage_step(
     store: Store,
     settings: Settings,
     slack: SlackGateway,
-    gate: RequestGate,
     metrics: Metrics,
 ) -> StepResult:
     read = read_paste(text, settings.paste_limit)
@@ -65,8 +63,7 @@ def triage_step(
         metrics.decline("not_ready")
         return StepResult(error=t(locale, "workflow.not_ready"))
     learned = read_learned(store, read)
-    with gate:
-        triage = kb.triage(read, learned=learned) if learned else kb.triage(read)
+    triage = kb.triage(read, learned=learned) if learned else kb.triage(read)
     if not triage.errors:
         metrics.decline("no_error")
         return StepResult(error=t(locale, "workflow.no_error"))

@@ -16,22 +16,7 @@ Those of parts that report only once they run (rebuilds, the job queue) are
 registered on first report, so ``/metrics`` never shows a zero for something
 nothing measures.
 
-===============================  ======================  =========================================
-metric                           labels                  counted when
-===============================  ======================  =========================================
-errkb_events_total               kind                    an event, command or interaction arrives
-errkb_answers_total              kind                    errkb posts a reply
-errkb_declines_total             reason                  errkb stays silent on a paste
-errkb_slack_api_errors_total     method, error           a Slack Web API call fails
-errkb_match_seconds              (histogram)             a paste is triaged
-errkb_knowledge_rebuilds_total   kind: full|incremental  the index and graph are rebuilt
-errkb_update_waits_total                                 an update waits for pastes being matched
-errkb_update_wait_seconds_total                          ... this long, in all (bot/precedence.py)
-errkb_queue_depth                (gauge)                 jobs wait for a worker
-errkb_queue_oldest_age_seconds   (gauge)                 the oldest of them has waited this long
-errkb_job_retries_total          kind                    a job is tried again
-errkb_job_expirations_total      kind                    a job is dropped as too old
-===============================  ======================  =========================================
+===============================  ======================  ==================================
 """
 
 from __future__ import annotations
@@ -127,20 +112,6 @@ class Metrics:
             ("full", "incremental"),
         )
         counter.labels(kind).inc()
-
-    def update_wait(self, seconds: float) -> None:
-        """A knowledge update waited this long for the pastes being matched
-        (:mod:`bot.precedence`)."""
-        self._first(
-            Counter,
-            "errkb_update_waits",
-            "Times a knowledge update waited for pastes being matched.",
-        ).inc()
-        self._first(
-            Counter,
-            "errkb_update_wait_seconds",
-            "Seconds knowledge updates waited for pastes being matched.",
-        ).inc(seconds)
 
     def queue(self, depth: int, oldest_age_seconds: float) -> None:
         """How many jobs wait now, and how long the oldest has waited (0 when none)."""

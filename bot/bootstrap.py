@@ -1,8 +1,10 @@
-"""The composition root of the Slack bot: settings → gateway → use cases → runner → app.
+"""The composition root: settings → store → knowledge → gateway → use cases → runner → app.
 
-The one place that knows every dependency. Use cases take what they use by
-name (:func:`bot.slack.queue.handlers.inject`); nothing else holds a bag of
-everything. ``errkb serve`` and the tests build the bot here.
+The one place that knows every dependency. :func:`build_knowledge` is the one
+wiring of the live knowledge base (``errkb serve`` and ``errkb mcp``);
+:func:`build_slack_bot` builds the Slack bot on it. Use cases take what they
+use by name (:func:`bot.slack.queue.handlers.inject`); nothing else holds a bag of
+everything. ``errkb serve``, ``errkb mcp`` and the tests build their world here.
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Literal
 
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 
 from bot.clock import SYSTEM_CLOCK, Clock
-from bot.knowledge import GraphSource, IndexSource
-from bot.precedence import RequestGate
+from bot.knowledge import GraphSource, IndexSource, LiveKnowledge, epoch_reader, store_knowledge
 from bot.settings import Settings
 from bot.slack.adapter.app import create_app
 from bot.slack.adapter.gateway import SlackGateway
@@ -34,6 +36,9 @@ from bot.slack.queue.runner import JobRunner
 from bot.slack.usecases import corrections, digest_actions, feedback, workflow
 from bot.slack.web.metrics import Metrics
 from bot.store.db import Store
+
+if TYPE_CHECKING:
+    from apscheduler.schedulers.background import BackgroundScheduler
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +66,75 @@ class SlackBot:
             self.link.stop()
 
 
+def build_knowledge(
+    settings: Settings,
+    store: Store,
+    *,
+    on_rebuild: Callable[[Literal["full", "incremental"]], None] | None = None,
+    on_first_load: Callable[[], None] | None = None,
+) -> LiveKnowledge:
+    """The live knowledge base of ``store``, polled every ``ERRKB_KB_REFRESH_SECONDS``, its
+    snapshot in ``ERRKB_CACHE_DIR`` (named after the database and its knowledge epoch, so
+    every process on that database starts from what another built)."""
+    from bot.snapshot import snapshot_path
+
+    return store_knowledge(
+        store,
+        poll_seconds=settings.kb_refresh_seconds,
+        on_rebuild=on_rebuild,
+        on_first_load=on_first_load,
+        snapshot=lambda: snapshot_path(
+            settings.cache_dir, settings.database_url, epoch_reader(store)()
+        ),
+    )
+
+
+def build_digest(
+    settings: Settings,
+    store: Store,
+    gateway: SlackGateway,
+    knowledge: LiveKnowledge,
+    *,
+    tokens: Callable[[str | None], str | None],
+) -> BackgroundScheduler | None:
+    """The staleness digest's scheduler, started (None when no digest is posted); every
+    replica runs one, the database picks who posts. ``tokens``: a workspace's bot token."""
+    from bot.digest.jobs import DigestSender, start_scheduler
+    from bot.slack.adapter.install import WorkspacePoster
+
+    poster: SlackGateway | WorkspacePoster = gateway
+    if settings.multi_workspace and settings.digest_team:
+        # that workspace's installation token, refreshed as the jobs' are
+        poster = WorkspacePoster(gateway, tokens, settings.digest_team)
+    elif settings.multi_workspace:
+        # the digest goes to one workspace: it needs that workspace's bot token
+        if settings.slack_bot_token is None:
+            log.warning(
+                "multi-workspace install without ERRKB_DIGEST_TEAM or SLACK_BOT_TOKEN: "
+                "no staleness digest is posted"
+            )
+            return None
+        poster = SlackGateway(
+            token=settings.slack_bot_token.get_secret_value(),
+            base_url=settings.slack_api_url,
+            metrics=gateway.metrics,
+            cache_seconds=settings.user_cache_seconds,
+        )
+    sender = DigestSender(
+        settings=settings,
+        store=store,
+        gateway=poster,
+        graph=knowledge.graph.current,
+        clock=SYSTEM_CLOCK.now,
+    )
+    return start_scheduler(sender, settings)
+
+
 def _job_tokens(
     oauth: OAuthSettings | None, link: SlackLink | None, settings: Settings
 ) -> Callable[[str | None], str | None]:
-    """The bot token for a job's workspace: the installation's, refreshed when due (multi-workspace),
-    else the gateway's own, once Slack takes it."""
+    """The bot token for a job's workspace: the installation's, refreshed when due
+    (multi-workspace), else the gateway's own, once Slack takes it."""
     if oauth is not None:
         return job_tokens(oauth, settings)
     assert link is not None
@@ -87,11 +156,9 @@ def build_slack_bot(
     metrics: Metrics,
     gateway: SlackGateway | None = None,
     queue_clock: Callable[[], datetime] = SYSTEM_CLOCK.now,
-    gate: RequestGate | None = None,
     slack_backoff: tuple[float, float] = (1.0, 30.0),
 ) -> SlackBot:
     """The Slack bot; ``clock`` dates what users see, ``queue_clock`` times the work queue,
-    ``gate`` is entered to match a paste (the one the knowledge updates give way to),
     ``slack_backoff`` is the first and longest wait between checks of a token Slack refused."""
     token = (
         None
@@ -112,7 +179,6 @@ def build_slack_bot(
         "slack": gateway,
         "clock": clock,
         "metrics": metrics,
-        "gate": gate or RequestGate(),
     }
     oauth = oauth_settings(settings, store)
     link = (
