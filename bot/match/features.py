@@ -153,8 +153,9 @@ def explained(c: Candidates, p: Paste) -> np.ndarray:
 @feature("context", weight=6.460, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
-    locales), the literal words of its regex, its tags and id, its workarounds' actions. Finds a record named
-    otherwise than its signature (a library's warning text, a record written for the cause)."""
+    locales), the literal words of its regex, its tags and id, its workarounds' actions.
+    Finds a record named otherwise than its signature (a library's warning text, a record
+    written for the cause)."""
     return c.context
 
 

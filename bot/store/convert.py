@@ -180,7 +180,8 @@ def record_data(
     dead_ends: list[dict[str, Any]],
     links: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """A record's fields, as its model takes them, from its row and child rows (in position order)."""
+    """A record's fields, as its model takes them, from its row and child rows (in
+    position order)."""
     data: dict[str, Any] = {name: row[name] for name in SCALARS}
     data["id"] = row["id"]
     data["workarounds"] = [_item_from_columns(w, WORKAROUND_COLUMNS) for w in workarounds]

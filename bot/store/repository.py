@@ -69,7 +69,8 @@ def record_ids(session: Session) -> set[str]:
 def records_confirmed_before(
     session: Session, *, before: date, domain: str | None = None
 ) -> list[tuple[str, date | None]]:
-    """``(id, last_confirmed)`` of records not confirmed since ``before`` (never confirmed first)."""
+    """``(id, last_confirmed)`` of records not confirmed since ``before`` (never confirmed
+    first)."""
     stmt = select(RecordRow.id, RecordRow.last_confirmed).where(
         (RecordRow.last_confirmed < before) | RecordRow.last_confirmed.is_(None)
     )
@@ -80,7 +81,8 @@ def records_confirmed_before(
 
 
 def record_text(session: Session, *, record_id: str, locale: str) -> dict[str, tuple[Any, str]]:
-    """Each translatable field in ``locale`` as ``(value, locale_used)``, English (own text) fallback."""
+    """Each translatable field in ``locale`` as ``(value, locale_used)``, English (its own
+    text) the fallback."""
     record = get_record(session, record_id=record_id)
     if record is None:
         return {}
@@ -127,7 +129,8 @@ def stats(session: Session) -> dict[str, Any]:
 
 
 def kb_version(session: Session) -> int:
-    """The knowledge version (:func:`bot.store.changes.knowledge_version`); evidence never moves it."""
+    """The knowledge version (:func:`bot.store.changes.knowledge_version`); evidence never
+    moves it."""
     return knowledge_version(session)
 
 
