@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -108,13 +109,24 @@ def _sqlite_pragmas(engine: Engine) -> None:
         unit = conn.get_execution_options().get(UNIT)
         read_only = unit == "read"
         if conn.info.get("query_only", False) != read_only:
-            conn.exec_driver_sql(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+            _driver_sql(conn, f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
             conn.info["query_only"] = read_only
         wait = int(conn.get_execution_options().get(WAIT_MS, BUSY_TIMEOUT_MS))
         if conn.info.get("busy_timeout", BUSY_TIMEOUT_MS) != wait:
-            conn.exec_driver_sql(f"PRAGMA busy_timeout={wait}")
+            _driver_sql(conn, f"PRAGMA busy_timeout={wait}")
             conn.info["busy_timeout"] = wait
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if unit == "write" else "BEGIN")
+        _driver_sql(conn, "BEGIN IMMEDIATE" if unit == "write" else "BEGIN")
+
+
+def _driver_sql(conn: Connection, sql: str) -> None:
+    """Run ``sql`` on the SQLite driver's connection itself. These statements start every
+    unit of work, where SQLAlchemy's execution path (its events, a result object) costs
+    more than the statement; a failure is raised as SQLAlchemy's error, as
+    ``exec_driver_sql`` raises it (a locked database is an :class:`OperationalError`)."""
+    try:
+        conn.connection.driver_connection.execute(sql)  # type: ignore[union-attr]
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
 
 
 def _unit_engine(engine: Engine, unit: str) -> Engine:

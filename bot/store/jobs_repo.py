@@ -33,6 +33,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
+    Connection,
     Executable,
     Row,
     and_,
@@ -231,6 +232,13 @@ def _dialect(session: Session) -> str:
     return session.get_bind().dialect.name
 
 
+def _core(session: Session) -> Connection:
+    """The session's connection, in its transaction: a Core statement run on it skips the
+    ORM's execution path (its autoflush and ORM result handling), which these statements,
+    touching no mapped object, never need."""
+    return session.connection()
+
+
 # -- the steps ---------------------------------------------------------------------------
 
 
@@ -268,7 +276,7 @@ def enqueue_job(
     }
     params = {f"p_{name}": value for name, value in values.items()}
     params["p_limit"] = limit if limit is not None else 2**31 - 1
-    found = session.execute(_enqueue_statement(_dialect(session)), params).scalar()
+    found = _core(session).execute(_enqueue_statement(_dialect(session)), params).scalar()
     if found is not None:
         job = Job(
             id=found,
@@ -352,7 +360,7 @@ def claim_due_jobs(
     }
     if skip_channels:
         params["p_skip"] = list(skip_channels)
-    rows = session.execute(_claim_statement(_dialect(session), bool(skip_channels)), params)
+    rows = _core(session).execute(_claim_statement(_dialect(session), bool(skip_channels)), params)
     return sorted((_job(row) for row in rows), key=lambda job: job.id)
 
 
@@ -365,10 +373,10 @@ def mark_stage(
     session: Session, *, job_id: int, owner: str, stage: str, result: dict[str, Any] | None = None
 ) -> bool:
     """Note how far the current attempt got; False when the lease was lost."""
-    changed = session.execute(
+    changed = _core(session).execute(
         _MARK_STAGE, {"p_id": job_id, "p_owner": owner, "p_stage": stage, "p_result": result}
     )
-    return bool(changed.rowcount)  # type: ignore[attr-defined]
+    return bool(changed.rowcount)
 
 
 def finish_jobs(session: Session, *, jobs: Collection[Job], owner: str, now: datetime) -> int:
@@ -377,7 +385,7 @@ def finish_jobs(session: Session, *, jobs: Collection[Job], owner: str, now: dat
     a new job, which a late "done" of the old one must not end."""
     if not jobs:
         return 0
-    changed = session.execute(
+    changed = _core(session).execute(
         _FINISH,
         {
             "p_ids": [j.id for j in jobs],
@@ -386,7 +394,7 @@ def finish_jobs(session: Session, *, jobs: Collection[Job], owner: str, now: dat
             "p_now": now,
         },
     )
-    return int(changed.rowcount)  # type: ignore[attr-defined]
+    return int(changed.rowcount)
 
 
 def postpone(

@@ -331,9 +331,10 @@ def _remember(
     window: timedelta,
 ) -> Reply:
     """Store the reply and what answering taught: matches (for the digest), sightings."""
+    kind = "nothing" if outcome == "no_error" else outcome
     reply_id = slack_repo.add_reply(
         session,
-        kind="nothing" if outcome == "no_error" else outcome,
+        kind=kind,
         locale=locale,
         user_id=paste.user,
         channel=paste.channel,
@@ -352,9 +353,16 @@ def _remember(
                 seen_at=now,
                 window=window,
             )
-    reply = slack_repo.get_reply(session, reply_id=reply_id)
-    assert reply is not None
-    return reply
+    # the reply as just stored (reading it back gives the same values)
+    return Reply(
+        reply_id,
+        kind,
+        locale,
+        paste.user,
+        paste.channel,
+        paste.thread_ts,
+        dict(args),
+    )
 
 
 def deliver(
