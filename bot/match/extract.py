@@ -25,7 +25,7 @@ import re2
 
 from bot.match.evidence import packages
 from bot.match.excerpt import Excerpt, holds_error
-from bot.match.logshape import learn_prefix, reshape, strip_prefix
+from bot.match.logshape import learn_prefixes, reshape, strip_prefixes
 from bot.match.normalise import template
 from bot.match.re2util import matcher
 
@@ -285,7 +285,7 @@ def extract(paste: str | Excerpt) -> Extraction:
     raw_lines = text.split("\n")
     selected, cut = _select(raw_lines)
     kind = _kind(text[:50_000] + text[-50_000:])
-    prefix = learn_prefix([raw for _, raw in selected])
+    prefixes = learn_prefixes([raw for _, raw in selected])
     kept: list[tuple[int, str, str]] = []
     previous = ""
     npm_errors = 0
@@ -300,7 +300,7 @@ def extract(paste: str | Excerpt) -> Extraction:
             body = body[end.end() :] if end else ""
             if _PROGRESS.search(body) or len(body.strip()) < 3:
                 continue
-        line = _strip_prefixes(strip_prefix(body, prefix))
+        line = _strip_prefixes(strip_prefixes(body, prefixes))
         if not line:
             depth = 0  # a dump is printed without blank lines: one ends it, even unclosed
         elif depth and line[0] in "}]":

@@ -118,6 +118,32 @@ def strip_prefix(line: str, prefix: re.Pattern[str] | None) -> str:
     return line[found.end() :] if found else line
 
 
+#: How many prefixes deep a log is read: a tool's log inside another's (Terraform's
+#: ``│ `` inside a CI runner's timestamps) carries both.
+PREFIX_DEPTH = 3
+
+
+def learn_prefixes(lines: list[str]) -> list[re.Pattern[str]]:
+    """The prefixes of a log, outermost first: each learnt (:func:`learn_prefix`) from the
+    lines with the ones before it stripped, so a nested log reads as it does alone (a line
+    that was only the outer prefix is an empty line again)."""
+    found: list[re.Pattern[str]] = []
+    while len(found) < PREFIX_DEPTH:
+        prefix = learn_prefix(lines)
+        if prefix is None:
+            break
+        found.append(prefix)
+        lines = [strip_prefix(line, prefix) for line in lines]
+    return found
+
+
+def strip_prefixes(line: str, prefixes: list[re.Pattern[str]]) -> str:
+    """``line`` without each of the learnt ``prefixes`` it carries, outermost first."""
+    for prefix in prefixes:
+        line = strip_prefix(line, prefix)
+    return line
+
+
 # -- roles read from the whole paste -----------------------------------------------------
 
 _WRAPPER = re.compile(

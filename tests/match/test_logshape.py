@@ -236,3 +236,18 @@ def test_a_start_up_banner_gives_way_to_the_traceback_after_it() -> None:
     result = index.triage(banner + TRACEBACK)
     assert result.best is not None
     assert result.best.record_id == "python/cannot-open-shared-object/py3"
+
+
+def test_a_log_inside_another_tools_log_reads_as_it_does_alone() -> None:
+    """Terraform's ``│ `` box inside a build log's ``#N T `` prefix: both are stripped, and
+    a line that was only the outer prefix is an empty line again, as it is in the paste
+    alone (the shape hypothesis met first, in the Terraform pastes of the committed sets)."""
+    boxed = [p for p in PASTES if "\n│ Error:" in p]
+    assert boxed, "the committed sets hold Terraform's boxed errors"
+    for terraform in boxed:
+        lines = terraform.split("\n")
+        nested = "\n".join(f"#7 {i}.{i * 3} " + line for i, line in enumerate(lines))
+        alone = [(e.line_no, e.text) for e in extract(terraform).errors]
+        assert [(e.line_no, e.text) for e in extract(nested).errors] == alone
+    stripped = [p for p in boxed if not extract(p).errors[0].text.startswith("│")]
+    assert stripped, "some are long enough that the box is learnt as their prefix"
