@@ -18,13 +18,14 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 revision: str = "0011"
 down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-_JSON = sa.JSON().with_variant(sa.dialects.postgresql.JSONB(), "postgresql")
+_JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
 _runs = sa.table(
     "digest_runs",
