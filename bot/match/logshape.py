@@ -48,6 +48,7 @@ _SPACES = re.compile(r"\s+")
 _PIECES = re.compile(r"(0| )")
 # the words of a line's start, each with the spaces after it
 _WORD = re.compile(r"\S+\s+")
+_LETTERS = re.compile(r"[^\W\d_]+")
 # a prefix is punctuation or numbers around words ("#0 0.0 ", "svc-0  | ", "host sshd[0]: "),
 # never words alone ("Error: ", "at ", "File ")
 _PREFIX_MARK = re.compile(r"[0|#\[\]>\u2500-\u257f]")
@@ -97,6 +98,7 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
         and not _LEVEL.search(shape)
         and not shape.rstrip()[-1:].isalpha()
     ]
+    shared = [shape for shape in shared if _constant_tail(shape, shared, counts, filled)]
     if not shared:
         return None
     pieces = {"0": r"\d+", " ": r"\s+"}
@@ -108,6 +110,41 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
         )
         + ")"
     )
+
+
+def _fold(text: str) -> str:
+    return _LETTERS.sub("a", _shape(text))
+
+
+def _constant_tail(shape: str, shared: list[str], counts: Counter[str], lines: list[str]) -> bool:
+    """Whether the words ``shape`` adds after its marked head are the writer's, not the lines'.
+
+    Words with no number or log punctuation after the last marked word (``E: `` after
+    BuildKit's ``#0 0.0 ``, where apt's lines begin ``E: ``) belong to the prefix only
+    when every line carrying the head carries words of the same form there (Cloud
+    Build's ``- "build": `` on each line of its step): words that only most lines share
+    are those lines' own, as they are in the log without the prefix."""
+    heads = [
+        other
+        for other in shared
+        if len(other) < len(shape)
+        and shape.startswith(other)
+        and _PREFIX_MARK.search(_WORD.findall(other)[-1])
+    ]
+    if not heads:
+        return True
+    head = max(heads, key=len)
+    if _PREFIX_MARK.search(shape[len(head) :]):
+        return True
+    folded = _fold(shape)
+    carried = sum(
+        1
+        for line in lines
+        if line.strip()
+        and not line[:1].isspace()
+        and _fold(line[: PREFIX_CHARS + 20]).startswith(folded)
+    )
+    return carried >= counts[head]
 
 
 def strip_prefix(line: str, prefix: re.Pattern[str] | None) -> str:

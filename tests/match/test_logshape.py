@@ -89,6 +89,25 @@ def test_a_prefix_is_never_the_lines_own_words() -> None:
     assert cloud[0][prefix.match(cloud[0]).end() :] == "npm ERR! a"  # type: ignore[union-attr]
 
 
+def test_words_most_lines_share_after_a_prefix_stay_the_lines_own() -> None:
+    """apt begins most of its lines with ``E: ``: under BuildKit's ``#3 0.52 `` those words
+    are still apt's, so the log reads as it does without BuildKit around it."""
+    apt = [
+        "Reading package lists...",
+        "Package docker-ce is not available, but is referred to by another package.",
+        "E: Package 'docker-ce' has no installation candidate",
+        "E: Unable to locate package docker-ce-cli",
+        "E: Unable to locate package containerd.io",
+    ]
+    plain = [(e.line_no, e.text) for e in extract("\n".join(apt)).errors]
+    for shape in ("#3 0.{n} ", "| ", "web-1  | "):
+        lines = [shape.format(n=i) + line for i, line in enumerate(apt)]
+        assert [(e.line_no, e.text) for e in extract("\n".join(lines)).errors] == plain, shape
+        prefix = learn_prefix(lines)
+        assert prefix is not None
+        assert [line[prefix.match(line).end() :] for line in lines] == apt  # type: ignore[union-attr]
+
+
 def test_wrapper_lines_give_way_to_the_error_they_wrap() -> None:
     assert by_role(GRADLE, "wrapper") == [
         "Task :castleio_react-native-castle:compileReleaseKotlin FAILED",
