@@ -13,12 +13,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from bot.store.db import Store, open_store
 from bot.store.tables import metadata
+
+# CI draws the same examples on every run, so a red build names a change, not a draw;
+# everyday runs draw new ones each time and keep what fails in .hypothesis/.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile(os.environ.get("ERRKB_HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
