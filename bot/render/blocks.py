@@ -38,6 +38,7 @@ from bot.render.kit import (
     preformatted,
     section,
 )
+from bot.render.notes import skipped_note
 from bot.render.state import AddState, RecordState, ReplyState, VoteState
 from bot.report import GraphSections
 
@@ -95,17 +96,6 @@ def _add_button(reply: Reply) -> Block | None:
     if reply.add is None:
         return None
     return button(t(reply.locale, "button.add"), ActionId.ADD_RECORD, value=reply.add.dump())
-
-
-def skipped_note(locale: str, skipped: Skipped) -> str:
-    """What reading a long paste skipped, in ``locale``: plain text, no markup."""
-    return t(
-        locale,
-        "paste.skipped",
-        chars=f"{skipped.chars:,}",
-        lines=f"{skipped.lines:,}",
-        read=f"{skipped.read:,}",
-    )
 
 
 def paste_notes(reply: Reply) -> list[Block]:
@@ -346,5 +336,4 @@ __all__ = [
     "record_details",
     "render_candidates",
     "render_nothing",
-    "skipped_note",
 ]

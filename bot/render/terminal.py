@@ -27,7 +27,7 @@ from bot.match.excerpt import Skipped
 from bot.match.rank import Triage
 from bot.records import Record, ranked_workarounds
 from bot.records import Text as LocalText
-from bot.render.blocks import skipped_note
+from bot.render.notes import skipped_note
 from bot.report import AnswerRecord, TriageReport
 
 #: Cells each other column may shrink to (wrapping) beside the id column, in a table.
