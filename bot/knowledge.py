@@ -355,7 +355,7 @@ class LiveKnowledge:
                 extra={"path": str(path)},
             )
             return None
-        index = MatchIndex(saved.parts, saved.vocabulary)
+        index = MatchIndex(saved.parts, saved.vocabulary, links=saved.links)
         observed = self._observed() if self._observed is not None else ()
         graph = relink_graph(index.packed_records(), saved.references, observed=observed)
         graph.centralities()
@@ -391,7 +391,11 @@ class LiveKnowledge:
 
         # the vocabulary is not copied: it only grows, and terms added later are unused
         taken = snapshot.Snapshot(
-            built.version, built.index.parts, built.index.vocabulary, built.graph.said()
+            built.version,
+            built.index.parts,
+            built.index.vocabulary,
+            built.graph.said(),
+            built.index.links,
         )
 
         def write() -> None:

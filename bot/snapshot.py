@@ -51,13 +51,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from bot.collector import collector_off
-from bot.match.index import RecordParts
+from bot.match.index import Links, RecordParts, read_links, write_links
 from bot.match.similarity import Vocabulary
 from graph.build import Reference
 
 log = logging.getLogger(__name__)
 #: Bump when what a snapshot holds changes shape.
-FORMAT = 3
+FORMAT = 4
 #: Records written (and read) per pickle.
 CHUNK = 4096
 #: Vocabulary terms written (and read) per pickle.
@@ -79,6 +79,8 @@ class Snapshot:
     parts: Sequence[RecordParts]
     vocabulary: Vocabulary
     references: Mapping[str, tuple[Reference, ...]]
+    #: what the index linked from the parts (None: the reader links them again)
+    links: Links | None = None
 
 
 @cache
@@ -137,6 +139,9 @@ def _write(out: IO[bytes], snapshot: Snapshot) -> None:
     for start in range(0, len(parts), CHUNK):
         chunk = tuple(parts[start : start + CHUNK])
         dump((chunk, tuple(references.get(part.id, ()) for part in chunk)))
+    dump(snapshot.links is not None)
+    if snapshot.links is not None:
+        write_links(out, snapshot.links, snapshot.vocabulary)
 
 
 def _read(source: IO[bytes]) -> Snapshot | None:
@@ -162,7 +167,8 @@ def _read(source: IO[bytes]) -> Snapshot | None:
         chunk, said = pickle.load(source)  # noqa: S301
         parts.extend(chunk)
         references.update(zip((part.id for part in chunk), said, strict=True))
-    return Snapshot(version, tuple(parts), vocabulary, references)
+    links = read_links(source, parts, vocabulary) if pickle.load(source) else None  # noqa: S301
+    return Snapshot(version, tuple(parts), vocabulary, references, links)
 
 
 def load(path: Path) -> Snapshot | None:

@@ -61,6 +61,35 @@ def test_a_snapshot_relinks_the_same_index_and_graph(tmp_path: Path) -> None:
     assert relinked.references == graph.references
 
 
+def test_a_snapshot_keeps_what_the_index_linked_and_answers_as_the_index_did(
+    tmp_path: Path,
+) -> None:
+    """The links come back for the parts read with them (not copies of them), with empty
+    caches, whether the index was built or updated from another (postings of the last
+    build and of the changes since)."""
+    records = sorted(SMALL, key=lambda r: r.id)
+    built = MatchIndex.build(records[:-1], segment_size=2)
+    edited = records[0].model_copy(update={"root_cause": "Changed."})
+    updated = built.update([edited, records[-1]], removed=[records[1].id])
+    for index in (built, updated):
+        for record in records:
+            index.triage(record.signature)  # what a serving index has cached by then
+        graph = build_graph(list(index.records), packed=index.packed_records())
+        path = tmp_path / "knowledge.pickle"
+        taken = snapshot.Snapshot(3, index.parts, index.vocabulary, graph.said(), index.links)
+        snapshot.save(path, taken)
+        saved = snapshot.load(path)
+        assert saved is not None and saved.links is not None
+        again = MatchIndex(saved.parts, saved.vocabulary, links=saved.links)
+        assert again._segments[0].parts[0] is saved.parts[0]
+        assert again._segments[-1].info[-1] is saved.parts[-1].info
+        assert not again.similarity._kept and not again.context.idf
+        assert len(again._segments) == len(index._segments) > 1
+        for record in records:
+            assert again.triage(record.signature) == index.triage(record.signature)
+            assert again.search(record.signature) == index.search(record.signature)
+
+
 def test_a_snapshot_an_earlier_errkb_wrote_is_ignored_with_one_line(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -96,7 +96,7 @@ def _stored(store: Store, *, cache_dir: Path, database_url: str) -> StoredKnowle
     path = _snapshot_file(store, cache_dir, database_url, epoch)
     saved = snapshot.load(path) if path is not None else None
     if saved is not None and saved.version == version:
-        index = MatchIndex(saved.parts, saved.vocabulary, warm=False)
+        index = MatchIndex(saved.parts, saved.vocabulary, warm=False, links=saved.links)
         graph = relink_graph(index.packed_records(), saved.references, observed=observed)
         return StoredKnowledge(index, graph, version, lambda: None)
     if saved is not None:
@@ -124,7 +124,7 @@ def _built(
             return
         from bot import snapshot
 
-        taken = snapshot.Snapshot(version, index.parts, index.vocabulary, graph.said())
+        taken = snapshot.Snapshot(version, index.parts, index.vocabulary, graph.said(), index.links)
         try:
             snapshot.save(path, taken)
         except OSError as error:  # a read-only or full cache folder: the next run builds again

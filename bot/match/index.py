@@ -42,6 +42,7 @@ freezing the long-lived index objects (``gc.freeze``) is the process's call.
 from __future__ import annotations
 
 import logging
+import pickle
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -49,7 +50,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from sys import intern
-from typing import TypeVar, overload
+from typing import IO, Any, TypeVar, overload
 
 import ahocorasick
 import numpy as np
@@ -73,6 +74,7 @@ from bot.match.regexcheck import re2_options as _options
 from bot.match.similarity import (
     Encoded,
     Similarity,
+    TermIdf,
     Vocabulary,
     joined,
     joined_runs,
@@ -444,6 +446,7 @@ class MatchIndex:
         segments: Sequence[_Segment] | None = None,
         segment_size: int = SEGMENT,
         previous: tuple[MatchIndex, Collection[str], Collection[str]] | None = None,
+        links: Links | None = None,
     ) -> None:
         """``warm``: compile and first-run every branch regex now (up to
         :data:`EAGER_COMPILE` branches), so no paste pays for it; a one-shot command
@@ -451,17 +454,25 @@ class MatchIndex:
         ``segments``: the prefilter segments of exactly ``parts``, in order (from
         :meth:`update`); made here, of ``segment_size`` records each, when not given.
         ``previous``: (the index these parts were updated from, the ids changed or removed
-        since, the ids upserted), so the global structures are updated, not rebuilt."""
+        since, the ids upserted), so the global structures are updated, not rebuilt.
+        ``links``: what :attr:`links` gave for exactly these ``parts`` (from a snapshot,
+        :func:`read_links`): taken as they are, nothing linked again."""
         self.parts: tuple[RecordParts, ...] = tuple(parts)
         self.vocabulary = vocabulary
         self._segment_size = segment_size
-        self._segments = segments or _segments(self.parts, segment_size)
+        if links is not None:
+            segments = links.segments
+        self._segments = list(segments or _segments(self.parts, segment_size))
         runs = self._segments
         self.records: Sequence[Record] = _PartsView(self.parts, _unpacked)
         self._variants = list(chain.from_iterable(s.variants for s in runs))
         identity_terms = _PartsView(self.parts, _identity_terms(vocabulary))
         self.info = list(chain.from_iterable(s.info for s in runs))
-        if previous is None:
+        if links is not None:
+            self._by_id = {part.id: n for n, part in enumerate(self.parts)}
+            self.similarity, self.context = links.similarity, links.context
+            self.variants = links.variants
+        elif previous is None:
             self._by_id = {part.id: n for n, part in enumerate(self.parts)}
             identity = joined_runs([s.identity for s in runs])
             self.similarity = Similarity.from_arrays(identity, vocabulary, identity_terms)
@@ -517,6 +528,11 @@ class MatchIndex:
                 ", ".join(self.skipped),
                 extra={"records": self.skipped},
             )
+
+    @property
+    def links(self) -> Links:
+        """What this index linked from its records' parts (see :class:`Links`)."""
+        return Links(tuple(self._segments), self.similarity, self.context, self.variants)
 
     @classmethod
     def build(
@@ -677,3 +693,102 @@ class MatchIndex:
 
 
 __all__ = ["Match", "MatchIndex", "Triage"]
+
+
+@dataclass(frozen=True)
+class Links:
+    """What an index works out from all its records' parts together: the prefilter
+    segments (branch tables and automata), the two BM25 indexes and the variant groups.
+    A snapshot keeps them (:func:`write_links`), so a restart or a one-shot command reads
+    them instead of working them out again, which cost more than reading the parts."""
+
+    segments: tuple[_Segment, ...]
+    similarity: Similarity
+    context: Similarity
+    variants: Variants
+
+
+class _LinksPickler(pickle.Pickler):
+    """Pickles an index's :class:`Links` without what the snapshot holds already (the
+    parts, what the segments list of them, the vocabulary) or what the serving process
+    fills as it answers (compiled regexes, weighted postings, IDF by term): those are
+    named, and :class:`_LinksUnpickler` puts the parts and vocabulary back and fresh caches
+    in their place. Named by object identity: every object named is held by the index
+    while it is written."""
+
+    def __init__(self, out: IO[bytes], links: Links, vocabulary: Vocabulary) -> None:
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        named: dict[int, tuple[Any, ...]] = {
+            id(vocabulary): ("vocabulary",),
+            id(vocabulary.numbers): ("numbers",),
+        }
+        start = 0
+        for segment in links.segments:
+            end = start + len(segment)
+            named[id(segment.parts)] = ("parts", start, end)
+            named[id(segment.info)] = ("infos", start, end)
+            named[id(segment.variants)] = ("variant keys", start, end)
+            named[id(segment.compiled)] = ("empty",)
+            for n, part in enumerate(segment.parts, start):
+                for k, branch in enumerate(part.branches or ()):
+                    named[id(branch)] = ("branch", n, k)
+            start = end
+        for similarity in (links.similarity, links.context):
+            named[id(similarity._kept)] = ("empty",)
+            named[id(similarity._room)] = ("room",)
+            idf = similarity.idf
+            named[id(idf)] = ("idf", idf._frequency, idf._size)
+            if isinstance(similarity.doc_terms, _PartsView):
+                named[id(similarity.doc_terms)] = ("identity terms",)
+        self._named = named
+
+    def persistent_id(self, obj: object) -> tuple[Any, ...] | None:
+        return self._named.get(id(obj))
+
+
+class _LinksUnpickler(pickle.Unpickler):
+    def __init__(
+        self, source: IO[bytes], parts: Sequence[RecordParts], vocabulary: Vocabulary
+    ) -> None:
+        super().__init__(source)
+        self._parts = tuple(parts)
+        self._vocabulary = vocabulary
+
+    def persistent_load(self, pid: tuple[Any, ...]) -> object:
+        kind = pid[0]
+        if kind == "vocabulary":
+            return self._vocabulary
+        if kind == "numbers":
+            return self._vocabulary.numbers
+        if kind == "parts":
+            return self._parts[pid[1] : pid[2]]
+        if kind == "infos":
+            return tuple(part.info for part in self._parts[pid[1] : pid[2]])
+        if kind == "variant keys":
+            return tuple(part.variant for part in self._parts[pid[1] : pid[2]])
+        if kind == "branch":
+            return self._parts[pid[1]].branches[pid[2]]  # type: ignore[index]
+        if kind == "empty":
+            return {}
+        if kind == "room":
+            return [-1]
+        if kind == "idf":
+            return TermIdf(self._vocabulary, pid[1], pid[2])
+        if kind == "identity terms":
+            return _PartsView(self._parts, _identity_terms(self._vocabulary))
+        raise pickle.UnpicklingError(f"unknown name in a snapshot's links: {kind!r}")
+
+
+def write_links(out: IO[bytes], links: Links, vocabulary: Vocabulary) -> None:
+    """Write an index's ``links`` (:attr:`MatchIndex.links`) to ``out`` as one pickle,
+    without its parts and ``vocabulary``, which the reader is given."""
+    _LinksPickler(out, links, vocabulary).dump(links)
+
+
+def read_links(source: IO[bytes], parts: Sequence[RecordParts], vocabulary: Vocabulary) -> Links:
+    """The :class:`Links` :func:`write_links` wrote for an index of ``parts`` and
+    ``vocabulary`` (as read back from the same snapshot)."""
+    links = _LinksUnpickler(source, parts, vocabulary).load()
+    if not isinstance(links, Links):
+        raise pickle.UnpicklingError("a snapshot's links are not an index's")
+    return links
