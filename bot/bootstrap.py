@@ -13,7 +13,7 @@ import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Literal
 
 from slack_bolt import App
@@ -125,7 +125,7 @@ def build_digest(
         store=store,
         gateway=poster,
         graph=knowledge.graph.current,
-        clock=SYSTEM_CLOCK.now,
+        clock=SYSTEM_CLOCK,
     )
     return start_scheduler(sender, settings)
 
@@ -155,7 +155,7 @@ def build_slack_bot(
     clock: Clock,
     metrics: Metrics,
     gateway: SlackGateway | None = None,
-    queue_clock: Callable[[], datetime] = SYSTEM_CLOCK.now,
+    queue_clock: Clock = SYSTEM_CLOCK,
     slack_backoff: tuple[float, float] = (1.0, 30.0),
 ) -> SlackBot:
     """The Slack bot; ``clock`` dates what users see, ``queue_clock`` times the work queue,
