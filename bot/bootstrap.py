@@ -1,10 +1,18 @@
 """The composition root: settings → store → knowledge → gateway → use cases → runner → app.
 
-The one place that knows every dependency. :func:`build_knowledge` is the one
-wiring of the live knowledge base (``errkb serve`` and ``errkb mcp``);
-:func:`build_slack_bot` builds the Slack bot on it. Use cases take what they
-use by name (:func:`bot.slack.queue.handlers.inject`); nothing else holds a bag of
-everything. ``errkb serve``, ``errkb mcp`` and the tests build their world here.
+The one place that knows every dependency, and how knowledge is built for every
+entry point. :func:`build_knowledge` is the one wiring of the live knowledge
+base (``errkb serve`` and ``errkb mcp``); :func:`build_stored_knowledge` is the
+knowledge a one-shot command (``errkb triage``) matches against, from the same
+snapshot file; :func:`build_slack_bot` builds the Slack bot on the live one and
+:func:`build_digest` its digest scheduler. Use cases take what they use by name
+(:func:`bot.slack.queue.handlers.inject`); nothing else holds a bag of
+everything. Every command and the tests build their world here.
+
+A one-shot command pays for every import on each run, so this module imports at
+its top only what :func:`build_stored_knowledge` uses (the modules a triage loads
+anyway); the Slack stack (Bolt, the Slack SDK), the digest's scheduler and the
+live knowledge base are imported by the functions that build them.
 """
 
 from __future__ import annotations
@@ -13,32 +21,34 @@ import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from slack_bolt import App
-from slack_bolt.oauth.oauth_settings import OAuthSettings
+from sqlalchemy import select
 
 from bot.clock import SYSTEM_CLOCK, Clock
-from bot.knowledge import GraphSource, IndexSource, LiveKnowledge, epoch_reader, store_knowledge
+from bot.collector import collector_off
+from bot.match.index import MatchIndex
+from bot.records import Record
 from bot.settings import Settings
-from bot.slack.adapter.app import create_app
-from bot.slack.adapter.gateway import SlackGateway
-from bot.slack.adapter.install import job_tokens, oauth_settings
-from bot.slack.adapter.link import SlackLink
-from bot.slack.adapter.listeners.views import Submissions
-from bot.slack.adapter.middleware import Middleware
-from bot.slack.adapter.uninstall import Revocations
-from bot.slack.queue.failures import report_failure
-from bot.slack.queue.handlers import inject, job_handlers
-from bot.slack.queue.intake import Intake
-from bot.slack.queue.runner import JobRunner
-from bot.slack.usecases import corrections, digest_actions, feedback, workflow
-from bot.slack.web.metrics import Metrics
+from bot.store import tables
 from bot.store.db import Store
+from bot.store.loading import load_records
+from bot.store.observed import list_observed
+from graph.build import KnowledgeGraph, ObservedEdge, build_graph, relink_graph
 
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
+    from slack_bolt import App
+    from slack_bolt.oauth.oauth_settings import OAuthSettings
+
+    from bot.knowledge import GraphSource, IndexSource, LiveKnowledge
+    from bot.slack.adapter.gateway import SlackGateway
+    from bot.slack.adapter.link import SlackLink
+    from bot.slack.queue.intake import Intake
+    from bot.slack.queue.runner import JobRunner
+    from bot.slack.web.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +86,7 @@ def build_knowledge(
     """The live knowledge base of ``store``, polled every ``ERRKB_KB_REFRESH_SECONDS``, its
     snapshot in ``ERRKB_CACHE_DIR`` (named after the database and its knowledge epoch, so
     every process on that database starts from what another built)."""
+    from bot.knowledge import epoch_reader, store_knowledge
     from bot.snapshot import snapshot_path
 
     return store_knowledge(
@@ -89,6 +100,116 @@ def build_knowledge(
     )
 
 
+@dataclass
+class StoredKnowledge:
+    """The index and graph at the database's ``version``; ``remember`` writes the snapshot
+    of a fresh build (nothing when it came from one)."""
+
+    index: MatchIndex
+    graph: KnowledgeGraph
+    version: int
+    remember: Callable[[], None]
+
+
+def build_stored_knowledge(settings: Settings, store: Store) -> StoredKnowledge:
+    """The knowledge of ``store`` a one-shot command matches one paste against: the
+    snapshot :func:`build_knowledge` keeps, when it is at the database's knowledge version.
+
+    Building the match index of a large knowledge base costs far more than matching one
+    paste, so the index and the graph are re-linked from that snapshot file (the same
+    name, in ``ERRKB_CACHE_DIR``: either side starts from what the other built) when it is
+    current; otherwise they are built from the records and ``remember`` writes the
+    snapshot for the next run. The version and the records are read in one read of the
+    database, so what is matched is the knowledge at that version: a snapshot at any
+    other version is never used (an import moves the version, so the next command
+    rebuilds). A snapshot that is damaged or written by other code is ignored by
+    :func:`bot.snapshot.load`; a cache folder that cannot be written only means the next
+    run builds again. A database that has no knowledge epoch yet is given one (what the
+    server does on first asking); one that cannot be written to is matched without a
+    snapshot. The cyclic collector is held off meanwhile: everything loaded or built here
+    lives as long as the command, and collections would only walk it again and again."""
+    with collector_off():
+        return _stored(settings, store)
+
+
+def _state(rows: object, key: str) -> int | None:
+    table = tables.kb_state
+    query = select(table.c.value).where(table.c.key == key)
+    return rows.scalar(query)  # type: ignore[attr-defined]
+
+
+def _snapshot_file(settings: Settings, store: Store, epoch: int | None) -> Path | None:
+    from bot import snapshot
+    from bot.errors import StorageUnavailable
+
+    if epoch is None:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from bot.knowledge import epoch_reader
+
+        try:
+            epoch = epoch_reader(store)()
+        except (StorageUnavailable, SQLAlchemyError) as error:  # a read-only database
+            log.info(
+                "no knowledge snapshot: the database has no epoch and cannot be given one: %s",
+                error,
+            )
+            return None
+    return snapshot.snapshot_path(settings.cache_dir, settings.database_url, epoch)
+
+
+def _stored(settings: Settings, store: Store) -> StoredKnowledge:
+    from bot import snapshot
+
+    with store.read_rows() as rows:
+        version = int(_state(rows, "kb_version") or 0)
+        epoch = _state(rows, "knowledge_epoch")
+        observed = list_observed(rows)
+    path = _snapshot_file(settings, store, epoch)
+    saved = snapshot.load(path) if path is not None else None
+    if saved is not None and saved.version == version:
+        index = MatchIndex(saved.parts, saved.vocabulary, warm=False, links=saved.links)
+        graph = relink_graph(index.packed_records(), saved.references, observed=observed)
+        return StoredKnowledge(index, graph, version, lambda: None)
+    if saved is not None:
+        log.info(
+            "ignoring the knowledge snapshot at version %d: the database is at %d",
+            saved.version,
+            version,
+            extra={"path": str(path)},
+        )
+    with store.read_rows() as rows:  # the version again, in the same read as the records
+        version = int(_state(rows, "kb_version") or 0)
+        records = load_records(rows, include_deprecated=False)
+        observed = list_observed(rows)
+    return _built(records, observed, version, path)
+
+
+def _built(
+    records: list[Record], observed: list[ObservedEdge], version: int, path: Path | None
+) -> StoredKnowledge:
+    index = MatchIndex.build(records, warm=False)
+    graph = build_graph(records, observed=observed, packed=index.packed_records())
+
+    def remember() -> None:
+        if path is None or not len(index):
+            return
+        from bot import snapshot
+
+        taken = snapshot.Snapshot(version, index.parts, index.vocabulary, graph.said(), index.links)
+        try:
+            snapshot.save(path, taken)
+        except OSError as error:  # a read-only or full cache folder: the next run builds again
+            log.info(
+                "could not write the knowledge snapshot %s: %s",
+                path,
+                error,
+                extra={"path": str(path)},
+            )
+
+    return StoredKnowledge(index, graph, version, remember)
+
+
 def build_digest(
     settings: Settings,
     store: Store,
@@ -100,6 +221,7 @@ def build_digest(
     """The staleness digest's scheduler, started (None when no digest is posted); every
     replica runs one, the database picks who posts. ``tokens``: a workspace's bot token."""
     from bot.digest.jobs import DigestSender, start_scheduler
+    from bot.slack.adapter.gateway import SlackGateway
     from bot.slack.adapter.install import WorkspacePoster
 
     poster: SlackGateway | WorkspacePoster = gateway
@@ -125,7 +247,7 @@ def build_digest(
         store=store,
         gateway=poster,
         graph=knowledge.graph.current,
-        clock=SYSTEM_CLOCK.now,
+        clock=SYSTEM_CLOCK,
     )
     return start_scheduler(sender, settings)
 
@@ -135,6 +257,8 @@ def _job_tokens(
 ) -> Callable[[str | None], str | None]:
     """The bot token for a job's workspace: the installation's, refreshed when due
     (multi-workspace), else the gateway's own, once Slack takes it."""
+    from bot.slack.adapter.install import job_tokens
+
     if oauth is not None:
         return job_tokens(oauth, settings)
     assert link is not None
@@ -155,11 +279,24 @@ def build_slack_bot(
     clock: Clock,
     metrics: Metrics,
     gateway: SlackGateway | None = None,
-    queue_clock: Callable[[], datetime] = SYSTEM_CLOCK.now,
+    queue_clock: Clock = SYSTEM_CLOCK,
     slack_backoff: tuple[float, float] = (1.0, 30.0),
 ) -> SlackBot:
     """The Slack bot; ``clock`` dates what users see, ``queue_clock`` times the work queue,
     ``slack_backoff`` is the first and longest wait between checks of a token Slack refused."""
+    from bot.slack.adapter.app import create_app
+    from bot.slack.adapter.gateway import SlackGateway
+    from bot.slack.adapter.install import oauth_settings
+    from bot.slack.adapter.link import SlackLink
+    from bot.slack.adapter.listeners.views import Submissions
+    from bot.slack.adapter.middleware import Middleware
+    from bot.slack.adapter.uninstall import Revocations
+    from bot.slack.queue.failures import report_failure
+    from bot.slack.queue.handlers import inject, job_handlers
+    from bot.slack.queue.intake import Intake
+    from bot.slack.queue.runner import JobRunner
+    from bot.slack.usecases import corrections, digest_actions, feedback, workflow
+
     token = (
         None
         if settings.multi_workspace or settings.slack_bot_token is None

@@ -22,5 +22,16 @@ class SystemClock:
         return datetime.now(UTC)
 
 
+class FixedClock:
+    """Reads ``value`` until it is set again: a command that read the time once dates all
+    it does alike with it, and a test sets the date it needs."""
+
+    def __init__(self, value: datetime) -> None:
+        self.value = value
+
+    def now(self) -> datetime:
+        return self.value
+
+
 #: The system clock, for whoever has none handed in.
 SYSTEM_CLOCK = SystemClock()

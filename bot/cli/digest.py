@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
-from bot.clock import SYSTEM_CLOCK
+from bot.clock import SYSTEM_CLOCK, FixedClock
 from bot.digest.jobs import Audience, DigestSender, audiences, collect, local_today
 from bot.errors import UnknownDomain
 from bot.i18n import supported, t
@@ -109,7 +109,7 @@ def _send(config: Settings, store: Store, graph: KnowledgeGraph, now: datetime) 
         metrics=Metrics(),
     )
     sender = DigestSender(
-        settings=config, store=store, gateway=gateway, graph=lambda: graph, clock=lambda: now
+        settings=config, store=store, gateway=gateway, graph=lambda: graph, clock=FixedClock(now)
     )
     period = f"manual:{now.strftime('%Y-%m-%dT%H:%M:%SZ')}"
     sent = [a.key for a in targets if sender.send(a, period, now)]

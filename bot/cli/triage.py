@@ -21,8 +21,8 @@ import typer
 from rich.markup import escape
 from rich.panel import Panel
 
+from bot.bootstrap import build_stored_knowledge
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
-from bot.cli.knowledge import stored_knowledge
 from bot.clock import SYSTEM_CLOCK
 from bot.fit.duplicates import prefer_general
 from bot.i18n import supported, t
@@ -67,7 +67,7 @@ def _knowledge(paths: list[Path] | None, warm: bool = False) -> Knowledge:
     config = settings()
     store = open_default_store(config)
     # plain rows: a triage never loads the ORM; the snapshot when it is current
-    stored = stored_knowledge(store, cache_dir=config.cache_dir, database_url=config.database_url)
+    stored = build_stored_knowledge(config, store)
     if not len(stored.index):
         _index([])
     index = stored.index

@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy.orm import Session
 
+from bot.clock import Clock
 from bot.digest.schedule import latest_fire, make_trigger, next_fire, period_key
 from bot.digest.select import StaleItem, StalePolicy, importance_of, select_stale
 from bot.errors import ErrkbError, SlackUnavailable, UnknownDomain
@@ -129,7 +130,7 @@ class DigestSender:
         store: Store,
         gateway: Poster,
         graph: Callable[[], KnowledgeGraph | None],
-        clock: Callable[[], datetime],
+        clock: Clock,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -138,7 +139,7 @@ class DigestSender:
         self.clock = clock
         self.trigger = make_trigger(settings.digest_cron, settings.timezone)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.started = clock()
+        self.started = clock.now()
         self._lock = threading.Lock()
 
     def run_due(self) -> list[str]:
@@ -150,7 +151,7 @@ class DigestSender:
         period of now), never on a first start for a period long past: that
         audience waits for the next one.
         """
-        now = self.clock()
+        now = self.clock.now()
         fire = latest_fire(self.trigger, now)
         if fire is None:
             return []
@@ -202,7 +203,7 @@ class DigestSender:
             log.warning("digest for %s not sent: %s", audience.key, exc, extra={"period": period})
             with self.store.transaction() as session:
                 jobs_repo.fail(
-                    session, job_id=job.id, owner=self.owner, now=self.clock(), error=str(exc)
+                    session, job_id=job.id, owner=self.owner, now=self.clock.now(), error=str(exc)
                 )
             return False
         posted = {"by": self.owner, "channel": audience.channel, "ts": ts}
@@ -210,7 +211,7 @@ class DigestSender:
             jobs_repo.mark_stage(
                 session, job_id=job.id, owner=self.owner, stage="posted", result=posted
             )
-            jobs_repo.finish_jobs(session, jobs=[job], owner=self.owner, now=self.clock())
+            jobs_repo.finish_jobs(session, jobs=[job], owner=self.owner, now=self.clock.now())
             digest_repo.mark_digested(session, record_ids=shown, at=now)
         log.info(
             "digest sent", extra={"period": period, "audience": audience.key, "records": len(shown)}
@@ -289,7 +290,7 @@ def start_scheduler(sender: DigestSender, settings: Settings) -> BackgroundSched
         id="digest-retry",
         coalesce=True,
         max_instances=1,
-        next_run_time=sender.clock(),
+        next_run_time=sender.clock.now(),
     )
     scheduler.start()
     return scheduler

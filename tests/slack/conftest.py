@@ -25,6 +25,7 @@ import pytest
 from sqlalchemy import update
 
 from bot.bootstrap import build_slack_bot
+from bot.clock import FixedClock
 from bot.ingest import load_records
 from bot.knowledge import LiveKnowledge, store_knowledge
 from bot.records import Record
@@ -76,14 +77,6 @@ PASTE = """Traceback (most recent call last):
   File "/usr/lib/python3.11/site-packages/frobnicate/core.py", line 12, in start
     raise FrobnicatorOverheatError(temp)
 frobnicate.errors.FrobnicatorOverheatError: frobnicator core temperature 512 exceeded limit 300"""
-
-
-class FixedClock:
-    def __init__(self, now: datetime) -> None:
-        self.value = now
-
-    def now(self) -> datetime:
-        return self.value
 
 
 def kb_records() -> list[Record]:

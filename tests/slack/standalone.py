@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.bootstrap import SlackBot, build_slack_bot
+from bot.clock import FixedClock
 from bot.records import Record
 from bot.settings import Settings
 from bot.slack.web.metrics import Metrics
@@ -26,7 +27,7 @@ from bot.slack.web.server import Server
 from bot.store import repository
 from bot.store.db import Store, open_store
 from bot.store.models import JobRow, RecordRow
-from tests.slack.conftest import SECRET, TODAY, FixedClock, SlackSender, knowledge_of
+from tests.slack.conftest import SECRET, TODAY, SlackSender, knowledge_of
 from tests.slack.fake_slack import FakeSlack
 
 #: First and longest wait between token checks: short, so recovery shows within a test.

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, select
 
+from bot.clock import FixedClock
 from bot.digest.jobs import DigestSender
 from bot.render.ids import ActionId, BlockId, CallbackId, InputId
 from bot.render.state import DigestItemState
@@ -28,16 +29,8 @@ STALE = "errkbtest/widget-meltdown"  # confirmed 2021: stale
 FRESH = "errkbtest/coolant-pump-stalled"  # confirmed 12 days before TODAY
 
 
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.value = now
-
-    def __call__(self) -> datetime:
-        return self.value
-
-
 @pytest.fixture
-def sender(bot: Bot) -> Iterator[tuple[DigestSender, Clock]]:
+def sender(bot: Bot) -> Iterator[tuple[DigestSender, FixedClock]]:
     settings = Settings(
         database_url="sqlite://",
         slack_bot_token=TOKEN,
@@ -49,7 +42,7 @@ def sender(bot: Bot) -> Iterator[tuple[DigestSender, Clock]]:
         digest_size=5,
     )  # type: ignore[call-arg]
     gateway = SlackGateway(token=TOKEN, base_url=bot.fake.api_url, metrics=Metrics())
-    clock = Clock(datetime(2025, 8, 4, 9, 0, 5, tzinfo=UTC))  # a Monday, just after 09:00
+    clock = FixedClock(datetime(2025, 8, 4, 9, 0, 5, tzinfo=UTC))  # a Monday, just after 09:00
     graph = build_graph(bot.records)
     yield (
         DigestSender(
@@ -70,7 +63,7 @@ def _posts(bot: Bot, channel: str) -> list[Any]:
 
 
 def test_the_scheduled_digest_is_posted_once_per_period(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     digest, clock = sender
     assert digest.run_due() == [f"channel:{DIGEST}", f"owner:{OWNER}"]
@@ -88,7 +81,7 @@ def test_the_scheduled_digest_is_posted_once_per_period(
 
 
 def test_a_digest_missed_while_down_is_sent_once_when_back(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     digest, clock = sender
     assert f"channel:{DIGEST}" in digest.run_due()  # Monday 4 August, as scheduled
@@ -113,7 +106,7 @@ def test_a_digest_missed_while_down_is_sent_once_when_back(
 
 
 def test_a_first_start_sends_no_digest_for_a_period_long_past(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     digest, clock = sender
     clock.value = datetime(2025, 8, 7, 15, 0, tzinfo=UTC)  # first start on a Thursday
@@ -130,7 +123,7 @@ def test_a_first_start_sends_no_digest_for_a_period_long_past(
 
 
 def test_the_digest_shows_what_people_corrected_with_undo(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     from bot.store import corrections_repo
 
@@ -155,7 +148,7 @@ def test_the_digest_shows_what_people_corrected_with_undo(
 
 
 def test_a_failed_post_is_retried_and_only_then_marked_done(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     digest, _ = sender
     bot.fake.fail_next("chat.postMessage", 500, times=10)
@@ -169,7 +162,7 @@ def test_a_failed_post_is_retried_and_only_then_marked_done(
 
 
 def test_owners_get_a_dm_with_their_domains_only(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     digest, _ = sender
     digest.run_due()
@@ -179,7 +172,7 @@ def test_owners_get_a_dm_with_their_domains_only(
 
 
 def _digest_message(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> tuple[str, list[dict[str, Any]]]:
     sender[0].run_due()
     [post] = _posts(bot, DIGEST)
@@ -229,7 +222,7 @@ def _last_confirmed(bot: Bot, record_id: str) -> date | None:
 
 
 def test_still_valid_from_a_non_maintainer_is_refused_politely(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     ts, blocks = _digest_message(bot, sender)
     before = _last_confirmed(bot, STALE)
@@ -242,7 +235,7 @@ def test_still_valid_from_a_non_maintainer_is_refused_politely(
 
 
 def test_still_valid_confirms_audits_and_updates_the_digest(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     ts, blocks = _digest_message(bot, sender)
     _click(bot, ActionId.DIGEST_CONFIRM, MAINTAINER, ts, blocks)
@@ -264,7 +257,7 @@ def test_still_valid_confirms_audits_and_updates_the_digest(
     )
 
 
-def test_a_domain_owner_may_snooze(bot: Bot, sender: tuple[DigestSender, Clock]) -> None:
+def test_a_domain_owner_may_snooze(bot: Bot, sender: tuple[DigestSender, FixedClock]) -> None:
     ts, blocks = _digest_message(bot, sender)
     _click(bot, ActionId.DIGEST_SNOOZE, OWNER, ts, blocks)
     bot.fake.wait_for("chat.update")
@@ -283,7 +276,7 @@ def test_a_domain_owner_may_snooze(bot: Bot, sender: tuple[DigestSender, Clock])
 
 
 def test_an_owner_acts_only_on_records_of_their_domain_whatever_the_button_says(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     ts, blocks = _digest_message(bot, sender)
     other = "llm/accelerate-8bit-model-different-device"  # an llm record; OWNER owns python only
@@ -296,7 +289,7 @@ def test_an_owner_acts_only_on_records_of_their_domain_whatever_the_button_says(
 
 
 def test_deprecate_asks_why_then_deprecates_and_updates(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     ts, blocks = _digest_message(bot, sender)
     _click(bot, ActionId.DIGEST_DEPRECATE, MAINTAINER, ts, blocks)
@@ -339,7 +332,7 @@ def test_deprecate_asks_why_then_deprecates_and_updates(
 
 
 def test_a_claim_left_by_a_dead_replica_is_taken_over_after_its_lease(
-    bot: Bot, sender: tuple[DigestSender, Clock]
+    bot: Bot, sender: tuple[DigestSender, FixedClock]
 ) -> None:
     digest, clock = sender
     period = "2025-08-04T09:00:00Z"

@@ -16,6 +16,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy import select
 
 from bot.bootstrap import build_slack_bot
+from bot.clock import FixedClock
 from bot.settings import Settings
 from bot.slack.web.metrics import Metrics
 from bot.slack.web.server import Server
@@ -30,7 +31,6 @@ from tests.slack.conftest import (
     TODAY,
     TOKEN,
     Bot,
-    FixedClock,
     SlackSender,
     knowledge_of,
 )

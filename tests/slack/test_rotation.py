@@ -110,6 +110,7 @@ def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
 ) -> None:
     from datetime import UTC, datetime
 
+    from bot.clock import FixedClock
     from bot.digest.jobs import DigestSender
     from bot.settings import Settings
     from bot.slack.adapter.install import WorkspacePoster
@@ -138,7 +139,7 @@ def test_the_digest_of_a_multi_workspace_install_refreshes_its_workspaces_token(
                 store=own.store,
                 gateway=poster,
                 graph=lambda: graph,
-                clock=lambda: monday,
+                clock=FixedClock(monday),
             )
             assert sender.run_due() == ["channel:CDIGEST"]
             [post] = fake_slack.of("chat.postMessage")

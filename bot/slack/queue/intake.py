@@ -13,12 +13,12 @@ and handed over without another transaction (:meth:`Workers.reserve_worker`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Protocol
 
 from slack_bolt import BoltResponse
 
+from bot.clock import Clock
 from bot.errors import StorageUnavailable
 from bot.slack.adapter import scope
 from bot.slack.queue.jobs import TRACE, Payload
@@ -56,7 +56,7 @@ class Intake:
         self,
         *,
         store: Store,
-        clock: Callable[[], datetime],
+        clock: Clock,
         metrics: Metrics,
         limit: int,
         deadline: timedelta,
@@ -74,7 +74,7 @@ class Intake:
         self, kind: str, payload: Payload, *, key: str, team_id: str | None, channel: str | None
     ) -> BoltResponse | None:
         """Write the job; None when Slack may be acknowledged, else the response to give."""
-        now = self.clock()
+        now = self.clock.now()
         team_id = (
             scope.current().enterprise_id or team_id
         )  # an org-wide install answers for its enterprise

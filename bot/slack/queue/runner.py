@@ -44,8 +44,9 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import timedelta
 
+from bot.clock import Clock
 from bot.errors import (
     TRANSIENT,
     SlackRateLimited,
@@ -89,7 +90,7 @@ class JobRunner:
         store: Store,
         handlers: Mapping[str, Handler],
         metrics: Metrics,
-        clock: Callable[[], datetime],
+        clock: Clock,
         workers: int,
         lease: timedelta,
         on_failure: Callable[[Job, Exception], None],
@@ -194,7 +195,7 @@ class JobRunner:
             return []
         try:
             with self.store.transaction() as session:
-                now = self.clock()
+                now = self.clock.now()
                 still_held = jobs_repo.finish_jobs(session, jobs=done, owner=self.owner, now=now)
                 jobs = jobs_repo.claim_due_jobs(
                     session,
@@ -246,12 +247,12 @@ class JobRunner:
             if now - self._last_stats >= STATS_SECONDS:
                 self._last_stats = now
                 with self.store.read() as session:
-                    found = jobs_repo.stats(session, now=self.clock())
+                    found = jobs_repo.stats(session, now=self.clock.now())
                 self.metrics.queue(found.pending, found.oldest_pending_seconds)
             if now - self._last_housekeeping >= HOUSEKEEPING_SECONDS:
                 self._last_housekeeping = now
                 with self.store.transaction() as session:
-                    jobs_repo.prune(session, before=self.clock() - KEEP_FINISHED)
+                    jobs_repo.prune(session, before=self.clock.now() - KEEP_FINISHED)
         except TRANSIENT:
             pass  # the claim loop already says the database is away
 
@@ -314,7 +315,7 @@ class JobRunner:
     def _change_postponed(self, change: Callable[..., int], **values: object) -> None:
         try:
             with self.store.transaction() as session:
-                count = change(session, now=self.clock(), **values)
+                count = change(session, now=self.clock.now(), **values)
             if count:
                 log.info("%d postponed job(s) tried again now", count)
         except TRANSIENT as exc:
@@ -351,7 +352,7 @@ class JobRunner:
         )
 
     def _later(self, job: Job, seconds: float, error: str, *, count_attempt: bool) -> str:
-        now = self.clock()
+        now = self.clock.now()
         when = now + timedelta(seconds=seconds)
         if when > job.deadline:
             self.metrics.expire(job.kind)
@@ -378,7 +379,7 @@ class JobRunner:
         return self._save_outcome(
             jobs_repo.fail,
             job,
-            now=self.clock(),
+            now=self.clock.now(),
             error=f"{type(exc).__name__}: {exc}",
             outcome="failed",
         )
