@@ -2,11 +2,11 @@
 
 A snapshot holds the records and everything the index and the graph compute
 from each record alone (:class:`~bot.match.index.RecordParts`, each record's
-transition-graph references), at one knowledge version. Loading it only
-re-links the global structures (BM25 arrays, the automaton, the graph's
-edges), which takes a fraction of a full build; the RE2 matchers are not
-picklable and are compiled again (at once for a small base, on first use for
-a large one, as in a full build).
+transition-graph references), at one knowledge version, and what the index
+linked from all of them (:class:`~bot.match.index.Links`: the prefilter
+automata, the BM25 postings, the variant groups). Loading it re-links only the
+graph's edges; the RE2 matchers are not picklable and are compiled again (at
+once for a small base, on first use for a large one, as in a full build).
 
 The file is named after the database (a hash of its URL without password and
 of its knowledge epoch, so a database dropped and made again is not taken for
@@ -22,12 +22,13 @@ The file is :data:`MAGIC` (a file that is a single pickle, the older format, is
 ignored unread), then a run of pickles, written and read one after another so that
 neither side holds more than a run of records twice: the key (read first: a
 snapshot of other code is not unpickled further), the version and counts, the
-vocabulary's terms in runs of :data:`TERMS`, then the records' parts with their
-references in runs of :data:`CHUNK` (a pickler keeps a table of every object it
-wrote until it is done: one pickle of a large base, or of all its terms, would
-hold a second copy of it in memory while writing). The terms come back as the strings the pickles
-hold and are numbered in one pass, the cheapest way a one-shot command has to
-its vocabulary.
+vocabulary's terms in runs of :data:`TERMS`, the records' parts with their
+references in runs of :data:`CHUNK`, then whether the links follow, and the links
+(a pickler keeps a table of every object it wrote until it is done: one pickle of
+a large base, or of all its terms, would hold a second copy of it in memory while
+writing; the links are arrays the index holds already). The terms come back as
+the strings the pickles hold and are numbered in one pass, the cheapest way a
+one-shot command has to its vocabulary.
 
 Loading pauses the cyclic garbage collector: unpickling a large base makes
 millions of objects, and the collector's repeated passes over them would
