@@ -39,7 +39,7 @@ from packaging.version import InvalidVersion, Version
 
 from bot.i18n import t
 from bot.match.evidence import paste_os
-from bot.match.normalise import version_hints
+from bot.match.normalise import is_requirement, version_hints
 from bot.records import Record, ranked_workarounds
 
 Kind = Literal[
@@ -152,9 +152,13 @@ def _version(value: str) -> Version | None:
 
 def read_versions(text: str) -> dict[str, str]:
     """``name → version`` the paste names (``torch 2.3.1``, ``vllm==0.6.3``, ``cmake version
-    3.28.1``), first wins."""
-    found: dict[str, str] = dict(reversed(version_hints(text[:SCAN_CHARS])))
-    for match in _VERSION.finditer(text[:SCAN_CHARS]):
+    3.28.1``), first wins; requirements (``torch>=2.1``, ``requires torch==2.3``) are not
+    versions the paste ran."""
+    text = text[:SCAN_CHARS]
+    found: dict[str, str] = dict(reversed(version_hints(text)))
+    for match in _VERSION.finditer(text):
+        if is_requirement(text, match.start(1), match.group(2)):
+            continue  # what something asks for, not what the paste ran
         name = match.group(1).lower().rstrip("-_.")
         if len(name) > 1 and name not in _NOT_NAMES and _version(match.group(3)) is not None:
             found.setdefault(name, match.group(3))

@@ -66,17 +66,37 @@ def template(line: str) -> str:
 
 
 _VERSION = re.compile(
-    r"(?i)\b([a-z][a-z0-9_-]{1,30}?)(?:[\s=@:v-]|==|>=|<=|~=|\s+version\s+){1,3}"
+    r"(?i)\b([a-z][a-z0-9_-]{1,30}?)((?:[\s=@:v-]|==|>=|<=|~=|\s+version\s+){1,3})"
     r"(\d+(?:\.\d+){0,3})(?![\w.])"
 )
+# A version after a comparator (``torch>=2.1``), or named right after words that ask for
+# one (pip's ``vllm 0.4.2 requires torch==2.3.0, but you have torch 2.1.0``, ``No
+# matching distribution found for torch==2.3``), is a requirement, not what is installed.
+_COMPARATOR = re.compile(r"[<>~!^]")
+_ASKS_FOR = re.compile(r"(?i)\b(?:requires?|required|requirements?|needs|depends on|found for)\s*$")
+#: How far before a version's name :data:`_ASKS_FOR` is looked for.
+_ASKS_WINDOW = 24
+
+
+def is_requirement(text: str, name_start: int, separator: str) -> bool:
+    """Whether the version whose name starts at ``name_start`` in ``text``, written after
+    ``separator``, is one something asks for rather than one the machine has."""
+    if _COMPARATOR.search(separator):
+        return True
+    return bool(_ASKS_FOR.search(text[max(0, name_start - _ASKS_WINDOW) : name_start]))
 
 
 def version_hints(text: str, *, limit: int = 20) -> list[tuple[str, str]]:
-    """``(name, version)`` pairs seen in a paste: ``torch 2.3``, ``CUDA 12.1``, ``vllm==0.4.2``."""
+    """``(name, version)`` pairs seen in a paste: ``torch 2.3``, ``CUDA 12.1``, ``vllm==0.4.2``;
+    never a requirement (:func:`is_requirement`): ``torch>=2.1`` says nothing of the torch
+    the paste ran."""
     found: dict[tuple[str, str], None] = {}
-    for match in _VERSION.finditer(text[:20000]):
+    text = text[:20000]
+    for match in _VERSION.finditer(text):
+        if is_requirement(text, match.start(1), match.group(2)):
+            continue
         name = match.group(1).lower()
-        version = match.group(2)
+        version = match.group(3)
         if "." in version or name in ("cuda", "python", "jdk", "java", "node", "go"):
             found[(name, version)] = None
             if len(found) >= limit:

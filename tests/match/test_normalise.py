@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.fit.order import read_versions
 from bot.match.normalise import template, terms, tokens, version_hints
 
 LINE = 'File "{path}", line {n}, in forward: RuntimeError at {addr}: CUDA error'
@@ -45,6 +47,30 @@ def test_template_masks_variable_parts() -> None:
 def test_version_hints_are_kept() -> None:
     hints = version_hints("vllm==0.4.2 on CUDA 12.1 with torch 2.3")
     assert ("vllm", "0.4.2") in hints and ("cuda", "12.1") in hints and ("torch", "2.3") in hints
+
+
+@pytest.mark.parametrize(
+    ("paste", "kept"),
+    [
+        # pip's resolver: the one it wants, then the one installed
+        (
+            "vllm 0.4.2 requires torch==2.3.0, but you have torch 2.1.0 which is incompatible.",
+            [("vllm", "0.4.2"), ("torch", "2.1.0")],
+        ),
+        ("ERROR: No matching distribution found for torch==2.3.0", []),
+        ("ERROR: Could not find a version that satisfies the requirement torch>=2.1", []),
+        ("Requires-Python >=3.8; numpy<2.0 and pandas~=2.1 wanted", []),
+        (
+            "Successfully installed torch-2.1.0 and numpy 1.26.4",
+            [("torch", "2.1.0"), ("numpy", "1.26.4")],
+        ),
+    ],
+)
+def test_a_version_something_asks_for_is_not_one_the_paste_ran(
+    paste: str, kept: list[tuple[str, str]]
+) -> None:
+    assert version_hints(paste) == kept
+    assert read_versions(paste) == dict(kept)
 
 
 def test_tokens_split_camel_case_and_cjk() -> None:
