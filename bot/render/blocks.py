@@ -29,6 +29,7 @@ from bot.render.kit import (
     actions,
     button,
     code,
+    code_lines,
     context,
     cut,
     divider,
@@ -313,7 +314,7 @@ def render_nothing(reply: Reply, errors: Sequence[str] = ()) -> Message:
         section(t(loc, "nothing.title") if errors else t(loc, "nothing.no_error")),
     ]
     if errors:
-        blocks.append(section("\n".join(code(cut(e, 300)) for e in errors[:5])))
+        blocks.append(code_lines([cut(e, 300) for e in errors[:5]]))
         blocks.append(context(t(loc, "nothing.hint")))
     add = _add_button(reply) if errors else None
     tail = [*([actions([add])] if add else []), *_share_tail(reply)]

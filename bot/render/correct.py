@@ -21,7 +21,16 @@ from typing import Any
 from bot.i18n import t
 from bot.records import Record
 from bot.render.ids import BlockId, CallbackId, InputId
-from bot.render.kit import ELLIPSIS, INPUT_LABEL, Block, code, context, cut, plain, section
+from bot.render.kit import (
+    ELLIPSIS,
+    INPUT_LABEL,
+    Block,
+    code,
+    code_lines,
+    cut,
+    plain,
+    section,
+)
 from bot.render.modal import modal_view
 from bot.render.state import CorrectionModalState
 
@@ -111,7 +120,7 @@ def render_correct_modal(
     }
     blocks: list[Block] = [
         section(t(locale, "correct.intro", id=code(wrong.id))),
-        context(code(cut(sample, 300))),
+        code_lines([cut(sample, 300)]),
         {
             "type": "input",
             "block_id": BlockId.CORRECT_CHOICE,

@@ -83,6 +83,17 @@ def rich_text(*parts: Part) -> Block:
     return {"type": "rich_text", "elements": [_rich_section(parts)]}
 
 
+def code_lines(lines: Sequence[str]) -> Block:
+    """Lines from a paste as code, one under another: every character (a backtick too) is
+    shown, copied and found as the paste has it, which mrkdwn's inline code cannot do."""
+    parts: list[Part] = []
+    for line in lines:
+        if parts:
+            parts.append(("\n", None))
+        parts.append((line, CODE))
+    return rich_text(*parts)
+
+
 def rich_list(items: Sequence[Sequence[Part]]) -> Block:
     """A bulleted ``rich_text`` list, each item of ``(text, style)`` parts (see
     :func:`rich_text`)."""

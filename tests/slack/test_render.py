@@ -11,10 +11,11 @@ from bot.digest.select import Candidate, StalePolicy, select_stale
 from bot.records import Record
 from bot.render import blocks, panels
 from bot.render.answer import Shown, render_answer
+from bot.render.correct import render_correct_modal
 from bot.render.digest import render_digest
 from bot.render.ids import BlockId
 from bot.render.modal import modal_errors, prefill, render_add_modal
-from bot.render.state import AddState, BadState, VoteState, load_state
+from bot.render.state import AddState, BadState, CorrectionModalState, VoteState, load_state
 from bot.report import GraphSections, graph_sections
 from bot.slack.usecases.slash import SUBCOMMANDS
 from graph.build import build_graph
@@ -241,3 +242,25 @@ def test_the_digests_unknown_errors_are_code_that_copies_as_written() -> None:
     ]
     assert second["elements"][1]["text"] == "KeyError: '<n>'"
     assert "ˋ" not in str(message["blocks"])
+
+
+@pytest.mark.parametrize("locale", ["en", "zh"])
+def test_the_pasters_own_error_lines_are_code_that_copies_as_written(locale: str) -> None:
+    """ "Nothing known" lists the asker's error lines, and **Not this error** quotes the line
+    it is about: both as rich-text code, backticks and all."""
+    line = "ValueError: Try increasing `gpu_memory_utilization` & <@U123> *now*"
+    reply = blocks.Reply(locale=locale, today=TODAY, ephemeral=True)
+    nothing = blocks.render_nothing(reply, [line, "KeyError: 'x'"])
+    assert_valid_message(nothing)
+    [listing] = [b for b in nothing["blocks"] if b["type"] == "rich_text"]
+    texts = [e for e in listing["elements"][0]["elements"] if e.get("style") == {"code": True}]
+    assert [e["text"] for e in texts] == [line, "KeyError: 'x'"]
+    record = next(iter(kb_records()))
+    state = CorrectionModalState(reply=1, wrong=record.id, locale=locale)
+    view = render_correct_modal(locale, state, record, line, [])
+    assert_valid_view(view)
+    quoted = [b for b in view["blocks"] if b["type"] == "rich_text"]
+    assert quoted and quoted[0]["elements"][0]["elements"] == [
+        {"type": "text", "text": line, "style": {"code": True}}
+    ]
+    assert "ˋ" not in str(nothing["blocks"]) + str(view["blocks"])
