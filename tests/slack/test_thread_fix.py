@@ -169,6 +169,34 @@ def test_add_to_errkb_on_any_message_of_the_thread_opens_the_form_with_the_fix(b
     assert state.fix_by == OWNER and state.unknown is not None
 
 
+def test_a_fix_written_in_chinese_fills_the_form_as_written(bot: Bot) -> None:
+    """A Chinese team's thread: the asker writes in Chinese, the fix is a Chinese reply marked
+    with a check mark; the form takes the fix's words and its command as they were written."""
+    root = pasted(bot, user=ZH_USER)
+    fix = "重启分片之前先重新校准电容器：\n```fluxctl recalibrate --shard 7```"
+    fix_ts = reply(bot, root, fix)
+    react(bot, fix_ts)
+    n = bot.send.next_id()
+    bot.send.interactive(
+        {
+            "type": "message_action",
+            "callback_id": CallbackId.ADD_SHORTCUT,
+            "team": {"id": "T1"},
+            "trigger_id": f"trig{n}-{bot.send.prefix}",
+            "user": {"id": MAINTAINER},
+            "channel": {"id": CHANNEL},
+            "response_url": bot.fake.response_url(f"sc{n}"),
+            "message": {"text": ERROR, "ts": root, "user": ZH_USER},
+        }
+    )
+    values, state = opened_form(bot)
+    assert values[BlockId.SIGNATURE] == ERROR
+    assert values[BlockId.WORKAROUND] == "重启分片之前先重新校准电容器："
+    assert values[BlockId.HOW] == "fluxctl recalibrate --shard 7"
+    assert values[BlockId.SOURCE] == f"https://test.slack.com/archives/{CHANNEL}/p{fix_ts}"
+    assert state.fix_by == OWNER
+
+
 def test_the_queues_add_button_opens_the_form_with_the_fix_and_the_follow_up_credits_it(
     bot: Bot, cleanup: None
 ) -> None:
