@@ -14,8 +14,7 @@ from datetime import date
 from bot.i18n import t
 from bot.match.excerpt import Skipped
 from bot.mcp.models import Neighbours, Outcome, SearchResult, StaleList
-from bot.render.blocks import freshness
-from bot.render.notes import skipped_note
+from bot.render.notes import freshness, skipped_note
 from bot.report import AnswerRecord, TriageReport
 
 SHOWN_WORKAROUNDS = 5

@@ -21,7 +21,7 @@ from bot.fit.order import PasteFacts, describe, fix_order
 from bot.i18n import t
 from bot.i18n.coverage import fallback_note
 from bot.records import LocalRecord, Record
-from bot.render.blocks import Counts, Reply, freshness, paste_notes, record_details
+from bot.render.blocks import Counts, Reply, paste_notes, record_details
 from bot.render.ids import ActionId, BlockId
 from bot.render.kit import (
     BOLD,
@@ -40,6 +40,7 @@ from bot.render.kit import (
     rich_text,
     section,
 )
+from bot.render.notes import freshness
 from bot.render.state import CorrectState, PageState, ReplyState, VoteState
 from bot.report import GraphSections
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from bot.fit.order import PasteFacts, describe, fix_order
-from bot.i18n import relative_days, t
+from bot.i18n import t
 from bot.i18n.coverage import fallback_note
 from bot.match.excerpt import Skipped
 from bot.records import LocalRecord, Record
@@ -39,7 +39,7 @@ from bot.render.kit import (
     preformatted,
     section,
 )
-from bot.render.notes import skipped_note
+from bot.render.notes import freshness, skipped_note
 from bot.render.state import AddState, RecordState, ReplyState, VoteState
 from bot.report import GraphSections
 
@@ -67,19 +67,6 @@ class Reply:
 
 
 # -- small pieces -----------------------------------------------------------------
-
-
-def ago(locale: str, when: date, today: date) -> str:
-    """ "today", "3 days ago", "1 year ago" in ``locale``, by its CLDR plural and relative-time
-    rules."""
-    return relative_days(locale, (today - when).days)
-
-
-def freshness(locale: str, last_confirmed: date | None, today: date) -> str:
-    """ "last confirmed 14 months ago" in ``locale``; ``today`` comes from the caller's clock."""
-    if last_confirmed is None:
-        return t(locale, "fresh.never")
-    return t(locale, "fresh.label", when=ago(locale, last_confirmed, today))
 
 
 def _share_tail(reply: Reply) -> list[Block]:
@@ -329,9 +316,7 @@ def ephemeral(payload: Message) -> Message:
 __all__ = [
     "Counts",
     "Reply",
-    "ago",
     "ephemeral",
-    "freshness",
     "paste_notes",
     "record_blocks",
     "record_details",

@@ -15,7 +15,6 @@ from typing import Any, Protocol
 
 from bot.digest.select import StaleItem, explain
 from bot.i18n import t
-from bot.render.blocks import freshness
 from bot.render.escape import escape_params, mention
 from bot.render.ids import ActionId, BlockId, CallbackId, InputId
 from bot.render.kit import (
@@ -38,6 +37,7 @@ from bot.render.kit import (
     section,
 )
 from bot.render.modal import modal_view
+from bot.render.notes import freshness
 from bot.render.state import CorrectionState, DeprecateState, DigestItemState
 
 SIGNATURE_CHARS = 200

@@ -8,10 +8,11 @@ from typing import Protocol
 
 from bot.i18n import t
 from bot.records import Record
-from bot.render.blocks import Reply, _share_tail, ago, record_blocks
+from bot.render.blocks import Reply, _share_tail, record_blocks
 from bot.render.escape import escape_mrkdwn, escape_params, mention
 from bot.render.ids import COMMAND, ActionId
 from bot.render.kit import Block, Message, button, code, context, cut, esc, link, message, section
+from bot.render.notes import ago
 from bot.render.state import AddState, RecordState
 from bot.report import GraphSections
 

@@ -15,6 +15,7 @@ from bot.render.correct import render_correct_modal
 from bot.render.digest import render_digest
 from bot.render.ids import BlockId
 from bot.render.modal import modal_errors, prefill, render_add_modal
+from bot.render.notes import freshness
 from bot.render.state import AddState, BadState, CorrectionModalState, VoteState, load_state
 from bot.report import GraphSections, graph_sections
 from bot.slack.usecases.slash import SUBCOMMANDS
@@ -134,7 +135,7 @@ def test_freshness_by_the_locales_plural_and_relative_time_rules(
 ) -> None:
     from datetime import timedelta
 
-    said = blocks.freshness(locale, TODAY - timedelta(days=days), TODAY)
+    said = freshness(locale, TODAY - timedelta(days=days), TODAY)
     assert said.endswith(expected) and "(s)" not in said
 
 
