@@ -211,6 +211,24 @@ class SlackSender:
         body = urlencode({"payload": json.dumps(payload)}).encode()
         return self.post(body, "application/x-www-form-urlencoded", **kwargs)
 
+    def shortcut(
+        self, callback_id: str, message: dict[str, Any], *, user: str = EN_USER
+    ) -> Response:
+        """``user`` runs the message shortcut ``callback_id`` on ``message`` of the channel."""
+        n = self.next_id()
+        return self.interactive(
+            {
+                "type": "message_action",
+                "callback_id": callback_id,
+                "team": {"id": "T1"},
+                "trigger_id": f"trig{n}-{self.prefix}",
+                "user": {"id": user},
+                "channel": {"id": CHANNEL},
+                "response_url": self.fake.response_url(f"sc{n}"),
+                "message": message,
+            }
+        )
+
     def click(
         self, action_id: str, value: str, *, user: str = EN_USER, message_ts: str | None = None
     ) -> Response:

@@ -335,19 +335,7 @@ def test_app_home_shows_maintainers_where_alerts_are_answered(bot: Bot) -> None:
 def test_the_lookup_shortcut_on_an_alert_reads_its_attachments(bot: Bot) -> None:
     """Where alerts are off, anyone can still ask about one: the shortcut reads the whole alert."""
     message = {**fixture("alertmanager"), "ts": "1722500000.950001"}
-    n = bot.send.next_id()
-    response = bot.send.interactive(
-        {
-            "type": "message_action",
-            "callback_id": "errkb_lookup",
-            "team": {"id": "T1"},
-            "trigger_id": f"trig{n}-{bot.send.prefix}",
-            "user": {"id": EN_USER},
-            "channel": {"id": CHANNEL},
-            "response_url": bot.fake.response_url(f"sc{n}"),
-            "message": message,
-        }
-    )
+    response = bot.send.shortcut("errkb_lookup", message)
     assert response.status == 200
     [call] = bot.fake.wait_for("chat.postMessage")
     assert call.params["thread_ts"] == "1722500000.950001" and VLLM in json.dumps(

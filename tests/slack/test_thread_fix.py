@@ -70,23 +70,6 @@ def found_fix(bot: Bot, root: str) -> sightings.ThreadFix | None:
         return sightings.thread_fix(session, channel=CHANNEL, thread_ts=root)
 
 
-def add_shortcut(bot: Bot, message: dict[str, str]) -> None:
-    """A maintainer uses **Add to errkb** on ``message`` of the channel."""
-    n = bot.send.next_id()
-    bot.send.interactive(
-        {
-            "type": "message_action",
-            "callback_id": CallbackId.ADD_SHORTCUT,
-            "team": {"id": "T1"},
-            "trigger_id": f"trig{n}-{bot.send.prefix}",
-            "user": {"id": MAINTAINER},
-            "channel": {"id": CHANNEL},
-            "response_url": bot.fake.response_url(f"sc{n}"),
-            "message": message,
-        }
-    )
-
-
 def opened_form(bot: Bot) -> tuple[dict[str, str], AddState]:
     view = bot.fake.wait_for("views.open")[-1].params["view"]
     values = {
@@ -168,7 +151,11 @@ def test_add_to_errkb_on_any_message_of_the_thread_opens_the_form_with_the_fix(b
     root = pasted(bot)
     fix_ts = reply(bot, root)
     react(bot, fix_ts)
-    add_shortcut(bot, {"text": FIX, "ts": fix_ts, "thread_ts": root, "user": OWNER})
+    bot.send.shortcut(
+        CallbackId.ADD_SHORTCUT,
+        {"text": FIX, "ts": fix_ts, "thread_ts": root, "user": OWNER},
+        user=MAINTAINER,
+    )
     values, state = opened_form(bot)
     assert_prefilled(values, root, fix_ts)
     assert state.fix_by == OWNER and state.unknown is not None
@@ -181,7 +168,9 @@ def test_a_fix_written_in_chinese_fills_the_form_as_written(bot: Bot) -> None:
     fix = "重启分片之前先重新校准电容器：\n```fluxctl recalibrate --shard 7```"
     fix_ts = reply(bot, root, fix)
     react(bot, fix_ts)
-    add_shortcut(bot, {"text": ERROR, "ts": root, "user": ZH_USER})
+    bot.send.shortcut(
+        CallbackId.ADD_SHORTCUT, {"text": ERROR, "ts": root, "user": ZH_USER}, user=MAINTAINER
+    )
     values, state = opened_form(bot)
     assert values[BlockId.SIGNATURE] == ERROR
     assert values[BlockId.WORKAROUND] == "重启分片之前先重新校准电容器："
