@@ -7,25 +7,30 @@ changes: two people changing two settings at once both win.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, select
 from sqlalchemy.orm import Session
 
 from bot.channels import ChannelSettings, Mode
 from bot.store.dialect import insert
 from bot.store.models import ChannelSettingsRow, table_of
 
+if TYPE_CHECKING:
+    from bot.store.loading import Rows
 
-def channel_settings(session: Session, *, channel: str) -> ChannelSettings:
-    """The channel's settings; the defaults for a channel nobody configured."""
-    row = session.get(ChannelSettingsRow, channel)
+
+def channel_settings(session: Rows, *, channel: str) -> ChannelSettings:
+    """The channel's settings; the defaults for a channel nobody configured. A Core select,
+    so a paste's plain read connection can ask it too."""
+    table = table_of(ChannelSettingsRow)
+    row = session.execute(select(table).where(table.c.channel == channel)).first()
     if row is None:
         return ChannelSettings(channel)
     return _settings(row)
 
 
-def _settings(row: ChannelSettingsRow) -> ChannelSettings:
+def _settings(row: ChannelSettingsRow | Row[Any]) -> ChannelSettings:
     return ChannelSettings(
         row.channel, Mode(row.mode), row.threshold, row.locale, row.updated_by, bool(row.alerts)
     )

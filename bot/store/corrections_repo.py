@@ -14,13 +14,17 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from bot.store.dialect import insert
-from bot.store.models import CorrectionRow
+from bot.store.models import CorrectionRow, table_of
 from bot.store.repository import add_audit
+
+if TYPE_CHECKING:
+    from bot.store.loading import Rows
 
 SAMPLE_CHARS = 2_000
 
@@ -57,14 +61,16 @@ def _correction(row: CorrectionRow) -> Correction:
     )
 
 
-def learned(session: Session, *, templates: Iterable[str]) -> dict[str, str | None]:
-    """The active choices for these templates: template → record id (None: no record)."""
+def learned(session: Rows, *, templates: Iterable[str]) -> dict[str, str | None]:
+    """The active choices for these templates: template → record id (None: no record).
+    A Core select, so a paste's plain read connection can ask it too."""
     hashes = {_hash(t): t for t in set(templates)}
     if not hashes:
         return {}
+    columns = table_of(CorrectionRow).c
     rows = session.execute(
-        select(CorrectionRow.template_hash, CorrectionRow.record_id).where(
-            CorrectionRow.template_hash.in_(list(hashes)), CorrectionRow.active.is_(True)
+        select(columns.template_hash, columns.record_id).where(
+            columns.template_hash.in_(list(hashes)), columns.active.is_(True)
         )
     )
     return {hashes[h]: record_id for h, record_id in rows}

@@ -15,10 +15,10 @@ locks the record's row first (:func:`bot.store.repository.note_evidence`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import case, delete, exists, func, select, update
 from sqlalchemy.orm import Session
@@ -39,6 +39,9 @@ from bot.store.models import (
 from bot.store.repository import add_audit, note_evidence
 from bot.store.sightings import note_sighting
 
+if TYPE_CHECKING:
+    from bot.store.loading import Rows
+
 VERDICTS = ("fixed", "failed")
 KEEP_PERMALINKS = 5
 SAMPLE_CHARS = 2_000
@@ -53,6 +56,17 @@ def _aware(value: datetime) -> datetime:
 
 def chosen_locale(session: Session, *, user_id: str) -> str | None:
     return session.scalar(select(SlackUserRow.locale).where(SlackUserRow.user_id == user_id))
+
+
+def chosen_locales(session: Rows, *, user_ids: Collection[str]) -> dict[str, str | None]:
+    """The language each of these users chose, for those who chose one (a Core select)."""
+    if not user_ids:
+        return {}
+    columns = table_of(SlackUserRow).c
+    rows = session.execute(
+        select(columns.user_id, columns.locale).where(columns.user_id.in_(sorted(user_ids)))
+    )
+    return {user_id: locale for user_id, locale in rows}
 
 
 def choose_locale(session: Session, *, user_id: str, locale: str | None, at: datetime) -> None:
@@ -122,20 +136,26 @@ def get_reply(session: Session, *, reply_id: int) -> Reply | None:
     )
 
 
-def thread_answers(session: Session, *, channel: str, thread_ts: str) -> list[Reply]:
+def thread_answers(session: Rows, *, channel: str, thread_ts: str) -> list[Reply]:
     """errkb's replies posted in a thread (an answer, candidates, "nothing known"; each
     keeps the ``ts`` Slack gave its post), newest first: what a later mention or look-up
-    in the thread is pointed at. A reply stored by an attempt whose post failed is none."""
-    rows = session.scalars(
-        select(SlackReplyRow)
-        .where(SlackReplyRow.channel == channel, SlackReplyRow.thread_ts == thread_ts)
-        .order_by(SlackReplyRow.created_at.desc(), SlackReplyRow.id.desc())
+    in the thread is pointed at. A reply stored by an attempt whose post failed is none.
+    A Core select: every paste in a thread asks it."""
+    table = table_of(SlackReplyRow)
+    rows = session.execute(
+        select(
+            table.c.id,
+            table.c.kind,
+            table.c.locale,
+            table.c.user_id,
+            table.c.channel,
+            table.c.thread_ts,
+            table.c.args,
+        )
+        .where(table.c.channel == channel, table.c.thread_ts == thread_ts)
+        .order_by(table.c.created_at.desc(), table.c.id.desc())
     )
-    return [
-        Reply(r.id, r.kind, r.locale, r.user_id, r.channel, r.thread_ts, dict(r.args))
-        for r in rows
-        if (r.args or {}).get("ts")
-    ]
+    return [Reply(*row[:6], dict(row.args)) for row in rows if (row.args or {}).get("ts")]
 
 
 # -- votes -----------------------------------------------------------------------
@@ -399,6 +419,7 @@ __all__ = [
     "cast_vote",
     "choose_locale",
     "chosen_locale",
+    "chosen_locales",
     "find_unknown",
     "get_reply",
     "get_unknown",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from bot.channels import ChannelSettings
 from bot.i18n import negotiate_locale
 from bot.settings import Settings
 from bot.store import channel_repo, slack_repo
@@ -37,6 +38,21 @@ def user_locale(
     ``text``."""
     chosen = slack_repo.chosen_locale(session, user_id=user)
     return negotiate_locale(chosen, slack_locale, channel_default(session, settings, channel), text)
+
+
+def reader_locale(
+    settings: Settings,
+    *,
+    chosen: str | None,
+    slack_locale: str | None,
+    channel: ChannelSettings,
+    text: str = "",
+) -> str:
+    """:func:`user_locale` from facts read already (the user's choice, the channel's
+    settings), for a caller that read them with the rest of its work."""
+    return negotiate_locale(
+        chosen, slack_locale, channel.default_locale(settings.channel_locales), text
+    )
 
 
 def channel_locale(session: Session, settings: Settings, *, channel: str) -> str:

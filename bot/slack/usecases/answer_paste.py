@@ -1,8 +1,10 @@
 """Answering a paste in Slack: the edge around :mod:`bot.answer` and :mod:`bot.render`.
 
 :func:`answer_paste` is one job of the runner. It reads the snippets (and,
-for a mention holding no error, the thread), reads what people taught errkb
-about these errors, triages, asks Slack for the user's locale and a
+for a mention holding no error, the thread), reads in one unit what the
+database knows before triage (:func:`read_context`: errkb's answers in the
+thread, what people taught errkb about these errors, the channel's settings,
+the languages people chose), triages, asks Slack for the user's locale and a
 permalink (either may fail: the answer goes out anyway), writes what it
 learned in one transaction, then sends. An answer in a thread is sent at
 most once however often the job is tried (:func:`deliver`).
@@ -12,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
@@ -36,7 +39,7 @@ from bot.render.state import AddState
 from bot.render.stored import StoredReply, stored_view
 from bot.settings import Settings
 from bot.slack.adapter.gateway import Sent, SlackGateway
-from bot.slack.adapter.locale import user_locale
+from bot.slack.adapter.locale import reader_locale
 from bot.slack.queue.jobs import JobKind, PasteJob, task
 from bot.slack.usecases import assistant
 from bot.slack.usecases.thread import answer_turn
@@ -46,6 +49,9 @@ from bot.store.db import Store
 from bot.store.jobs_repo import Job
 from bot.store.observed import observe_error
 from bot.store.slack_repo import Reply
+
+if TYPE_CHECKING:
+    from bot.store.loading import Rows
 
 log = logging.getLogger(__name__)
 
@@ -150,22 +156,46 @@ def triage_timed(
     return found
 
 
-def read_context(
-    store: Store, text: str | Excerpt, channel: str
-) -> tuple[dict[str, str | None], ChannelSettings]:
-    """What people taught errkb about the errors of ``text`` (template → record, or None),
-    and the channel's settings: one read."""
-    with store.read() as session:
-        return _learned(session, text), channel_repo.channel_settings(session, channel=channel)
+@dataclass(frozen=True)
+class PasteContext:
+    """What the database says about a paste before it is triaged, from one snapshot."""
+
+    #: errkb's posted replies in the paste's thread, newest first (none outside a thread).
+    answers: list[Reply]
+    #: What people taught errkb about the paste's errors: template → record, or None.
+    learned: dict[str, str | None]
+    #: The channel's settings.
+    channel: ChannelSettings
+    #: The language the asker (and the pasted message's author) chose, for those who did.
+    chosen: dict[str, str | None]
+
+
+def read_context(store: Store, text: str | Excerpt, paste: PasteJob) -> PasteContext:
+    """Everything a paste reads before it is triaged, in one read unit of plain Core
+    selects: each unit of work and each ORM round costs more than the indexed query in it,
+    and every paste asks all of these."""
+    with store.read_rows() as rows:
+        answers = (
+            slack_repo.thread_answers(rows, channel=paste.channel, thread_ts=paste.thread_ts)
+            if paste.thread_ts
+            else []
+        )
+        people = {paste.user, *([paste.author] if paste.author else [])}
+        return PasteContext(
+            answers=answers,
+            learned=_learned(rows, text),
+            channel=channel_repo.channel_settings(rows, channel=paste.channel),
+            chosen=slack_repo.chosen_locales(rows, user_ids=people),
+        )
 
 
 def read_learned(store: Store, text: str | Excerpt) -> dict[str, str | None]:
     """What people taught errkb about the errors of ``text`` alone (the channel is known)."""
-    with store.read() as session:
-        return _learned(session, text)
+    with store.read_rows() as rows:
+        return _learned(rows, text)
 
 
-def _learned(session: Session, text: str | Excerpt) -> dict[str, str | None]:
+def _learned(session: Rows, text: str | Excerpt) -> dict[str, str | None]:
     templates = [e.template for e in extract(text).errors]
     return corrections_repo.learned(session, templates=templates) if templates else {}
 
@@ -189,18 +219,26 @@ def answer_paste(
     kb = loaded(index)
     pasted, unread = paste_text(paste, slack)
     read = read_paste(pasted, settings.paste_limit)
+    context = read_context(store, read, paste)
     turn = answer_turn(
-        paste, read.text, job=job.key, settings=settings, store=store, slack=slack, metrics=metrics
+        paste,
+        read.text,
+        context.answers,
+        job=job.key,
+        settings=settings,
+        store=store,
+        slack=slack,
+        metrics=metrics,
     )
     if turn is not None:
         return turn
-    learned, here = read_context(store, read, paste.channel)
+    here = context.channel
     if paste.source is not None and not here.alerts:
         metrics.decline("alerts_off")  # another app's alert, in a channel that did not ask for them
         return "silent"
     if paste.assistant and paste.thread_ts:
         assistant.working(slack, paste, assistant.status_locale(store, settings, slack, paste))
-    triage = triage_timed(kb, read, metrics, learned)
+    triage = triage_timed(kb, read, metrics, context.learned)
     if paste.mention and not triage.errors:
         found = thread_error(paste, slack, kb, settings.paste_limit)
         if found is not None:
@@ -231,12 +269,11 @@ def answer_paste(
         if outcome == "silent":
             metrics.decline("not_confident" if not known else "channel_quiet")
             return outcome
-        locale = user_locale(
-            session,
+        locale = reader_locale(
             settings,
-            user=reader,
+            chosen=context.chosen.get(reader),
             slack_locale=slack_locale,
-            channel=paste.channel,
+            channel=here,
             text=text,
         )
         triage = prefer_reader(prefer_general(triage, read.text, kb.record), locale, kb.record)
@@ -401,4 +438,11 @@ def deliver(
     )
 
 
-__all__ = ["answer_paste", "deliver", "loaded", "read_context", "render_reply"]
+__all__ = [
+    "PasteContext",
+    "answer_paste",
+    "deliver",
+    "loaded",
+    "read_context",
+    "render_reply",
+]

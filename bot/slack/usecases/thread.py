@@ -26,7 +26,6 @@ from bot.slack.adapter.gateway import Sent, SlackGateway
 from bot.slack.adapter.locale import user_locale
 from bot.slack.queue.jobs import PasteJob
 from bot.slack.web.metrics import Metrics
-from bot.store import slack_repo
 from bot.store.db import Store
 from bot.store.slack_repo import Reply
 
@@ -47,6 +46,7 @@ def covered(reply: Reply) -> set[str]:
 def answer_turn(
     paste: PasteJob,
     text: str,
+    answers: list[Reply],
     *,
     job: str,
     settings: Settings,
@@ -54,17 +54,15 @@ def answer_turn(
     slack: SlackGateway,
     metrics: Metrics,
 ) -> Turn | None:
-    """Handle ``paste`` (the job keyed ``job``) as a turn in a thread errkb answered; None
-    when it is a paste to answer (no such thread, only this job's own answer, or the text
-    holds a new error). A paste nobody asked errkb about, holding only errors the
-    thread's answers covered, is left alone."""
+    """Handle ``paste`` (the job keyed ``job``) as a turn in a thread errkb answered
+    (``answers``: :func:`~bot.store.slack_repo.thread_answers` of its thread, read by the
+    caller with the rest of the paste's context); None when it is a paste to answer (no
+    such thread, only this job's own answer, or the text holds a new error). A paste
+    nobody asked errkb about, holding only errors the thread's answers covered, is left
+    alone."""
     spoken_to = paste.mention or paste.lookup
     if not paste.thread_ts or (paste.asked and not spoken_to):
         return None  # a direct message or /errkb: asked privately, answered privately
-    with store.read() as session:
-        answers = slack_repo.thread_answers(
-            session, channel=paste.channel, thread_ts=paste.thread_ts
-        )
     answers = [a for a in answers if a.args.get("job") != job]  # a retry finds its own post
     if not answers:
         return None
