@@ -126,9 +126,10 @@ def build_stored_knowledge(settings: Settings, store: Store) -> StoredKnowledge:
     :func:`bot.snapshot.load`; a cache folder that cannot be written only means the next
     run builds again. A database that has no knowledge epoch yet is given one (what the
     server does on first asking); one that cannot be written to is matched without a
-    snapshot. The cyclic collector is held off meanwhile: everything loaded or built here
-    lives as long as the command, and collections would only walk it again and again."""
-    with collector_off():
+    snapshot. The cyclic collector is held off meanwhile, and what was loaded is frozen
+    before it resumes: everything loaded or built here lives as long as the command, and
+    collections would only walk it again and again."""
+    with collector_off(freeze=True):
         return _stored(settings, store)
 
 

@@ -14,12 +14,20 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def collector_off() -> Iterator[None]:
-    """No cyclic garbage collection inside (process-wide; nested uses are fine)."""
+def collector_off(*, freeze: bool = False) -> Iterator[None]:
+    """No cyclic garbage collection inside (process-wide; nested uses are fine).
+
+    ``freeze``: what lives when the block ends lives as long as the process, and is
+    frozen (``gc.freeze``) before the collector resumes. Everything made while it was
+    off is still in the youngest generation, so the first collection after would walk
+    all of it; frozen, no collection does.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if enabled:
             gc.enable()

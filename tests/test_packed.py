@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import logging
 import pickle
+from dataclasses import FrozenInstanceError
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 
 from bot import snapshot
+from bot.match.frozen import restore
 from bot.match.index import MatchIndex
+from bot.match.info import RecordInfo
 from bot.records import Record
 from bot.records.packed import PackedRecords, pack, unpack
 from graph.build import build_graph, relink_graph
@@ -109,3 +113,21 @@ def test_records_of_the_index_are_a_sequence() -> None:
         r.id for r in sorted(SMALL, key=lambda r: r.id)[1:3]
     ]
     assert isinstance(index.records[0], Record)
+
+
+def test_the_parts_pickle_as_their_values_and_come_back_equal_without_init() -> None:
+    """A snapshot's parts are restored field by field from a tuple of their values: none
+    goes through ``__init__`` again (RecordInfo's interning ran when it was made) or
+    through the field look-ups of a dataclass ``__setstate__``."""
+    index = MatchIndex.build(sorted(SMALL, key=lambda r: r.id))
+    part = next(p for p in index.parts if p.branches)
+    objects = [part, part.info, part.branches[0]]
+    for made in objects:
+        function, (cls, values) = made.__reduce__()
+        assert function is restore and cls is type(made)
+        assert values == tuple(getattr(made, name) for name in cls.__slots__)
+    with patch.object(RecordInfo, "__post_init__", side_effect=AssertionError("re-made")):
+        back = pickle.loads(pickle.dumps(objects, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == objects and [type(b) for b in back] == [type(m) for m in objects]
+    with pytest.raises(FrozenInstanceError):
+        back[1].domain = "changed"  # type: ignore[misc]

@@ -7,7 +7,6 @@ the table's summaries alone and imports nothing.
 
 from __future__ import annotations
 
-import gc
 import importlib
 import inspect
 from collections.abc import Iterator, Mapping
@@ -40,16 +39,13 @@ def _uncollected() -> Iterator[None]:
 
     Loading a command's libraries makes very many objects that live as long as the
     process. The collector would walk them again and again while they load and on
-    every full collection after; frozen, collections skip them. Reference counting
-    still frees.
+    every full collection after; frozen (before the collector resumes), collections
+    skip them. Reference counting still frees.
     """
     from bot.collector import collector_off
 
-    try:
-        with collector_off():
-            yield
-    finally:
-        gc.freeze()
+    with collector_off(freeze=True):
+        yield
 
 
 def load(command: Command) -> TyperCommand:

@@ -58,6 +58,7 @@ import re2
 
 from bot.match.excerpt import Excerpt
 from bot.match.extract import Extraction, extract
+from bot.match.frozen import Frozen
 from bot.match.info import RecordInfo, variant_key
 from bot.match.normalise import terms
 from bot.match.patterns import (
@@ -113,7 +114,7 @@ _TYPE_NAME = re.compile(r"^[\w.$]*(?:Error|Exception|Warning|Fault|Failure)$")
 
 
 @dataclass(frozen=True, slots=True)
-class Branch:
+class Branch(Frozen):
     """One top-level alternative of a record's regex, what the prefilter keys it on, and
     what a hit on it weighs (of its :class:`Alternative`, only what matching reads)."""
 
@@ -199,7 +200,7 @@ def _scan_positions(extraction: Extraction) -> list[int]:
 
 
 @dataclass(frozen=True, slots=True)
-class RecordParts:
+class RecordParts(Frozen):
     """Everything the index computes from one record alone; shared by every index that
     holds the record, so an update recomputes only the records it changes. The record
     itself is kept packed (:mod:`bot.records.packed`): matching reads only the parts."""

@@ -18,6 +18,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from bot.match.evidence import DOMAIN_HINTS, TOOL_WORDS, record_os, services
+from bot.match.frozen import Frozen
 from bot.match.normalise import template
 from bot.records import Record
 
@@ -61,7 +62,7 @@ _GENERIC_ENV = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
-class RecordInfo:
+class RecordInfo(Frozen):
     """What the ranker needs to know about a record, precomputed at build. An index holds
     one per record: equal sets and specifiers of different records are one object, and
     the words are interned (:meth:`__post_init__`)."""
