@@ -2,11 +2,18 @@
 
 A candidate's *ranking score* is the weighted sum of its features; its *score*
 is a calibrated probability that the record answers the paste, a logistic
-function (:data:`CALIBRATION`) of its ranking score and of its margin over the
-best candidate that is not a variant of it. Each feature is a function of two
-plain values, the candidates' evidence (:class:`Candidates`, as columns) and
-the paste's (:class:`Paste`), declared with :func:`feature` next to its weight,
-the sign its weight must keep and the docstring that says what it measures.
+function (:data:`CALIBRATION`) of its ranking score, of its margin over the
+best candidate that is not a variant of it, and of the features declared with a
+``confidence`` weight. Ranking weights are fitted on pastes a record answers (a
+right candidate against a wrong one), so they cannot learn what tells a right
+top answer from the best of poor candidates on a paste no record answers; a
+confidence weight is fitted with the calibration on every paste's top candidate,
+negatives included, so it can (a generic record of a wrapper line, while the
+line the paste's error comes down to is left unexplained). Each feature is a
+function of two plain values, the candidates' evidence (:class:`Candidates`, as
+columns) and the paste's (:class:`Paste`), declared with :func:`feature` next to
+its weight, the sign its weight must keep and the docstring that says what it
+measures.
 ``benchmarks/fit_ranker.py`` fits the weights (scikit-learn logistic regression
 on pairs of a right and a wrong candidate of one paste), the calibration (on
 scores of pastes the weights were not fitted on) and the two operating points,
@@ -34,9 +41,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-3.581, 0.667, 0.258)
-VOLUNTEER = 0.7227
-ASK = 0.4347
+CALIBRATION = (-2.102, 0.432, 0.445)
+VOLUNTEER = 0.6563
+ASK = 0.5664
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The candidate floor: when no record is confident enough to answer, a record is offered
@@ -65,6 +72,7 @@ class Candidate:
     line_pos: int = -1  # the line the text evidence is on
     context: float = 0.0  # BM25 against its root cause, regex words, tags, id
     root: bool = False  # its best line is the root of a chained error
+    elsewhere: float = 0.0  # how much of the paste's decisive line is left unexplained
 
 
 class Candidates:
@@ -80,6 +88,7 @@ class Candidates:
         self.explained = np.array([c.explained for c in found])
         self.context = np.array([c.context for c in found])
         self.root = np.array([1.0 if c.root else 0.0 for c in found])
+        self.elsewhere = np.array([c.elsewhere for c in found])
 
     def each(self, fn: Callable[[RecordInfo], float]) -> np.ndarray:
         return np.array([fn(info) for info in self.infos], dtype=np.float64)
@@ -104,6 +113,8 @@ class Feature:
     sign: int  # +1 evidence for the record, -1 against, 0 either
     compute: Callable[[Candidates, Paste], np.ndarray]
     doc: str
+    #: its weight in the calibration, beside the ranking score and the margin (None: none)
+    confidence: float | None = None
 
 
 REGISTRY: list[Feature] = []
@@ -112,13 +123,17 @@ REGISTRY: list[Feature] = []
 Compute = Callable[[Candidates, Paste], np.ndarray]
 
 
-def feature(name: str, *, weight: float, sign: int) -> Callable[[Compute], Compute]:
-    """Register a feature function under ``name`` with its fitted ``weight`` and ``sign``.
+def feature(
+    name: str, *, weight: float, sign: int, confidence: float | None = None
+) -> Callable[[Compute], Compute]:
+    """Register a feature function under ``name`` with its fitted ``weight`` and ``sign``;
+    ``confidence``: its fitted weight in the calibration too, of the same sign.
 
     The function computes the feature for every candidate of a paste at once."""
 
     def register(fn: Compute) -> Compute:
-        REGISTRY.append(Feature(name, weight, sign, fn, inspect.getdoc(fn) or ""))
+        doc = inspect.getdoc(fn) or ""
+        REGISTRY.append(Feature(name, weight, sign, fn, doc, confidence))
         return fn
 
     return register
@@ -130,7 +145,7 @@ def gate(c: Candidates) -> np.ndarray:
     return np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
 
-@feature("regex", weight=3.286, sign=1)
+@feature("regex", weight=3.608, sign=1)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -138,19 +153,19 @@ def regex(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex
 
 
-@feature("bare", weight=-0.645, sign=-1)
+@feature("bare", weight=-0.295, sign=-1)
 def bare(c: Candidates, p: Paste) -> np.ndarray:
     """The regex hit is only an exception type name on a line that says much more."""
     return c.bare
 
 
-@feature("explained", weight=4.380, sign=1)
+@feature("explained", weight=4.383, sign=1)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("context", weight=6.460, sign=1)
+@feature("context", weight=3.338, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id, its workarounds' actions.
@@ -159,7 +174,7 @@ def context(c: Candidates, p: Paste) -> np.ndarray:
     return c.context
 
 
-@feature("env", weight=2.603, sign=1)
+@feature("env", weight=2.433, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
     language is, by name or by the paste's shape (a Python traceback, a Java stack trace).
@@ -178,7 +193,7 @@ def env(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(named) * gate(c)
 
 
-@feature("absent", weight=-0.881, sign=-1)
+@feature("absent", weight=-0.939, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
     """A record about a tool the paste never names, not even by its port or client library
     (kinds of problem and languages aside)."""
@@ -190,7 +205,7 @@ def absent(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(unnamed)
 
 
-@feature("foreign", weight=-1.055, sign=-1)
+@feature("foreign", weight=-1.145, sign=-1)
 def foreign(c: Candidates, p: Paste) -> np.ndarray:
     """The paste is plainly another language's (1), or a language record shows no sign of
     its language (0.5)."""
@@ -205,7 +220,7 @@ def foreign(c: Candidates, p: Paste) -> np.ndarray:
     return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
-@feature("service", weight=2.051, sign=1)
+@feature("service", weight=1.748, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
@@ -216,7 +231,7 @@ def service(c: Candidates, p: Paste) -> np.ndarray:
     return named * gate(c)
 
 
-@feature("package", weight=3.183, sign=1)
+@feature("package", weight=2.811, sign=1)
 def package(c: Candidates, p: Paste) -> np.ndarray:
     """The library the paste's paths or links show (``site-packages/bitsandbytes/``,
     ``node_modules/mongodb/``, an issue link to the project) is one the record is named by:
@@ -246,7 +261,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.713, sign=1)
+@feature("os", weight=0.553, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -254,15 +269,27 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.159, sign=1)
+@feature("root", weight=0.100, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""
     return c.root
 
 
+@feature("elsewhere", weight=0.000, sign=-1, confidence=-0.612)
+def elsewhere(c: Candidates, p: Paste) -> np.ndarray:
+    """The record's evidence is on another line than the one the paste's error comes down
+    to (its last chain root, else its last exception, else its last error line), and the
+    record explains little of that line: a record of a warning, a wrapper or an earlier
+    step, while the error the paste ends in is something the record does not say. Counts
+    as far as that line is specific."""
+    return c.elsewhere
+
+
 NAMES = tuple(f.name for f in REGISTRY)
 WEIGHTS = tuple(f.weight for f in REGISTRY)
+#: each feature's weight in the calibration (0 for a feature that has none)
+CONFIDENCE = tuple(f.confidence or 0.0 for f in REGISTRY)
 
 
 def matrix(found: list[Candidate], paste: Paste) -> np.ndarray:
@@ -293,7 +320,7 @@ def probabilities(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     its variant group) that it answers the paste."""
     scores = values @ np.asarray(WEIGHTS)
     bias, slope, margin = CALIBRATION
-    z = bias + slope * scores + margin * margins(scores, groups)
+    z = bias + slope * scores + margin * margins(scores, groups) + values @ np.asarray(CONFIDENCE)
     return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
 
 
