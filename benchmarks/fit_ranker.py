@@ -18,7 +18,8 @@ regression of "the top candidate is right" on its ranking score, its margin over
 next rival and the values of the features declared with a ``confidence`` weight, is
 fitted on the top candidates of pastes the weights were not fitted on (inner folds),
 negatives included; a confidence weight whose sign contradicts its feature's drops that
-term and the calibration is refitted without it. Two operating points are then chosen on those scores: ``VOLUNTEER``, the lowest
+term and the calibration is refitted without it. Two operating points are then chosen
+on those scores: ``VOLUNTEER``, the lowest
 threshold whose precision is at least ``--precision`` (few wrong unasked answers), and
 ``ASK``, the threshold that gets the most pastes right (a right top answer, or a
 decline when no record applies).
