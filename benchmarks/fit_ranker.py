@@ -14,9 +14,12 @@ paste, a right one against a wrong one (the difference of their feature values),
 they rank; no intercept, no starting point but the regularisation's prior of zero. A
 weight whose sign contradicts what its feature means (:attr:`Feature.sign`) drops that
 feature and the model is refitted without it. The calibration, a second logistic
-regression of "the top candidate is right" on its ranking score and its margin over the
-next rival, is fitted on the scores of pastes the weights were not fitted on (inner
-folds). Two operating points are then chosen on those scores: ``VOLUNTEER``, the lowest
+regression of "the top candidate is right" on its ranking score, its margin over the
+next rival and the values of the features declared with a ``confidence`` weight, is
+fitted on the top candidates of pastes the weights were not fitted on (inner folds),
+negatives included; a confidence weight whose sign contradicts its feature's drops that
+term and the calibration is refitted without it. Two operating points are then chosen
+on those scores: ``VOLUNTEER``, the lowest
 threshold whose precision is at least ``--precision`` (few wrong unasked answers), and
 ``ASK``, the threshold that gets the most pastes right (a right top answer, or a
 decline when no record applies).
@@ -151,11 +154,17 @@ def ecosystem(case: dict[str, object]) -> str:
 # -- the model -------------------------------------------------------------------------
 
 
+#: Which columns have a confidence weight (:attr:`Feature.confidence`), and their signs.
+CONFIDENT = np.array([f.confidence is not None for f in F.REGISTRY])
+SIGNS = np.array([f.sign for f in F.REGISTRY])
+
+
 @dataclass
 class Model:
     weights: np.ndarray
     calibration: tuple[float, float, float]  # (bias, ranking score, margin)
     c: float
+    confidence: np.ndarray  # each feature's weight in the calibration (0: none)
 
     def ranking(self, case: Case) -> tuple[np.ndarray, np.ndarray]:
         scores = case.values @ self.weights
@@ -164,7 +173,7 @@ class Model:
     def scores(self, case: Case) -> np.ndarray:
         ranking, margins = self.ranking(case)
         bias, slope, margin = self.calibration
-        z = bias + slope * ranking + margin * margins
+        z = bias + slope * ranking + margin * margins + case.values @ self.confidence
         return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
 
 
@@ -187,7 +196,7 @@ def fit_weights(cases: list[Case], c: float) -> np.ndarray:
     from sklearn.linear_model import LogisticRegression
 
     x, y = pairs(cases)
-    signs = np.array([f.sign for f in F.REGISTRY])
+    signs = SIGNS
     active = x.std(axis=0) > 1e-9  # a feature that never tells two candidates apart
     while True:
         model = LogisticRegression(C=c, max_iter=5000, fit_intercept=False)
@@ -202,26 +211,42 @@ def fit_weights(cases: list[Case], c: float) -> np.ndarray:
         active &= ~wrong
 
 
-def fit_calibration(tops: list[tuple[float, float, bool]]) -> tuple[float, float, float]:
-    """Logistic calibration of the top candidate's (ranking score, margin) → right."""
+Top = tuple[float, float, bool, np.ndarray]  # ranking score, margin, right, features
+
+
+def fit_calibration(tops: list[Top]) -> tuple[tuple[float, float, float], np.ndarray]:
+    """Logistic calibration of the top candidate's (ranking score, margin, confidence
+    features) → right; a confidence weight against its feature's sign drops that term."""
     from sklearn.linear_model import LogisticRegression
 
-    x = np.array([[s, m] for s, m, _ in tops])
-    y = np.array([r for _, _, r in tops])
+    y = np.array([r for _, _, r, _ in tops])
+    confidence = np.zeros(len(F.REGISTRY))
     if y.all() or not y.any():
-        return (0.0, 1.0, 1.0)
-    model = LogisticRegression(C=1.0, max_iter=5000)
-    model.fit(x, y)
-    return (float(model.intercept_[0]), float(model.coef_[0][0]), float(model.coef_[0][1]))
+        return (0.0, 1.0, 1.0), confidence
+    base = np.array([[s, m] for s, m, _, _ in tops])
+    values = np.array([v for _, _, _, v in tops])
+    active = CONFIDENT & (values.std(axis=0) > 1e-9)
+    while True:
+        model = LogisticRegression(C=1.0, max_iter=5000)
+        model.fit(np.hstack([base, values[:, active]]), y)
+        coef = model.coef_[0]
+        confidence = np.zeros(len(F.REGISTRY))
+        confidence[active] = coef[2:]
+        wrong = active & (confidence * SIGNS < 0)
+        if not wrong.any():
+            calibration = (float(model.intercept_[0]), float(coef[0]), float(coef[1]))
+            return calibration, confidence
+        active &= ~wrong
 
 
-def top_row(case: Case, weights: np.ndarray) -> tuple[float, float, bool] | None:
+def top_row(case: Case, weights: np.ndarray) -> Top | None:
     if not len(case.values):
         return None
     scores = case.values @ weights
     margins = F.margins(scores, np.array(case.groups))
     best = int(np.lexsort((np.arange(len(scores)), -scores))[0])
-    return float(scores[best]), float(margins[best]), bool(case.positive and case.right[best])
+    right = bool(case.positive and case.right[best])
+    return float(scores[best]), float(margins[best]), right, case.values[best]
 
 
 def fit(
@@ -230,7 +255,7 @@ def fit(
     """Weights on ``cases``; the calibration on their scores under weights fitted without
     them (k-fold, ``grouped`` as :func:`folds`). Returns the model and those out-of-fold
     outcomes."""
-    tops: list[tuple[float, float, bool]] = []
+    tops: list[Top] = []
     held: list[tuple[int, np.ndarray]] = []
     for fold in folds(cases, k, seed, grouped):
         test = set(fold)
@@ -240,9 +265,9 @@ def fit(
             if row is not None:
                 tops.append(row)
             held.append((i, weights))
-    calibration = fit_calibration(tops)
-    outcomes = [outcome(cases[i], Model(w, calibration, c)) for i, w in held]
-    return Model(fit_weights(cases, c), calibration, c), outcomes
+    calibration, confidence = fit_calibration(tops)
+    outcomes = [outcome(cases[i], Model(w, calibration, c, confidence)) for i, w in held]
+    return Model(fit_weights(cases, c), calibration, c, confidence), outcomes
 
 
 # -- scoring a model on pastes ----------------------------------------------------------
@@ -419,8 +444,11 @@ def write(model: Model, volunteer: float, ask: float) -> None:
     )
     text = re.sub(r"^VOLUNTEER = .*$", f"VOLUNTEER = {volunteer:.4f}", text, flags=re.M)
     text = re.sub(r"^ASK = .*$", f"ASK = {ask:.4f}", text, flags=re.M)
-    for f, w in zip(F.REGISTRY, model.weights, strict=True):
+    for f, w, k in zip(F.REGISTRY, model.weights, model.confidence, strict=True):
         text = re.sub(rf'(@feature\("{f.name}", weight=)[-0-9.e]+', rf"\g<1>{w:.3f}", text)
+        if f.confidence is not None:
+            pattern = rf'(@feature\("{f.name}", [^)]*confidence=)[-0-9.e]+'
+            text = re.sub(pattern, rf"\g<1>{k:.3f}", text)
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path.relative_to(ROOT)}")
 
@@ -443,7 +471,7 @@ def main() -> None:
     C_GRID[:] = args.grid
     paths = args.sets or sorted((ROOT / "eval").glob("*.jsonl"))
     cases = load(paths)
-    current = Model(np.array(F.WEIGHTS), F.CALIBRATION, 0.0)
+    current = Model(np.array(F.WEIGHTS), F.CALIBRATION, 0.0, np.array(F.CONFIDENCE))
     report("shipped weights, in sample", [outcome(c, current) for c in cases], F.VOLUNTEER, F.ASK)
     ungrouped = nested(cases, args.folds, args.precision, args.seed, grouped=False)
     report_nested(ungrouped)
@@ -458,6 +486,11 @@ def main() -> None:
             {
                 "calibration": [round(v, 3) for v in model.calibration],
                 **{n: round(float(w), 3) for n, w in zip(names, model.weights, strict=True)},
+                "confidence": {
+                    n: round(float(k), 3)
+                    for n, k, on in zip(names, model.confidence, CONFIDENT, strict=True)
+                    if on
+                },
             }
         ),
     )

@@ -2,11 +2,18 @@
 
 A candidate's *ranking score* is the weighted sum of its features; its *score*
 is a calibrated probability that the record answers the paste, a logistic
-function (:data:`CALIBRATION`) of its ranking score and of its margin over the
-best candidate that is not a variant of it. Each feature is a function of two
-plain values, the candidates' evidence (:class:`Candidates`, as columns) and
-the paste's (:class:`Paste`), declared with :func:`feature` next to its weight,
-the sign its weight must keep and the docstring that says what it measures.
+function (:data:`CALIBRATION`) of its ranking score, of its margin over the
+best candidate that is not a variant of it, and of the features declared with a
+``confidence`` weight. Ranking weights are fitted on pastes a record answers (a
+right candidate against a wrong one), so they cannot learn what tells a right
+top answer from the best of poor candidates on a paste no record answers; a
+confidence weight is fitted with the calibration on every paste's top candidate,
+negatives included, so it can (a generic record of a wrapper line, while the
+line the paste's error comes down to is left unexplained). Each feature is a
+function of two plain values, the candidates' evidence (:class:`Candidates`, as
+columns) and the paste's (:class:`Paste`), declared with :func:`feature` next to
+its weight, the sign its weight must keep and the docstring that says what it
+measures.
 ``benchmarks/fit_ranker.py`` fits the weights (scikit-learn logistic regression
 on pairs of a right and a wrong candidate of one paste), the calibration (on
 scores of pastes the weights were not fitted on) and the two operating points,
@@ -65,6 +72,7 @@ class Candidate:
     line_pos: int = -1  # the line the text evidence is on
     context: float = 0.0  # BM25 against its root cause, regex words, tags, id
     root: bool = False  # its best line is the root of a chained error
+    elsewhere: float = 0.0  # how much of the paste's decisive line is left unexplained
 
 
 class Candidates:
@@ -80,6 +88,7 @@ class Candidates:
         self.explained = np.array([c.explained for c in found])
         self.context = np.array([c.context for c in found])
         self.root = np.array([1.0 if c.root else 0.0 for c in found])
+        self.elsewhere = np.array([c.elsewhere for c in found])
 
     def each(self, fn: Callable[[RecordInfo], float]) -> np.ndarray:
         return np.array([fn(info) for info in self.infos], dtype=np.float64)
@@ -104,6 +113,8 @@ class Feature:
     sign: int  # +1 evidence for the record, -1 against, 0 either
     compute: Callable[[Candidates, Paste], np.ndarray]
     doc: str
+    #: its weight in the calibration, beside the ranking score and the margin (None: none)
+    confidence: float | None = None
 
 
 REGISTRY: list[Feature] = []
@@ -112,13 +123,17 @@ REGISTRY: list[Feature] = []
 Compute = Callable[[Candidates, Paste], np.ndarray]
 
 
-def feature(name: str, *, weight: float, sign: int) -> Callable[[Compute], Compute]:
-    """Register a feature function under ``name`` with its fitted ``weight`` and ``sign``.
+def feature(
+    name: str, *, weight: float, sign: int, confidence: float | None = None
+) -> Callable[[Compute], Compute]:
+    """Register a feature function under ``name`` with its fitted ``weight`` and ``sign``;
+    ``confidence``: its fitted weight in the calibration too, of the same sign.
 
     The function computes the feature for every candidate of a paste at once."""
 
     def register(fn: Compute) -> Compute:
-        REGISTRY.append(Feature(name, weight, sign, fn, inspect.getdoc(fn) or ""))
+        doc = inspect.getdoc(fn) or ""
+        REGISTRY.append(Feature(name, weight, sign, fn, doc, confidence))
         return fn
 
     return register
@@ -261,8 +276,20 @@ def root(c: Candidates, p: Paste) -> np.ndarray:
     return c.root
 
 
+@feature("elsewhere", weight=0.0, sign=-1, confidence=0.0)
+def elsewhere(c: Candidates, p: Paste) -> np.ndarray:
+    """The record's evidence is on another line than the one the paste's error comes down
+    to (its last chain root, else its last exception, else its last error line), and the
+    record explains little of that line: a record of a warning, a wrapper or an earlier
+    step, while the error the paste ends in is something the record does not say. Counts
+    as far as that line is specific."""
+    return c.elsewhere
+
+
 NAMES = tuple(f.name for f in REGISTRY)
 WEIGHTS = tuple(f.weight for f in REGISTRY)
+#: each feature's weight in the calibration (0 for a feature that has none)
+CONFIDENCE = tuple(f.confidence or 0.0 for f in REGISTRY)
 
 
 def matrix(found: list[Candidate], paste: Paste) -> np.ndarray:
@@ -293,7 +320,7 @@ def probabilities(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     its variant group) that it answers the paste."""
     scores = values @ np.asarray(WEIGHTS)
     bias, slope, margin = CALIBRATION
-    z = bias + slope * scores + margin * margins(scores, groups)
+    z = bias + slope * scores + margin * margins(scores, groups) + values @ np.asarray(CONFIDENCE)
     return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
 
 

@@ -189,6 +189,22 @@ def important_lines(extraction: Extraction) -> list[int]:
     return sorted(chosen)[-QUERY_LINES:]
 
 
+def decisive_line(extraction: Extraction, important: list[int]) -> int:
+    """The line the paste's error comes down to, -1 when it has no error line: of the
+    important lines, the last root of a chain, else the last exception, else the last
+    error line. Wrappers, banners and context never decide: they report or precede it."""
+    lines = extraction.lines
+    for keep in (
+        lambda line: line.root,
+        lambda line: line.role == "exception",
+        lambda line: line.role == "error",
+    ):
+        chosen = [i for i in important if keep(lines[i])]
+        if chosen:
+            return chosen[-1]
+    return -1
+
+
 # -- paste facts ---------------------------------------------------------------------
 
 _PASTE_WORD = re.compile(r"[a-z][a-z0-9_]*")
@@ -313,9 +329,14 @@ def candidates(
 
 
 def _text_evidence(
-    found: dict[int, F.Candidate], knowledge: Knowledge, facts: LineFacts, important: list[int]
+    found: dict[int, F.Candidate],
+    knowledge: Knowledge,
+    facts: LineFacts,
+    important: list[int],
+    decisive: int,
 ) -> None:
-    """Fill each candidate's overlap with its best line (stage 2 facts, shared)."""
+    """Fill each candidate's overlap with its best line (stage 2 facts, shared), and how
+    much of the ``decisive`` line (:func:`decisive_line`) it leaves unexplained."""
     idf = knowledge.identity.idf
     doc_terms = knowledge.identity.doc_terms
     doc_weight = knowledge.identity.doc_weight
@@ -344,6 +365,7 @@ def _text_evidence(
         best = 0.0
         best_pos = regex_pos
         explained = 0.0
+        decided = 0.0  # the share of the decisive line the record explains
         for pos in positions:
             line_terms, line_weight, role_weight, informative = line(pos)
             common = doc & line_terms
@@ -352,6 +374,8 @@ def _text_evidence(
             found_weight = sum(map(idf.__getitem__, common))
             recall = found_weight / doc_weight[record]
             precision = found_weight / line_weight
+            if pos == decisive:
+                decided = precision
             value = recall * specific * (0.3 + 0.7 * precision) * role_weight
             if value > best:
                 # explaining all of "==> get this error" says nothing: count a line's share
@@ -364,6 +388,10 @@ def _text_evidence(
         pos = regex_pos if regex_pos >= 0 and cand.regex >= best * 0.5 else best_pos
         cand.line_pos = pos
         cand.root = pos >= 0 and facts.lines[pos].root
+        if decisive >= 0 and pos != decisive:
+            # its evidence is on another line, and the line the paste ends in is left
+            # unexplained: a warning, a wrapper or a step before the error that decides
+            cand.elsewhere = (1.0 - decided) * line(decisive)[3]
 
 
 # -- stage 3: scoring ----------------------------------------------------------------
@@ -488,7 +516,7 @@ def _evidence(
             found[record].regex_pos = next(
                 (i for i, line in enumerate(extraction.lines) if line.error_index == error), -1
             )
-    _text_evidence(found, knowledge, facts, important)
+    _text_evidence(found, knowledge, facts, important, decisive_line(extraction, important))
     return found, paste_facts(extraction, knowledge.infos, set(found), shown)
 
 

@@ -262,3 +262,54 @@ def test_a_broad_regex_hit_the_record_text_does_not_support_is_not_an_answer() -
     kafka = next(m for m in result.matches if m.record_id.startswith("kafka/"))
     # its regex fired, but its own text explains little of the line
     assert dict(kafka.features)["explained"] < 0.2 and kafka.band == "low"
+
+
+def test_the_decisive_line_is_the_chain_root_else_the_last_exception() -> None:
+    from bot.match.rank import decisive_line, important_lines
+
+    paste = (
+        "Failed to import from vllm._C with ImportError('libcudart.so.12: cannot open')\n"
+        "Traceback (most recent call last):\n"
+        '  File "run.py", line 3, in <module>\n'
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0"
+    )
+    extraction = extract(paste)
+    line = decisive_line(extraction, important_lines(extraction))
+    assert extraction.lines[line].text.startswith("ValueError: Bfloat16")
+
+
+def test_a_record_of_an_earlier_line_leaves_the_decisive_line_unexplained() -> None:
+    index = MatchIndex.build(
+        [
+            make(
+                "python/importerror-libcudart/py3",
+                "ImportError: libcudart.so.12: cannot open shared object file",
+                "libcudart.so.12: cannot open shared object file",
+                "python",
+            ),
+            make(
+                "vllm/bf16-unsupported-gpu/any",
+                "ValueError: Bfloat16 is only supported on GPUs with compute capability 8.0",
+                "Bfloat16 is only supported on GPUs",
+                "vllm",
+            ),
+        ]
+    )
+    paste = (
+        "Failed to import from vllm._C with ImportError('libcudart.so.12: cannot open "
+        "shared object file: No such file or directory')\n"
+        "Traceback (most recent call last):\n"
+        '  File "run.py", line 3, in <module>\n'
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0"
+    )
+    alone = "ImportError: libcudart.so.12: cannot open shared object file: No such file"
+    from bot.match import features as F
+
+    names = list(F.NAMES)
+    ids, _, values = index.feature_rows(paste)
+    found = dict(zip(ids, values[:, names.index("elsewhere")], strict=True))
+    ids, _, own = index.feature_rows(alone)
+    alone_found = dict(zip(ids, own[:, names.index("elsewhere")], strict=True))
+    assert found["python/importerror-libcudart/py3"] > 0.3
+    assert found["vllm/bf16-unsupported-gpu/any"] == 0.0
+    assert alone_found["python/importerror-libcudart/py3"] == 0.0
