@@ -319,8 +319,17 @@ class Store:
         return sessionmaker(_unit_engine(self.engine, "read"), expire_on_commit=False)
 
     @cached_property
-    def _reading(self) -> Engine:
+    def reading(self) -> Engine:
+        """The engine whose transactions only read (a write in one is refused on SQLite)."""
         return _unit_engine(self.engine, "read")
+
+    @cached_property
+    def writing(self) -> Engine:
+        """The engine whose transactions are write units, for a library that opens its own
+        (Bolt's OAuth stores). On SQLite such a transaction takes the write lock at BEGIN: a
+        deferred one that reads, then writes, fails at once when another writer commits
+        between the two, whatever the busy timeout."""
+        return _unit_engine(self.engine, "write")
 
     @contextmanager
     def transaction(self, *, wait: float | None = None) -> Iterator[Session]:
@@ -391,7 +400,7 @@ class Store:
     def read_rows(self) -> Iterator[Connection]:
         """:meth:`read` as a Core connection: plain rows from one snapshot, no ORM."""
         try:
-            with self._reading.connect() as connection, connection.begin():
+            with self.reading.connect() as connection, connection.begin():
                 yield connection
         except OperationalError as exc:
             raise StorageUnavailable(f"database error: {exc.orig}") from exc

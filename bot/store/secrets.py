@@ -95,10 +95,20 @@ def _mapped(entity: T, change: Any) -> T:
 
 
 class EncryptedInstallationStore(InstallationStore):
-    """slack_sdk's installation store, its tokens encrypted at rest (see the module's docstring)."""
+    """slack_sdk's installation store, its tokens encrypted at rest (see the module's docstring).
 
-    def __init__(self, inner: InstallationStore, cipher: TokenCipher) -> None:
+    Look-ups go to ``inner``; saves and deletes to ``writes`` when given (the same tables
+    through an engine whose transactions are write units), else to ``inner`` too."""
+
+    def __init__(
+        self,
+        inner: InstallationStore,
+        cipher: TokenCipher,
+        *,
+        writes: InstallationStore | None = None,
+    ) -> None:
         self.inner = inner
+        self.writes = inner if writes is None else writes
         self.cipher = cipher
         self._unreadable = LogThrottle(LOG_EVERY)  # each request of that workspace meets it
 
@@ -108,10 +118,10 @@ class EncryptedInstallationStore(InstallationStore):
 
     def save(self, installation: Installation) -> None:
         # slack_sdk also saves installation.to_bot(): built from the encrypted copy
-        self.inner.save(_mapped(installation, self.cipher.encrypt))
+        self.writes.save(_mapped(installation, self.cipher.encrypt))
 
     def save_bot(self, bot: Bot) -> None:
-        self.inner.save_bot(_mapped(bot, self.cipher.encrypt))
+        self.writes.save_bot(_mapped(bot, self.cipher.encrypt))
 
     def find_bot(
         self,
@@ -160,17 +170,17 @@ class EncryptedInstallationStore(InstallationStore):
             return None
 
     def delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        self.inner.delete_bot(enterprise_id=enterprise_id, team_id=team_id)
+        self.writes.delete_bot(enterprise_id=enterprise_id, team_id=team_id)
 
     def delete_installation(
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
     ) -> None:
-        self.inner.delete_installation(
+        self.writes.delete_installation(
             enterprise_id=enterprise_id, team_id=team_id, user_id=user_id
         )
 
     def delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        self.inner.delete_all(enterprise_id=enterprise_id, team_id=team_id)
+        self.writes.delete_all(enterprise_id=enterprise_id, team_id=team_id)
 
 
 __all__ = ["PREFIX", "TOKEN_FIELDS", "EncryptedInstallationStore", "TokenCipher", "check_keys"]

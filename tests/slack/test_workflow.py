@@ -146,7 +146,7 @@ def install_org(app: OAuthBot, fake: FakeSlack) -> None:
     fake.grants["org-install"] = Grant(team_id="E1ORG", token=ORG_TOKEN, team_name="Org")
     store = SQLAlchemyInstallationStore(
         client_id=CLIENT_ID,
-        engine=app.store.engine,
+        engine=app.store.writing,
         bots_table_name=BOTS,
         installations_table_name=INSTALLATIONS,
     )

@@ -4,6 +4,7 @@ were stored in plain text (which needs the key: without it, one line and nothing
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,11 +13,12 @@ from alembic import command
 from cryptography.fernet import Fernet, InvalidToken
 from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
-from sqlalchemy import select, text
+from sqlalchemy import event, select, text
 
 from bot.settings import load_settings
+from bot.slack.adapter.install import oauth_settings
 from bot.store.db import SCHEMA_REVISION, alembic_config, make_engine, open_store, schema_revision
-from bot.store.oauth import BOTS, INSTALLATIONS, oauth_metadata
+from bot.store.oauth import BOTS, INSTALLATIONS, STATES, oauth_metadata
 from bot.store.secrets import PREFIX, EncryptedInstallationStore, TokenCipher
 from tests.store.test_migrations import _errkb, _finish
 
@@ -202,3 +204,49 @@ def test_serve_refuses_a_multi_workspace_install_without_a_key_in_one_line(
     assert (
         code == 1 and len(err) == 1 and "ERRKB_SECRET_KEY: required with SLACK_CLIENT_ID" in err[0]
     ), err
+
+
+def test_an_installation_is_saved_while_another_writer_commits_beside_it(
+    blank_database_url: str,
+) -> None:
+    """Saving an installation reads, then writes: on SQLite a deferred transaction doing that
+    fails at once ("database is locked") when another writer commits in between, however long
+    the busy timeout. A busy server's jobs commit all the time: the install must still land."""
+    store = open_store(blank_database_url, migrate=True)
+    other = make_engine(blank_database_url)
+    settings = load_settings(
+        database_url=blank_database_url,
+        slack_client_id="1111.2222",
+        slack_client_secret="s",
+        secret_key=Fernet.generate_key().decode(),
+    )
+    oauth = oauth_settings(settings, store)
+    assert oauth is not None
+    committed = threading.Event()
+
+    def commit_elsewhere() -> None:
+        with other.begin() as conn:
+            conn.execute(
+                text(f"INSERT INTO {STATES} (state, expire_at) VALUES ('s', :at)"),
+                {"at": datetime.now(UTC)},
+            )
+        committed.set()
+
+    writer = threading.Thread(target=commit_elsewhere)
+
+    def between(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if statement.startswith("SELECT") and INSTALLATIONS in statement and not writer.is_alive():
+            writer.start()
+            committed.wait(0.5)  # as long as such a commit takes, when nothing holds the lock
+
+    event.listen(store.engine, "after_cursor_execute", between)
+    try:
+        oauth.installation_store.save(_installation())
+        writer.join(10)
+        assert committed.is_set(), "the other writer committed after the save"
+        found = oauth.installation_store.find_bot(enterprise_id=None, team_id="T9")
+        assert found is not None and found.bot_token == BOT_TOKEN
+    finally:
+        event.remove(store.engine, "after_cursor_execute", between)
+        other.dispose()
+        store.dispose()

@@ -30,6 +30,7 @@ from slack_sdk.oauth.installation_store import Installation, InstallationStore
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from slack_sdk.oauth.token_rotation.rotator import TokenRotator
+from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.errors import ConfigError, SlackUnavailable, SlackUninstalled, StorageUnavailable
@@ -62,17 +63,13 @@ def oauth_settings(settings: Settings, store: Store) -> OAuthSettings | None:
         settings.secret_key_previous.get_secret_value() if settings.secret_key_previous else None,
     )
     installations = EncryptedInstallationStore(
-        SQLAlchemyInstallationStore(
-            client_id=client_id,
-            engine=store.engine,
-            bots_table_name=BOTS,
-            installations_table_name=INSTALLATIONS,
-            logger=logger,
-        ),
+        _installations(client_id, store.reading, logger),
         cipher,
+        writes=_installations(client_id, store.writing, logger),
     )
+    # consuming a state reads it, then deletes it: one write unit
     states = SQLAlchemyOAuthStateStore(
-        expiration_seconds=STATE_SECONDS, engine=store.engine, table_name=STATES, logger=logger
+        expiration_seconds=STATE_SECONDS, engine=store.writing, table_name=STATES, logger=logger
     )
     oauth = OAuthSettings(
         client_id=client_id,
@@ -100,6 +97,18 @@ def oauth_settings(settings: Settings, store: Store) -> OAuthSettings | None:
         client=WebClient(base_url=settings.slack_api_url),
     )
     return oauth
+
+
+def _installations(
+    client_id: str, engine: Engine, logger: logging.Logger
+) -> SQLAlchemyInstallationStore:
+    return SQLAlchemyInstallationStore(
+        client_id=client_id,
+        engine=engine,
+        bots_table_name=BOTS,
+        installations_table_name=INSTALLATIONS,
+        logger=logger,
+    )
 
 
 class JobTokens:
