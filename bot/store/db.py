@@ -309,14 +309,14 @@ class Store:
         """Sessions of :meth:`transaction`."""
         from sqlalchemy.orm import sessionmaker
 
-        return sessionmaker(_unit_engine(self.engine, "write"), expire_on_commit=False)
+        return sessionmaker(self.writing, expire_on_commit=False)
 
     @cached_property
     def readers(self) -> sessionmaker[Session]:
         """Sessions of :meth:`read`."""
         from sqlalchemy.orm import sessionmaker
 
-        return sessionmaker(_unit_engine(self.engine, "read"), expire_on_commit=False)
+        return sessionmaker(self.reading, expire_on_commit=False)
 
     @cached_property
     def reading(self) -> Engine:
