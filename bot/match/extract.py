@@ -110,6 +110,7 @@ _PREFIXES = tuple(
 )
 _PREFIX = re.compile("|".join(f"(?:{p.pattern})" for p in _PREFIXES))
 _PROGRESS = re.compile(r"\d%\|[^|]{0,200}\||[\u2580-\u259f]{4}|\d(?:it/s|s/it)\]")
+_BAR_BLOCKS = re.compile(r"[\u2580-\u259f]")
 _BAR_END = re.compile(r".*\d(?:it/s|s/it)[^\]\n]{0,80}\]")  # up to the last bar's rate
 _FRAME = re.compile(
     r"^(?:File \".*\", line \d+|at [\w$.<>/\[\]-]+\(.*\)$|at (?:async )?\S+ \(.*:\d+:\d+\)$"
@@ -214,6 +215,18 @@ def _strip_prefixes(line: str) -> str:
     return line.strip().strip("`").strip()
 
 
+def _holds_bars(text: str) -> bool:
+    """Whether any line of ``text`` can hold a progress bar (:data:`_PROGRESS`): each of its
+    forms needs a piece most pastes lack, so one look at the whole paste spares a search of
+    every line."""
+    return (
+        "%|" in text
+        or "it/s]" in text
+        or "s/it]" in text
+        or (not text.isascii() and _BAR_BLOCKS.search(text) is not None)
+    )
+
+
 def _holds_error(data: bytes) -> bool:
     return _has_error_word(data) or holds_error(data)
 
@@ -285,22 +298,23 @@ def extract(paste: str | Excerpt) -> Extraction:
     raw_lines = text.split("\n")
     selected, cut = _select(raw_lines)
     kind = _kind(text[:50_000] + text[-50_000:])
-    prefixes = learn_prefixes([raw for _, raw in selected])
+    prefixes, stripped = learn_prefixes([raw for _, raw in selected])
     kept: list[tuple[int, str, str]] = []
     previous = ""
+    bars = _holds_bars(text)
     npm_errors = 0
     depth = 0  # how deep inside a structured dump (an error object's properties) the line is
-    for at, raw in selected:
+    for (at, raw), bare in zip(selected, stripped, strict=True):
         no = read.line(at)
         body = raw if len(raw) <= MAX_LINE else raw[: MAX_LINE // 3] + " … " + raw[-MAX_LINE // 2 :]
-        if _PROGRESS.search(body):
+        if bars and _PROGRESS.search(body):
             # a progress bar redrawn in place, and what was logged after its last state on
             # the same line ("24/1752 [01:08<1:22:56, 2.88s/it][rank5]: ... timeout"): keep that
             end = _BAR_END.search(body)
             body = body[end.end() :] if end else ""
             if _PROGRESS.search(body) or len(body.strip()) < 3:
                 continue
-        line = _strip_prefixes(strip_prefixes(body, prefixes))
+        line = _strip_prefixes(bare if body is raw else strip_prefixes(body, prefixes))
         if not line:
             depth = 0  # a dump is printed without blank lines: one ends it, even unclosed
         elif depth and line[0] in "}]":

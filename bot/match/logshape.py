@@ -77,19 +77,25 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
     if len(filled) > 2 * PREFIX_SAMPLE:  # a log's writer prefixes its start as its end
         filled = filled[:PREFIX_SAMPLE] + filled[-PREFIX_SAMPLE:]
     need = max(PREFIX_LINES, PREFIX_SHARE * len(filled))
+    # a log's lines share their masked heads: each distinct head is read once
+    heads = Counter(
+        _shape(line[: PREFIX_CHARS + 20])  # masking keeps the words where they are
+        for line in filled
+        if not line[:1].isspace()
+    )
     # every prefix begins with a first word most lines share: most pastes stop here
-    firsts = Counter(_shape(found.group()) for line in filled if (found := _WORD.match(line)))
+    firsts: Counter[str] = Counter()
+    for head, times in heads.items():
+        if found := _WORD.match(head):
+            firsts[found.group()] += times
     if not any(n >= need for n in firsts.values()):
         return None
     counts: Counter[str] = Counter()
-    for line in filled:
-        if line[:1].isspace():
-            continue
-        head = _shape(line[: PREFIX_CHARS + 20])  # masking keeps the words where they are
+    for head, times in heads.items():
         for n, word in enumerate(_WORD.finditer(head)):
             if n >= PREFIX_WORDS or word.end() > PREFIX_CHARS:
                 break
-            counts[head[: word.end()]] += 1
+            counts[head[: word.end()]] += times
     shared = [
         shape
         for shape, n in counts.items()
@@ -98,7 +104,12 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
         and not _LEVEL.search(shape)
         and not shape.rstrip()[-1:].isalpha()
     ]
-    shared = [shape for shape in shared if _constant_tail(shape, shared, counts, filled)]
+    if not shared:
+        return None
+    folded: Counter[str] = Counter()
+    for head, times in heads.items():
+        folded[_LETTERS.sub("a", head)] += times
+    shared = [shape for shape in shared if _constant_tail(shape, shared, counts, folded)]
     if not shared:
         return None
     pieces = {"0": r"\d+", " ": r"\s+"}
@@ -116,14 +127,17 @@ def _fold(text: str) -> str:
     return _LETTERS.sub("a", _shape(text))
 
 
-def _constant_tail(shape: str, shared: list[str], counts: Counter[str], lines: list[str]) -> bool:
+def _constant_tail(
+    shape: str, shared: list[str], counts: Counter[str], folded: Counter[str]
+) -> bool:
     """Whether the words ``shape`` adds after its marked head are the writer's, not the lines'.
 
     Words with no number or log punctuation after the last marked word (``E: `` after
     BuildKit's ``#0 0.0 ``, where apt's lines begin ``E: ``) belong to the prefix only
     when every line carrying the head carries words of the same form there (Cloud
     Build's ``- "build": `` on each line of its step): words that only most lines share
-    are those lines' own, as they are in the log without the prefix."""
+    are those lines' own, as they are in the log without the prefix. ``folded`` counts
+    the flush-left lines' masked heads with their letters folded too (:func:`_fold`)."""
     heads = [
         other
         for other in shared
@@ -136,14 +150,8 @@ def _constant_tail(shape: str, shared: list[str], counts: Counter[str], lines: l
     head = max(heads, key=len)
     if _PREFIX_MARK.search(shape[len(head) :]):
         return True
-    folded = _fold(shape)
-    carried = sum(
-        1
-        for line in lines
-        if line.strip()
-        and not line[:1].isspace()
-        and _fold(line[: PREFIX_CHARS + 20]).startswith(folded)
-    )
+    form = _fold(shape)
+    carried = sum(n for head, n in folded.items() if head.startswith(form))
     return carried >= counts[head]
 
 
@@ -160,10 +168,11 @@ def strip_prefix(line: str, prefix: re.Pattern[str] | None) -> str:
 PREFIX_DEPTH = 3
 
 
-def learn_prefixes(lines: list[str]) -> list[re.Pattern[str]]:
-    """The prefixes of a log, outermost first: each learnt (:func:`learn_prefix`) from the
-    lines with the ones before it stripped, so a nested log reads as it does alone (a line
-    that was only the outer prefix is an empty line again)."""
+def learn_prefixes(lines: list[str]) -> tuple[list[re.Pattern[str]], list[str]]:
+    """The prefixes of a log, outermost first, and its lines without them: each prefix
+    learnt (:func:`learn_prefix`) from the lines with the ones before it stripped, so a
+    nested log reads as it does alone (a line that was only the outer prefix is an empty
+    line again). The lines returned are :func:`strip_prefixes` of each line."""
     found: list[re.Pattern[str]] = []
     while len(found) < PREFIX_DEPTH:
         prefix = learn_prefix(lines)
@@ -171,7 +180,7 @@ def learn_prefixes(lines: list[str]) -> list[re.Pattern[str]]:
             break
         found.append(prefix)
         lines = [strip_prefix(line, prefix) for line in lines]
-    return found
+    return found, lines
 
 
 def strip_prefixes(line: str, prefixes: list[re.Pattern[str]]) -> str:
