@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
+from threading import Lock
+from weakref import WeakKeyDictionary
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.answer import offered
 from bot.fit.duplicates import several_note
@@ -245,7 +247,10 @@ class Ordering(BaseModel):
 
 
 class GraphSections(BaseModel):
-    """What the transition graph says about the matched errors."""
+    """What the transition graph says about the matched errors. Shared by every answer
+    that asks the same graph about the same errors (:func:`graph_sections`): read only."""
+
+    model_config = ConfigDict(frozen=True)
 
     causes: list[ErrorCauses] = Field(default_factory=list)
     next: list[ErrorNext] = Field(default_factory=list)
@@ -267,11 +272,33 @@ class GraphSections(BaseModel):
         return ordered + [i for i in ids if i not in ordered]
 
 
+#: Sections already built, per graph: a graph is read-only once built, so what it says
+#: about the same errors in the same locale holds while it serves, and the answers to a
+#: recurring error ask it again and again. Each graph keeps at most this many.
+SECTIONS_KEPT = 1024
+_sections: WeakKeyDictionary[KnowledgeGraph, dict[tuple[tuple[str, ...], str], GraphSections]] = (
+    WeakKeyDictionary()
+)
+_sections_lock = Lock()
+
+
 def graph_sections(kg: KnowledgeGraph | None, ids: Sequence[str], *, locale: str) -> GraphSections:
-    """The graph's sections for ``ids``: the one place its plain data becomes models."""
+    """The graph's sections for ``ids``: the one place its plain data becomes models,
+    built once per graph, errors and locale (:data:`SECTIONS_KEPT`)."""
     if kg is None or not ids:
         return GraphSections()
-    return GraphSections.model_validate(triage_sections(kg, list(ids), locale=locale))
+    key = (tuple(ids), locale)
+    with _sections_lock:
+        kept = _sections.setdefault(kg, {})
+        found = kept.get(key)
+    if found is not None:
+        return found
+    found = GraphSections.model_validate(triage_sections(kg, list(ids), locale=locale))
+    with _sections_lock:
+        if len(kept) >= SECTIONS_KEPT:
+            kept.clear()
+        kept[key] = found
+    return found
 
 
 # -- the report ----------------------------------------------------------------------

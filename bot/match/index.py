@@ -646,7 +646,7 @@ class MatchIndex:
 
     def triage(
         self,
-        text: str | Excerpt,
+        text: str | Excerpt | Extraction,
         *,
         limit: int = 10,
         learned: Mapping[str, str | None] | None = None,
@@ -654,14 +654,16 @@ class MatchIndex:
         """Extract the errors of ``text`` and rank the records that answer them.
 
         ``text`` may be what was read of a long paste (:func:`bot.match.excerpt.excerpt`):
-        line numbers are then the paste's own.
+        line numbers are then the paste's own. It may also be its extraction already made
+        (:func:`extract`), by a caller that read the errors first to ask what was learnt
+        about them.
 
         ``learned`` maps normalised error templates (:attr:`ExtractedError.template`) to
         the record people chose for that error, or to None for "none of these records":
         a learned record wins over weaker lexical matches (its match carries the feature
         ``learned``), a None declines that error; ids not in the index are ignored.
         """
-        extraction = extract(text)
+        extraction = text if isinstance(text, Extraction) else extract(text)
         return rank(
             extraction, self._hits(extraction), self.knowledge, limit=limit, learned=learned
         )

@@ -28,7 +28,7 @@ from bot.errors import NotReady
 from bot.fit.duplicates import prefer_general
 from bot.knowledge import GraphSource, IndexSource
 from bot.match.excerpt import Excerpt
-from bot.match.extract import extract
+from bot.match.extract import Extraction, extract
 from bot.match.index import MatchIndex
 from bot.match.rank import Triage
 from bot.match.reader import prefer_reader
@@ -123,10 +123,10 @@ def paste_text(
 
 
 def thread_error(
-    paste: PasteJob, slack: SlackGateway, kb: MatchIndex, limit: int
-) -> Excerpt | None:
+    paste: PasteJob, slack: SlackGateway, limit: int
+) -> tuple[Excerpt, Extraction] | None:
     """For a mention that holds no error itself: the most recent message of its thread
-    that does (the root included), or None."""
+    that does (the root included), as read and its errors, or None."""
     if not paste.thread_ts:
         return None
     messages = slack.thread_messages(
@@ -138,15 +138,15 @@ def thread_error(
         read = read_paste(str(message.get("text") or ""), limit)
         if not read.text.strip():
             continue
-        found = kb.triage(read)
-        if found.errors:
-            return read
+        extraction = extract(read)
+        if extraction.errors:
+            return read, extraction
     return None
 
 
 def triage_timed(
     kb: MatchIndex,
-    text: str | Excerpt,
+    text: str | Excerpt | Extraction,
     metrics: Metrics,
     learned: dict[str, str | None] | None = None,
 ) -> Triage:
@@ -162,6 +162,8 @@ class PasteContext:
 
     #: errkb's posted replies in the paste's thread, newest first (none outside a thread).
     answers: list[Reply]
+    #: The paste's errors, read once for what was learnt about them and for its triage.
+    extraction: Extraction
     #: What people taught errkb about the paste's errors: template → record, or None.
     learned: dict[str, str | None]
     #: The channel's settings.
@@ -181,22 +183,24 @@ def read_context(store: Store, text: str | Excerpt, paste: PasteJob) -> PasteCon
             else []
         )
         people = {paste.user, *([paste.author] if paste.author else [])}
+        extraction = extract(text)
         return PasteContext(
             answers=answers,
-            learned=_learned(rows, text),
+            extraction=extraction,
+            learned=_learned(rows, extraction),
             channel=channel_repo.channel_settings(rows, channel=paste.channel),
             chosen=slack_repo.chosen_locales(rows, user_ids=people),
         )
 
 
-def read_learned(store: Store, text: str | Excerpt) -> dict[str, str | None]:
-    """What people taught errkb about the errors of ``text`` alone (the channel is known)."""
+def read_learned(store: Store, extraction: Extraction) -> dict[str, str | None]:
+    """What people taught errkb about the errors of a paste alone (the channel is known)."""
     with store.read_rows() as rows:
-        return _learned(rows, text)
+        return _learned(rows, extraction)
 
 
-def _learned(session: Rows, text: str | Excerpt) -> dict[str, str | None]:
-    templates = [e.template for e in extract(text).errors]
+def _learned(session: Rows, extraction: Extraction) -> dict[str, str | None]:
+    templates = [e.template for e in extraction.errors]
     return corrections_repo.learned(session, templates=templates) if templates else {}
 
 
@@ -238,12 +242,12 @@ def answer_paste(
         return "silent"
     if paste.assistant and paste.thread_ts:
         assistant.working(slack, paste, assistant.status_locale(store, settings, slack, paste))
-    triage = triage_timed(kb, read, metrics, context.learned)
+    triage = triage_timed(kb, context.extraction, metrics, context.learned)
     if paste.mention and not triage.errors:
-        found = thread_error(paste, slack, kb, settings.paste_limit)
+        found = thread_error(paste, slack, settings.paste_limit)
         if found is not None:
-            read = found
-            triage = triage_timed(kb, found, metrics, read_learned(store, found))
+            read, extraction = found
+            triage = triage_timed(kb, extraction, metrics, read_learned(store, extraction))
     text = read.text
     outcome = decide(triage, asked=paste.asked, channel=here)
     if outcome == "silent" and not triage.errors:

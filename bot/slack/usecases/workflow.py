@@ -16,6 +16,7 @@ from typing import Any
 from bot.answer import read_paste
 from bot.i18n import negotiate_locale, t
 from bot.knowledge import IndexSource
+from bot.match.extract import extract
 from bot.render.workflow import step_outputs
 from bot.settings import Settings
 from bot.slack.adapter.gateway import SlackGateway
@@ -62,8 +63,9 @@ def triage_step(
     if kb is None:
         metrics.decline("not_ready")
         return StepResult(error=t(locale, "workflow.not_ready"))
-    learned = read_learned(store, read)
-    triage = kb.triage(read, learned=learned) if learned else kb.triage(read)
+    extraction = extract(read)
+    learned = read_learned(store, extraction)
+    triage = kb.triage(extraction, learned=learned) if learned else kb.triage(extraction)
     if not triage.errors:
         metrics.decline("no_error")
         return StepResult(error=t(locale, "workflow.no_error"))
