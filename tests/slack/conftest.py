@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 
 from bot.bootstrap import build_slack_bot
 from bot.clock import FixedClock
@@ -38,6 +38,7 @@ from bot.store.models import (
     ChannelSettingsRow,
     CorrectionRow,
     JobRow,
+    RecordRow,
     SlackReplyRow,
     SlackUserRow,
     UnknownErrorRow,
@@ -387,6 +388,16 @@ def _clean(request: pytest.FixtureRequest) -> Iterator[None]:
         for model in SLACK_TABLES:
             session.query(model).delete()
         session.execute(update(WorkaroundRow).values(fixed_count=0, failed_count=0))
+        # a "This fixed it" or "Still valid" an earlier test clicked confirmed its record
+        session.connection().execute(
+            update(RecordRow)
+            .where(RecordRow.id == bindparam("rid"))
+            .values(last_confirmed=bindparam("confirmed"), evidence_count=bindparam("count")),
+            [
+                {"rid": r.id, "confirmed": r.last_confirmed, "count": r.evidence_count}
+                for r in bot.records
+            ],
+        )
     yield
 
 
