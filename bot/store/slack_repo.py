@@ -54,8 +54,9 @@ def _aware(value: datetime) -> datetime:
 # -- users -----------------------------------------------------------------------
 
 
-def chosen_locale(session: Session, *, user_id: str) -> str | None:
-    return session.scalar(select(SlackUserRow.locale).where(SlackUserRow.user_id == user_id))
+def chosen_locale(session: Rows, *, user_id: str) -> str | None:
+    """The language this user chose, None for automatic (:func:`chosen_locales`)."""
+    return chosen_locales(session, user_ids=(user_id,)).get(user_id)
 
 
 def chosen_locales(session: Rows, *, user_ids: Collection[str]) -> dict[str, str | None]:
