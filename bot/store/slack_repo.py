@@ -114,18 +114,24 @@ def add_reply(
     args: dict[str, Any],
     at: datetime,
 ) -> int:
-    row = SlackReplyRow(
-        kind=kind,
-        locale=locale,
-        user_id=user_id,
-        channel=channel,
-        thread_ts=thread_ts,
-        args=args,
-        created_at=at,
+    """Store a reply errkb is about to post, and give its id (a Core insert: every answer
+    writes one)."""
+    table = table_of(SlackReplyRow)
+    statement = (
+        table.insert()
+        .values(
+            kind=kind,
+            locale=locale,
+            user_id=user_id,
+            channel=channel,
+            thread_ts=thread_ts,
+            args=args,
+            created_at=at,
+        )
+        .returning(table.c.id)
     )
-    session.add(row)
-    session.flush()
-    return row.id
+    reply_id: int = session.execute(statement).scalar_one()
+    return reply_id
 
 
 def get_reply(session: Session, *, reply_id: int) -> Reply | None:
@@ -409,7 +415,8 @@ def record_exists(session: Session, *, record_id: str) -> bool:
 
 def set_reply_args(session: Session, *, reply_id: int, args: dict[str, Any]) -> None:
     """Change what a stored reply shows (which error, folded or expanded, corrected)."""
-    session.execute(update(SlackReplyRow).where(SlackReplyRow.id == reply_id).values(args=args))
+    table = table_of(SlackReplyRow)
+    session.execute(update(table).where(table.c.id == reply_id).values(args=args))
 
 
 __all__ = [
