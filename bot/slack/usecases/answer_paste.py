@@ -176,6 +176,7 @@ def read_context(store: Store, text: str | Excerpt, paste: PasteJob) -> PasteCon
     """Everything a paste reads before it is triaged, in one read unit of plain Core
     selects: each unit of work and each ORM round costs more than the indexed query in it,
     and every paste asks all of these."""
+    extraction = extract(text)  # before the read unit: it needs no database
     with store.read_rows() as rows:
         answers = (
             slack_repo.thread_answers(rows, channel=paste.channel, thread_ts=paste.thread_ts)
@@ -183,7 +184,6 @@ def read_context(store: Store, text: str | Excerpt, paste: PasteJob) -> PasteCon
             else []
         )
         people = {paste.user, *([paste.author] if paste.author else [])}
-        extraction = extract(text)
         return PasteContext(
             answers=answers,
             extraction=extraction,
