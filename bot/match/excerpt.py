@@ -67,6 +67,20 @@ def holds_error(line: bytes) -> bool:
     return _strong(line) or _weak(line)
 
 
+def either(*regexes: re2._Regexp) -> re2._Regexp:
+    """One RE2 pattern that matches where any of ``regexes`` does, each keeping its own
+    flags (a leading ``(?i)`` becomes a group's): one linear pass instead of one each."""
+    groups = (
+        f"(?i:{r.pattern[4:]})" if r.pattern.startswith("(?i)") else f"(?:{r.pattern})"
+        for r in regexes
+    )
+    return re2.compile("|".join(groups))
+
+
+#: a line an excerpt keeps for its error, strong or weak, as one pattern
+ERROR_LINE = either(_STRONG, ERRORISH)
+
+
 _DIGITS = b"0123456789"
 
 
@@ -241,4 +255,4 @@ def excerpt(paste: str, limit: int) -> Excerpt:
     return Excerpt(text, len(paste), count, tuple(runs))
 
 
-__all__ = ["ERRORISH", "Excerpt", "Skipped", "excerpt", "holds_error"]
+__all__ = ["ERRORISH", "ERROR_LINE", "Excerpt", "Skipped", "either", "excerpt", "holds_error"]

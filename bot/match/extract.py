@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import re2
 
 from bot.match.evidence import packages
-from bot.match.excerpt import Excerpt, holds_error
+from bot.match.excerpt import ERROR_LINE, Excerpt, either
 from bot.match.logshape import learn_prefixes, reshape, strip_prefixes
 from bot.match.normalise import template
-from bot.match.re2util import matcher
+from bot.match.re2util import finder, matcher
 
 MAX_CHARS = 400_000
 MAX_LINES = 600
@@ -194,6 +194,8 @@ _KIND_TESTS = tuple((name, matcher(pattern)) for name, pattern in _KINDS)
 _is_prose = matcher(_PROSE)
 _opens_prose = matcher(re2.compile(_PROSE_OPENING))
 _has_error_word = matcher(_ERROR_WORD)
+#: a middle line worth keeping: an error word, or a line an excerpt keeps for its error
+_find_kept = finder(either(_ERROR_WORD, ERROR_LINE))
 
 
 def clean(text: str) -> str:
@@ -227,23 +229,45 @@ def _holds_bars(text: str) -> bool:
     )
 
 
-def _holds_error(data: bytes) -> bool:
-    return _has_error_word(data) or holds_error(data)
-
-
 def _select(lines: list[str]) -> tuple[list[tuple[int, str]], bool]:
-    """At most MAX_LINES (number, line) pairs: head, tail, and the middle's lines that hold
-    an error word or that an excerpt keeps for an error (``ValueError: …``, ``Traceback``)."""
-    numbered = list(enumerate(lines, 1))
-    if len(numbered) <= MAX_LINES:
-        return numbered, False
+    """At most MAX_LINES (number, line) pairs: head, tail, and the middle's last lines that
+    hold an error word or that an excerpt keeps for an error (``ValueError: …``,
+    ``Traceback``)."""
+    if len(lines) <= MAX_LINES:
+        return list(enumerate(lines, 1)), False
     tail = MAX_LINES - HEAD_LINES - MAX_LINES // 4
-    middle = numbered[HEAD_LINES:-tail]
-    keep = [
-        pair for pair in middle if _holds_error(pair[1][:MAX_LINE].encode("utf-8", "surrogatepass"))
-    ]
-    keep = keep[-(MAX_LINES // 4) :]
-    return numbered[:HEAD_LINES] + keep + numbered[-tail:], True
+    keep = _last_kept(lines, HEAD_LINES, len(lines) - tail, MAX_LINES // 4)
+    head = list(enumerate(lines[:HEAD_LINES], 1))
+    ends = list(enumerate(lines[-tail:], len(lines) - tail + 1))
+    return head + [(i + 1, lines[i]) for i in keep] + ends, True
+
+
+def _last_kept(lines: list[str], start: int, end: int, want: int) -> list[int]:
+    """The indexes of the last ``want`` lines of ``lines[start:end]`` worth keeping, in order.
+
+    The middle of a long paste is read from its end in blocks that double in size, each
+    joined and searched by one RE2 pass that skips to the next line after a hit: the lines
+    that hold nothing cost no Python, and the search stops once ``want`` are found."""
+    found: list[int] = []
+    size = want * 4
+    while end > start and len(found) < want:
+        first = max(start, end - size)
+        block = lines[first:end]
+        if max(map(len, block)) > MAX_LINE:
+            block = [line[:MAX_LINE] for line in block]
+        data = "\n".join(block).encode("utf-8", "surrogatepass")
+        hits: list[int] = []
+        pos = line = 0
+        while (span := _find_kept(data, pos)) is not None:
+            line += data.count(b"\n", pos, span[0])
+            hits.append(first + line)
+            pos = data.find(b"\n", span[1]) + 1
+            if not pos:
+                break
+            line += 1
+        found = hits + found
+        end, size = first, size * 2
+    return found[-want:]
 
 
 def _role(text: str, previous: str) -> str:

@@ -210,6 +210,21 @@ def test_huge_input_is_capped_keeping_the_tail() -> None:
     assert result.errors[-1].text == "RuntimeError: the real cause"
 
 
+def test_a_long_logs_middle_keeps_its_last_error_lines_at_their_own_numbers() -> None:
+    noise = ["INFO step ok"] * 3_000
+    for no in range(1_000, 2_000, 4):  # 250 error lines in the middle, more than are kept
+        noise[no - 1] = f"WARNING worker {no} could not reach the store"
+    noise[1_499] = "x" * 5_000 + " ConnectionRefusedError: past the cut"  # read as cut
+    noise[2_399] = "x" * 10 + " PermissionError: [Errno 13] the last one"
+    lines = {line.no: line.text for line in extract("\n".join(noise)).lines}
+    middle = sorted(no for no in lines if 80 < no < 3_000 - 370)
+    assert middle[-1] == 2_400 and "the last one" in lines[2_400]
+    assert len(middle) == MAX_LINES // 4
+    assert all(no % 4 == 0 for no in middle[:-1])  # the warnings, nothing between them
+    assert 1_500 not in lines  # its error lies beyond what a line is read for
+    assert min(middle) > 1_000  # the last ones of the middle, not its first
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=3000))
 def test_extract_never_crashes(text: str) -> None:
