@@ -33,6 +33,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import re2
+
+from bot.match.re2util import matcher
+
 #: How many leading words a learnt prefix may hold, and how long it may be.
 PREFIX_WORDS = 6
 PREFIX_CHARS = 60
@@ -192,7 +196,9 @@ def strip_prefixes(line: str, prefixes: list[re.Pattern[str]]) -> str:
 
 # -- roles read from the whole paste -----------------------------------------------------
 
-_WRAPPER = re.compile(
+# RE2: a wrapper ends in words ("exited with code 1") after anything, which Python's re
+# tries from every position of a long line; RE2 reads the line once.
+_WRAPPER = re2.compile(
     r"(?i)^(?:"
     r"FAILURE: Build failed with an exception|BUILD FAIL(?:ED|URE)\b|APPLICATION FAILED TO START$"
     r"|Task :\S+ FAILED$"
@@ -215,6 +221,7 @@ _WRAPPER = re.compile(
     r"|(?:error: )?(?:the )?(?:request|operation) timed out\.?$"
     r")"
 )
+_is_wrapper = matcher(_WRAPPER)
 _RETRY = re.compile(
     r"(?i)\b(?:retrying|retry(?:ing)? in|will retry|retries left|backing off|back-off restarting"
     r"|attempt \d+(?: of \d+)?|trying again|reconnecting)\b"
@@ -244,7 +251,7 @@ _BAD_VALUE = re.compile(
 def is_wrapper(text: str) -> bool:
     """The line only reports that something else failed: a build, a task, a command, a
     process's exit code, a panic whose message is elsewhere, a generic time-out."""
-    return _WRAPPER.match(text) is not None
+    return _is_wrapper(text.encode("utf-8", "surrogatepass"))
 
 
 def is_banner(text: str) -> bool:
