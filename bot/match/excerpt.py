@@ -188,6 +188,7 @@ def excerpt(paste: str, limit: int) -> Excerpt:
 
     kept: dict[int, int | None] = {}  # line index -> the byte offset of its error word
     budget = limit
+    size_of = sizes.tolist()
 
     def take(index: int, hit: int | None = None) -> bool:
         nonlocal budget
@@ -195,10 +196,10 @@ def excerpt(paste: str, limit: int) -> Excerpt:
             if hit is not None and kept[index] is None:
                 kept[index] = hit
             return True
-        if sizes[index] > budget:
+        if size_of[index] > budget:
             return False
         kept[index] = hit
-        budget -= int(sizes[index])
+        budget -= size_of[index]
         return True
 
     head = int(np.searchsorted(np.cumsum(sizes), limit * HEAD_SHARE, side="right"))
@@ -215,13 +216,16 @@ def excerpt(paste: str, limit: int) -> Excerpt:
         (_find_weak, WEAK_AROUND, WEAK_AROUND),
     ):
         offsets = _hits(data, find, MAX_HITS)
-        lines = np.searchsorted(newlines, offsets).tolist() if offsets else []
+        found = np.searchsorted(newlines, offsets) if offsets else np.zeros(0, dtype=np.int64)
+        lines = found.tolist()
+        key_starts = starts[found]
+        key_ends = np.minimum(ends[found], key_starts + REPEAT_KEY).tolist()
         firsts: list[tuple[int, int]] = []
         lasts: dict[bytes, tuple[int, int]] = {}
-        for index, offset in zip(lines, offsets, strict=True):
-            key = data[starts[index] : min(ends[index], starts[index] + REPEAT_KEY)].translate(
-                None, _DIGITS
-            )
+        for index, offset, start, end in zip(
+            lines, offsets, key_starts.tolist(), key_ends, strict=True
+        ):
+            key = data[start:end].translate(None, _DIGITS)
             if key not in seen:
                 seen[key] = index
                 firsts.append((index, offset))
@@ -232,10 +236,10 @@ def excerpt(paste: str, limit: int) -> Excerpt:
             if not take(index, offset):
                 continue
             for around in range(index - 1, max(index - before, 0) - 1, -1):
-                if not take(around):
+                if around not in kept and not take(around):
                     break
             for around in range(index + 1, min(index + after, count - 1) + 1):
-                if not take(around):
+                if around not in kept and not take(around):
                     break
         if budget <= 0:
             break
