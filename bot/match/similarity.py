@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -187,6 +187,28 @@ class TermIdf(dict[str, float]):
             return 0.0
         value = self[term] = float(_idf(self._size, self._frequency[number : number + 1])[0])
         return value
+
+    def total(self, terms: Iterable[str]) -> float:
+        """The sum of :meth:`weight` over ``terms``, added in their order; the terms not
+        worked out yet are, in one array step (a long line brings hundreds at once)."""
+        terms = list(terms)
+        get = self.get
+        values = [get(term) for term in terms]
+        if None in values:
+            known, numbers = self._known, self._numbers
+            asked = [
+                (term, number)
+                for term, value in zip(terms, values, strict=True)
+                if value is None and (number := numbers.get(term, known)) < known
+            ]
+            if asked:
+                frequency = self._frequency[np.array([n for _, n in asked], dtype=np.int64)]
+                worked = _idf(self._size, frequency).tolist()
+                for (term, _), seen, value in zip(asked, frequency.tolist(), worked, strict=True):
+                    if seen:
+                        self[term] = value
+            values = [get(term, 0.0) for term in terms]
+        return sum(values)  # type: ignore[arg-type]
 
     def __missing__(self, term: str) -> float:
         value = self.weight(term)
@@ -603,4 +625,4 @@ class Similarity:
 
     def line_weight(self, line_terms: frozenset[str]) -> float:
         """The IDF weight of a line's known terms (the denominator of "explained")."""
-        return sum(map(self.idf.weight, line_terms)) or 1.0
+        return self.idf.total(line_terms) or 1.0
