@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import re2
 
@@ -316,8 +317,34 @@ def extract(paste: str | Excerpt) -> Extraction:
 
     A paste over :data:`MAX_CHARS` is read where its errors are (:mod:`bot.match.excerpt`);
     so is an :class:`~bot.match.excerpt.Excerpt` still over it. Line numbers are the
-    paste's own either way."""
+    paste's own either way.
+
+    The extractions of the last :data:`KEPT` pastes read whole, of at most
+    :data:`KEPT_CHARS` each, are kept: the server reads a message once to tell an error
+    from chit-chat before it acknowledges it and again when it answers it, and an
+    :class:`Extraction` never changes."""
     read = (paste if isinstance(paste, Excerpt) else Excerpt.whole(paste)).within(MAX_CHARS)
+    if not read.runs and len(read.text) <= KEPT_CHARS:
+        return _extract_whole(read.text)
+    return _extract(read)
+
+
+#: How many pastes' extractions :func:`extract` keeps, and the longest paste it keeps.
+KEPT = 64
+KEPT_CHARS = 65_536
+
+
+@lru_cache(maxsize=KEPT)
+def _extract_whole(text: str) -> Extraction:
+    return _extract(Excerpt.whole(text))
+
+
+def forget_extractions() -> None:
+    """Forget the extractions :func:`extract` keeps (a benchmark of new pastes' cost)."""
+    _extract_whole.cache_clear()
+
+
+def _extract(read: Excerpt) -> Extraction:
     text = clean(read.text)
     raw_lines = text.split("\n")
     selected, cut = _select(raw_lines)
