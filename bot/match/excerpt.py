@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import re2
 
-from bot.match.re2util import Finder, finder, matcher
+from bot.match.re2util import Finder, either, finder
 
 HEAD_SHARE = 0.1
 TAIL_SHARE = 0.25
@@ -58,25 +58,6 @@ _STRONG = re2.compile(
 )
 _find_weak = finder(ERRORISH)
 _find_strong = finder(_STRONG)
-_weak = matcher(ERRORISH)
-_strong = matcher(_STRONG)
-
-
-def holds_error(line: bytes) -> bool:
-    """Whether a line (UTF-8) is one an excerpt keeps for its error: strong or weak."""
-    return _strong(line) or _weak(line)
-
-
-def either(*regexes: re2._Regexp) -> re2._Regexp:
-    """One RE2 pattern that matches where any of ``regexes`` does, each keeping its own
-    flags (a leading ``(?i)`` becomes a group's): one linear pass instead of one each."""
-    groups = (
-        f"(?i:{r.pattern[4:]})" if r.pattern.startswith("(?i)") else f"(?:{r.pattern})"
-        for r in regexes
-    )
-    return re2.compile("|".join(groups))
-
-
 #: a line an excerpt keeps for its error, strong or weak, as one pattern
 ERROR_LINE = either(_STRONG, ERRORISH)
 
@@ -259,4 +240,4 @@ def excerpt(paste: str, limit: int) -> Excerpt:
     return Excerpt(text, len(paste), count, tuple(runs))
 
 
-__all__ = ["ERRORISH", "ERROR_LINE", "Excerpt", "Skipped", "either", "excerpt", "holds_error"]
+__all__ = ["ERRORISH", "ERROR_LINE", "Excerpt", "Skipped", "excerpt"]

@@ -25,16 +25,19 @@ from functools import lru_cache
 import re2
 
 from bot.match.evidence import packages
-from bot.match.excerpt import ERROR_LINE, Excerpt, either
+from bot.match.excerpt import ERROR_LINE, Excerpt
 from bot.match.logshape import learn_prefixes, reshape, strip_prefixes
 from bot.match.normalise import template
-from bot.match.re2util import finder, matcher
+from bot.match.re2util import either, finder, matcher
 
 MAX_CHARS = 400_000
 MAX_LINES = 600
 MAX_LINE = 1_500
 HEAD_LINES = 80
 MAX_ERROR_LINES = 200  # error lines told apart by template, the last ones of the paste
+#: How many pastes' extractions :func:`extract` keeps, and the longest paste it keeps.
+KEPT = 64
+KEPT_CHARS = 65_536
 
 ROLE_WEIGHT = {
     "exception": 1.0,
@@ -258,14 +261,14 @@ def _last_kept(lines: list[str], start: int, end: int, want: int) -> list[int]:
             block = [line[:MAX_LINE] for line in block]
         data = "\n".join(block).encode("utf-8", "surrogatepass")
         hits: list[int] = []
-        pos = line = 0
+        pos = row = 0  # a byte offset in the block, and the block's line it is on
         while (span := _find_kept(data, pos)) is not None:
-            line += data.count(b"\n", pos, span[0])
-            hits.append(first + line)
+            row += data.count(b"\n", pos, span[0])
+            hits.append(first + row)
             pos = data.find(b"\n", span[1]) + 1
             if not pos:
                 break
-            line += 1
+            row += 1
         found = hits + found
         end, size = first, size * 2
     return found[-want:]
@@ -327,11 +330,6 @@ def extract(paste: str | Excerpt) -> Extraction:
     if not read.runs and len(read.text) <= KEPT_CHARS:
         return _extract_whole(read.text)
     return _extract(read)
-
-
-#: How many pastes' extractions :func:`extract` keeps, and the longest paste it keeps.
-KEPT = 64
-KEPT_CHARS = 65_536
 
 
 @lru_cache(maxsize=KEPT)

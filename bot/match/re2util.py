@@ -1,4 +1,5 @@
-"""Yes/no and span searches with compiled RE2 patterns on UTF-8 bytes.
+"""Yes/no and span searches with compiled RE2 patterns on UTF-8 bytes, and patterns joined
+into one pass (:func:`either`).
 
 The public ``re2`` API re-encodes the text and builds a match object on every
 call, which costs more than the match itself on a short line. These helpers
@@ -24,6 +25,16 @@ def matcher(regex: re2._Regexp) -> Matcher:
     no_match = (-1, -1)
     match = raw.Match
     return lambda data: match(anchor, data, 0, len(data))[0] != no_match
+
+
+def either(*regexes: re2._Regexp) -> re2._Regexp:
+    """One RE2 pattern that matches where any of ``regexes`` does, each keeping its own
+    flags (a leading ``(?i)`` becomes a group's): one linear pass instead of one each."""
+    groups = (
+        f"(?i:{r.pattern[4:]})" if r.pattern.startswith("(?i)") else f"(?:{r.pattern})"
+        for r in regexes
+    )
+    return re2.compile("|".join(groups))
 
 
 Finder = Callable[[bytes, int], "tuple[int, int] | None"]

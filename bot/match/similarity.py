@@ -180,35 +180,31 @@ class TermIdf(dict[str, float]):
 
     def weight(self, term: str) -> float:
         known = self.get(term)
-        if known is not None:
-            return known
-        number = self._numbers.get(term, self._known)
-        if number >= self._known or self._frequency[number] == 0:
-            return 0.0
-        value = self[term] = float(_idf(self._size, self._frequency[number : number + 1])[0])
-        return value
+        if known is None:
+            self._work_out([term])
+            known = self.get(term, 0.0)
+        return known
 
     def total(self, terms: Iterable[str]) -> float:
         """The sum of :meth:`weight` over ``terms``, added in their order; the terms not
         worked out yet are, in one array step (a long line brings hundreds at once)."""
         terms = list(terms)
         get = self.get
-        values = [get(term) for term in terms]
-        if None in values:
-            known, numbers = self._known, self._numbers
-            asked = [
-                (term, number)
-                for term, value in zip(terms, values, strict=True)
-                if value is None and (number := numbers.get(term, known)) < known
-            ]
-            if asked:
-                frequency = self._frequency[np.array([n for _, n in asked], dtype=np.int64)]
-                worked = _idf(self._size, frequency).tolist()
-                for (term, _), seen, value in zip(asked, frequency.tolist(), worked, strict=True):
-                    if seen:
-                        self[term] = value
-            values = [get(term, 0.0) for term in terms]
-        return sum(values)  # type: ignore[arg-type]
+        if not all(term in self for term in terms):
+            self._work_out([term for term in terms if term not in self])
+        return sum(get(term, 0.0) for term in terms)
+
+    def _work_out(self, terms: list[str]) -> None:
+        """Keep the IDF of each of ``terms`` that some document has (the others weigh 0.0)."""
+        known, numbers = self._known, self._numbers
+        asked = [(term, n) for term in terms if (n := numbers.get(term, known)) < known]
+        if not asked:
+            return
+        frequency = self._frequency[np.array([n for _, n in asked], dtype=np.int64)]
+        worked = _idf(self._size, frequency).tolist()
+        for (term, _), seen, value in zip(asked, frequency.tolist(), worked, strict=True):
+            if seen:
+                self[term] = value
 
     def __missing__(self, term: str) -> float:
         value = self.weight(term)

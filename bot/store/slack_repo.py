@@ -24,7 +24,6 @@ from sqlalchemy import case, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from bot.records import Record
-from bot.store import tables
 from bot.store.dialect import insert, insert_ignoring_conflicts
 from bot.store.loading import chunks, workaround_counts
 from bot.store.models import (
@@ -267,7 +266,7 @@ def with_evidence(session: Session, *, records: Sequence[Record]) -> list[Record
     """``records`` (as indexed) with their evidence as stored now: ``last_confirmed`` and
     ``evidence_count`` move without a knowledge change, so an index holds them stale."""
     ids = sorted({r.id for r in records})
-    table = tables.records  # a Core select: the ORM's statement setup cost more than the query
+    table = table_of(RecordRow)  # a Core select: the ORM's statement setup cost more than the query
     stored = {
         rid: (confirmed, count)
         for part in chunks(ids)
