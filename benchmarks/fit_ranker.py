@@ -457,7 +457,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sets", nargs="*", type=Path)
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--precision", type=float, default=0.96, help="volunteer precision")
+    parser.add_argument(
+        "--precision", type=float, default=0.975, help="volunteer precision (in-fold)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--write", action="store_true", help="write the fitted constants")
     parser.add_argument(

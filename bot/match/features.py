@@ -41,9 +41,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-3.581, 0.667, 0.258)
-VOLUNTEER = 0.7227
-ASK = 0.4347
+CALIBRATION = (-2.197, 0.407, 0.400)
+VOLUNTEER = 0.8978
+ASK = 0.5516
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The candidate floor: when no record is confident enough to answer, a record is offered
@@ -51,7 +51,7 @@ ASK = 0.4347
 #: on the committed labelled sets (:func:`bot.match.eval.offer_floor`): the lowest score,
 #: in steps of 0.01, at which at least one candidate in five offered at or above it is
 #: right; ``errkb eval`` reports that share.
-OFFER = 0.17
+OFFER = 0.19
 
 #: The paste naming a record's tool only adds to text evidence: full weight once the
 #: regex or the signature overlap reaches this, less below (react in the paste does
@@ -145,7 +145,7 @@ def gate(c: Candidates) -> np.ndarray:
     return np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
 
-@feature("regex", weight=3.286, sign=1)
+@feature("regex", weight=3.734, sign=1)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -153,19 +153,19 @@ def regex(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex
 
 
-@feature("bare", weight=-0.645, sign=-1)
+@feature("bare", weight=-0.610, sign=-1)
 def bare(c: Candidates, p: Paste) -> np.ndarray:
     """The regex hit is only an exception type name on a line that says much more."""
     return c.bare
 
 
-@feature("explained", weight=4.380, sign=1)
+@feature("explained", weight=4.638, sign=1)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("context", weight=6.460, sign=1)
+@feature("context", weight=6.648, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id, its workarounds' actions.
@@ -174,7 +174,7 @@ def context(c: Candidates, p: Paste) -> np.ndarray:
     return c.context
 
 
-@feature("env", weight=2.603, sign=1)
+@feature("env", weight=2.507, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
     language is, by name or by the paste's shape (a Python traceback, a Java stack trace).
@@ -193,7 +193,7 @@ def env(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(named) * gate(c)
 
 
-@feature("absent", weight=-0.881, sign=-1)
+@feature("absent", weight=-0.786, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
     """A record about a tool the paste never names, not even by its port or client library
     (kinds of problem and languages aside)."""
@@ -205,7 +205,7 @@ def absent(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(unnamed)
 
 
-@feature("foreign", weight=-1.055, sign=-1)
+@feature("foreign", weight=-1.147, sign=-1)
 def foreign(c: Candidates, p: Paste) -> np.ndarray:
     """The paste is plainly another language's (1), or a language record shows no sign of
     its language (0.5)."""
@@ -220,7 +220,7 @@ def foreign(c: Candidates, p: Paste) -> np.ndarray:
     return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
-@feature("service", weight=2.051, sign=1)
+@feature("service", weight=2.739, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
@@ -231,7 +231,7 @@ def service(c: Candidates, p: Paste) -> np.ndarray:
     return named * gate(c)
 
 
-@feature("package", weight=3.183, sign=1)
+@feature("package", weight=3.350, sign=1)
 def package(c: Candidates, p: Paste) -> np.ndarray:
     """The library the paste's paths or links show (``site-packages/bitsandbytes/``,
     ``node_modules/mongodb/``, an issue link to the project) is one the record is named by:
@@ -261,7 +261,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.713, sign=1)
+@feature("os", weight=0.700, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -269,14 +269,14 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.159, sign=1)
+@feature("root", weight=0.203, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""
     return c.root
 
 
-@feature("elsewhere", weight=0.0, sign=-1, confidence=0.0)
+@feature("elsewhere", weight=-0.050, sign=-1, confidence=-0.453)
 def elsewhere(c: Candidates, p: Paste) -> np.ndarray:
     """The record's evidence is on another line than the one the paste's error comes down
     to (its last chain root, else its last exception, else its last error line), and the
@@ -290,6 +290,7 @@ NAMES = tuple(f.name for f in REGISTRY)
 WEIGHTS = tuple(f.weight for f in REGISTRY)
 #: each feature's weight in the calibration (0 for a feature that has none)
 CONFIDENCE = tuple(f.confidence or 0.0 for f in REGISTRY)
+ELSEWHERE = NAMES.index("elsewhere")
 
 
 def matrix(found: list[Candidate], paste: Paste) -> np.ndarray:
@@ -318,9 +319,35 @@ def margins(scores: np.ndarray, groups: np.ndarray) -> np.ndarray:
 def probabilities(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """The calibrated probability of each candidate (a row of feature values; ``groups``
     its variant group) that it answers the paste."""
+    return _logistic(_logits(values, groups))
+
+
+def error_probabilities(
+    values: np.ndarray, groups: np.ndarray, errors: np.ndarray, decisive: int
+) -> np.ndarray:
+    """The calibrated probability of each candidate that it answers the error it was found
+    on (``errors``: each candidate's error index), for a paste holding several errors.
+
+    As :func:`probabilities`, but on an error other than ``decisive`` (the one the paste
+    ends in) the ``elsewhere`` term is left out: a record of an earlier, separate error
+    has its evidence elsewhere by construction. The margin stays the paste's: a better
+    record of another error still makes this one less sure (a warning's exception before
+    the error that decides is not lifted to an answer of its own)."""
+    z = _logits(values, groups)
+    aside = (errors != decisive) & (errors >= 0)
+    z[aside] -= values[aside, ELSEWHERE] * CONFIDENCE[ELSEWHERE]
+    return _logistic(z)
+
+
+def _logits(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     scores = values @ np.asarray(WEIGHTS)
     bias, slope, margin = CALIBRATION
-    z = bias + slope * scores + margin * margins(scores, groups) + values @ np.asarray(CONFIDENCE)
+    return (
+        bias + slope * scores + margin * margins(scores, groups) + values @ np.asarray(CONFIDENCE)
+    )
+
+
+def _logistic(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
 
 

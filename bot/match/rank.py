@@ -414,6 +414,33 @@ def score(
 
 # -- stage 4: assembly ---------------------------------------------------------------
 
+#: A scored candidate: (probability it answers the paste, record, feature values, its
+#: error's index, probability it answers that error).
+Row = tuple[float, int, tuple[float, ...], int, float]
+
+
+def _own_error_scores(
+    rows: list[tuple[float, int, tuple[float, ...]]],
+    errors: list[int],
+    groups: Sequence[int],
+    decisive: int,
+) -> list[float]:
+    """Each row's probability that it answers its own error; the paste's probability where
+    the paste holds one error only or the row is on the error it ends in."""
+    if len(set(errors)) < 2:
+        return [p for p, _, _ in rows]
+    values = np.array([v for _, _, v in rows], dtype=np.float64)
+    found = F.error_probabilities(
+        values,
+        np.array([groups[r] for _, r, _ in rows], dtype=np.int64),
+        np.array(errors, dtype=np.int64),
+        decisive,
+    )
+    return [
+        p if e == decisive else q
+        for (p, _, _), e, q in zip(rows, errors, found.tolist(), strict=True)
+    ]
+
 
 def assemble(
     extraction: Extraction,
@@ -423,24 +450,34 @@ def assemble(
     learned: Mapping[int, int | None],
     limit: int,
     paste: F.Paste,
+    decisive: int = -1,
 ) -> Triage:
     """Fold variants, apply learned choices, band and group the scored candidates.
 
     ``learned`` maps an error's index to the record people chose for it, or to None
     when they said no record answers it (that error is then declined). Either way
     the people's word wins: no other record answers that error.
+
+    The matches of the paste (``matches``, its best first) carry the probability that
+    they answer the paste. Each error's own list (``per_error``) carries, for an error
+    other than ``decisive`` (the one the paste ends in), the probability that the record
+    answers that error (:func:`bot.match.features.error_probabilities`): a paste with
+    two separate errors gets an answer for each.
     """
     lines = extraction.lines
     declined = {e for e, r in learned.items() if r is None}
     chosen = {r: e for e, r in learned.items() if r is not None}
     taught = set(chosen.values())
+    errors = [
+        lines[found[record].line_pos].error_index if found[record].line_pos >= 0 else -1
+        for _, record, _ in rows
+    ]
+    own = _own_error_scores(rows, errors, knowledge.groups, decisive)
     adjusted = []
-    for p, record, values in rows:
-        cand = found[record]
-        error = lines[cand.line_pos].error_index if cand.line_pos >= 0 else -1
+    for (p, record, values), error, mine in zip(rows, errors, own, strict=True):
         marks = values
         if record in chosen:
-            p, error = max(p, LEARNED_SCORE), chosen[record]
+            p, mine, error = max(p, LEARNED_SCORE), max(mine, LEARNED_SCORE), chosen[record]
             marks = (*values, 1.0)
         elif (
             error in declined
@@ -449,12 +486,12 @@ def assemble(
         ):
             # people said which record answers this error (or that none does): any other
             # record stays a candidate, never the answer, however well its words match
-            p = min(p, F.ASK * 0.5)
-        adjusted.append((p, record, marks, error))
+            p, mine = min(p, F.ASK * 0.5), min(mine, F.ASK * 0.5)
+        adjusted.append((p, record, marks, error, mine))
     adjusted.sort(key=lambda row: (-row[0], -found[row[1]].regex, row[1]))
 
     groups = knowledge.groups
-    folded: dict[int, list[tuple[float, int, tuple[float, ...], int]]] = {}
+    folded: dict[int, list[Row]] = {}
     for row in adjusted:
         folded.setdefault(groups[row[1]], []).append(row)
     shown = []
@@ -466,15 +503,17 @@ def assemble(
         # it answers with the group's best score (they are the same error)
         best = group_rows[0]
         choice = max(group_rows, key=lambda r: _fit(knowledge.infos[r[1]], paste, r[0]))
-        shown.append((best[0], choice[1], choice[2], choice[3]) if choice is not best else best)
+        shown.append(
+            (best[0], choice[1], choice[2], choice[3], best[4]) if choice is not best else best
+        )
         group_rows.sort(key=lambda r: r is not choice)
     shown.sort(key=lambda row: (-row[0], -found[row[1]].regex, row[1]))
 
     names = (*F.NAMES, "learned")
     infos = knowledge.infos
 
-    def as_match(row: tuple[float, int, tuple[float, ...], int]) -> Match:
-        p, record, values, error = row
+    def as_match(row: Row, p: float) -> Match:
+        _, record, values, error, _ = row
         cand = found[record]
         line = lines[cand.line_pos] if cand.line_pos >= 0 else None
         score_ = round(p, 4)
@@ -489,12 +528,16 @@ def assemble(
             variants=tuple(infos[r[1]].id for r in folded[groups[record]][1:]),
         )
 
-    ordered = [as_match(row) for row in shown[:limit]]
+    ordered = [as_match(row, row[0]) for row in shown[:limit]]
     by_error: dict[int, list[Match]] = {e.index: [] for e in extraction.errors}
-    for rank_no, row in enumerate(shown):
+    for rank_no, row in enumerate(shown):  # the error the paste ends in: as the paste
         chosen_list = by_error.get(row[3])
-        if chosen_list is not None and len(chosen_list) < limit:
-            chosen_list.append(ordered[rank_no] if rank_no < limit else as_match(row))
+        if row[3] == decisive and chosen_list is not None and len(chosen_list) < limit:
+            chosen_list.append(ordered[rank_no] if rank_no < limit else as_match(row, row[0]))
+    for row in sorted(shown, key=lambda row: (-row[4], -found[row[1]].regex, row[1])):
+        chosen_list = by_error.get(row[3])
+        if row[3] != decisive and chosen_list is not None and len(chosen_list) < limit:
+            chosen_list.append(as_match(row, row[4]))
     per_error = tuple((index, tuple(ms)) for index, ms in by_error.items())
     return Triage(extraction.errors, tuple(ordered), per_error, extraction.truncated)
 
@@ -504,8 +547,9 @@ def _evidence(
     hits: list[Hit],
     knowledge: Knowledge,
     choices: Mapping[int, int | None],
-) -> tuple[dict[int, F.Candidate], F.Paste]:
-    """Stages 1 and 2: the candidates of a paste with their evidence, and the paste's facts."""
+) -> tuple[dict[int, F.Candidate], F.Paste, int]:
+    """Stages 1 and 2: the candidates of a paste with their evidence, the paste's facts and
+    the index of the error the paste ends in (:func:`decisive_line`; -1: none)."""
     facts = LineFacts(extraction, knowledge.identity)
     important = important_lines(extraction)
     picked = [r for r in choices.values() if r is not None]
@@ -516,8 +560,10 @@ def _evidence(
             found[record].regex_pos = next(
                 (i for i, line in enumerate(extraction.lines) if line.error_index == error), -1
             )
-    _text_evidence(found, knowledge, facts, important, decisive_line(extraction, important))
-    return found, paste_facts(extraction, knowledge.infos, set(found), shown)
+    decisive = decisive_line(extraction, important)
+    _text_evidence(found, knowledge, facts, important, decisive)
+    error = extraction.lines[decisive].error_index if decisive >= 0 else -1
+    return found, paste_facts(extraction, knowledge.infos, set(found), shown), error
 
 
 def feature_rows(
@@ -525,7 +571,7 @@ def feature_rows(
 ) -> tuple[list[int], np.ndarray]:
     """Every candidate of a paste and its feature values (candidates x features), before
     scoring: what ``benchmarks/fit_ranker.py`` fits the weights on."""
-    found, paste = _evidence(extraction, hits, knowledge, {})
+    found, paste, _ = _evidence(extraction, hits, knowledge, {})
     records = list(found)
     return records, F.matrix([found[r] for r in records], paste)
 
@@ -552,6 +598,6 @@ def rank(
                 choices[error.index] = None
             elif rid in knowledge.by_id:
                 choices[error.index] = knowledge.by_id[rid]
-    found, paste = _evidence(extraction, hits, knowledge, choices)
+    found, paste, decisive = _evidence(extraction, hits, knowledge, choices)
     rows = score(found, paste, knowledge.groups)
-    return assemble(extraction, found, rows, knowledge, choices, limit, paste)
+    return assemble(extraction, found, rows, knowledge, choices, limit, paste, decisive)

@@ -313,3 +313,39 @@ def test_a_record_of_an_earlier_line_leaves_the_decisive_line_unexplained() -> N
     assert found["python/importerror-libcudart/py3"] > 0.3
     assert found["vllm/bf16-unsupported-gpu/any"] == 0.0
     assert alone_found["python/importerror-libcudart/py3"] == 0.0
+
+
+def test_an_earlier_error_is_judged_as_its_own_error_but_a_warning_before_one_is_not_lifted() -> (
+    None
+):
+    """Two separate errors: the earlier one's record answers it although the paste ends in
+    the other. A warning that quotes an exception before the error that decides: its
+    record stays below an answer, for the error and for the paste."""
+    index = MatchIndex.build(
+        [
+            make(
+                "python/importerror-libcudart/py3",
+                "ImportError: libcudart.so.12: cannot open shared object file",
+                "libcudart.so.12: cannot open shared object file",
+                "python",
+            ),
+            make(
+                "vllm/bf16-unsupported-gpu/any",
+                "ValueError: Bfloat16 is only supported on GPUs with compute capability 8.0",
+                "Bfloat16 is only supported on GPUs",
+                "vllm",
+            ),
+        ]
+    )
+    paste = (
+        "Failed to import from vllm._C with ImportError('libcudart.so.12: cannot open "
+        "shared object file: No such file or directory')\n"
+        "Traceback (most recent call last):\n"
+        '  File "run.py", line 3, in <module>\n'
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0"
+    )
+    result = index.triage(paste)
+    assert [m.record_id for m in result.primary()] == ["vllm/bf16-unsupported-gpu/any"]
+    warned = dict(result.per_error)[0][0]
+    assert warned.record_id == "python/importerror-libcudart/py3"
+    assert warned.band == "low"
