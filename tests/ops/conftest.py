@@ -114,6 +114,13 @@ class ServeProcess:
             except queue.Empty:
                 pass
 
+    def tracebacks(self) -> str:
+        """Every traceback the process wrote to stderr, each with the 40 lines after it (for
+        an assertion's message; empty: none)."""
+        lines = list(self.lines)
+        found = [i for i, line in enumerate(lines) if "Traceback" in line]
+        return "\n---\n".join("\n".join(lines[max(0, i - 2) : i + 40]) for i in found)
+
     def listening(self) -> ServeProcess:
         """Once the server accepts requests (its knowledge base may still be loading)."""
         self.port = int(self.wait_for_line(SERVING).group(1))
