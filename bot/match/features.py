@@ -41,9 +41,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-2.197, 0.407, 0.400)
-VOLUNTEER = 0.8978
-ASK = 0.5516
+CALIBRATION = (-2.190, 0.405, 0.402)
+VOLUNTEER = 0.9012
+ASK = 0.5515
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The candidate floor: when no record is confident enough to answer, a record is offered
@@ -145,7 +145,7 @@ def gate(c: Candidates) -> np.ndarray:
     return np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
 
-@feature("regex", weight=3.734, sign=1)
+@feature("regex", weight=3.733, sign=1)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -159,13 +159,13 @@ def bare(c: Candidates, p: Paste) -> np.ndarray:
     return c.bare
 
 
-@feature("explained", weight=4.638, sign=1)
+@feature("explained", weight=4.640, sign=1)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("context", weight=6.648, sign=1)
+@feature("context", weight=6.644, sign=1)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id, its workarounds' actions.
@@ -261,7 +261,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.700, sign=1)
+@feature("os", weight=0.701, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -269,14 +269,14 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.203, sign=1)
+@feature("root", weight=0.204, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""
     return c.root
 
 
-@feature("elsewhere", weight=-0.050, sign=-1, confidence=-0.453)
+@feature("elsewhere", weight=-0.049, sign=-1, confidence=-0.451)
 def elsewhere(c: Candidates, p: Paste) -> np.ndarray:
     """The record's evidence is on another line than the one the paste's error comes down
     to (its last chain root, else its last exception, else its last error line), and the

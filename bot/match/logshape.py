@@ -211,6 +211,7 @@ _WRAPPER = re2.compile(
     r"|(?:Error: |##\[error\])?Process completed with exit code \d+"
     r"|(?:error )?Command failed with exit code \d+"
     r"|error: could not compile `[^`]+`?"
+    r"|error: failed to (?:push|fetch|clone) some refs to "
     r"|(?:ERROR: )?Job failed: exit code \d+"
     r"|script returned exit code \d+"
     r"|.*\bexited with (?:exit )?(?:code|status) \d+\.?$"

@@ -126,9 +126,13 @@ def test_wrapper_lines_give_way_to_the_error_they_wrap() -> None:
         "thread 'main' panicked at src/main.rs:4:5:",
         "error: could not compile `openssl-sys` (build script) due to 1 previous error",
         'ERROR: process "/bin/sh -c go mod download" did not complete successfully: exit code: 1',
+        "error: failed to push some refs to 'https://git.heroku.com/app.git'",
     ):
         assert is_wrapper(line), line
     assert not is_wrapper("thread 'main' panicked at 'index out of bounds', src/main.rs:4:5")
+    # git says why a push failed first, then that it failed: the reason is the error
+    push = "error: src refspec main does not match any\nerror: failed to push some refs to 'origin'"
+    assert [e.text for e in extract(push).errors] == ["error: src refspec main does not match any"]
 
 
 WRAPPER_RECORDS = [

@@ -63,14 +63,18 @@ def test_other_language_record_loses_to_paste_ecosystem() -> None:
 
 
 def test_several_errors_get_their_own_matches(small_index: MatchIndex) -> None:
+    """Two services' errors in one log: the earlier one is answered too, although the paste
+    ends in the other (as the paste's answer, its record would leave that one unexplained)."""
     paste = (
-        "error: failed to push some refs to 'origin'\nError: "
-        "listen EADDRINUSE: address already in use :::3000"
+        "Error: listen EADDRINUSE: address already in use :::3000\n"
+        "panic: runtime error: invalid memory address or nil pointer dereference"
     )
     result = small_index.triage(paste)
     answered = {m.record_id for m in result.primary()}
-    assert {"git/push-rejected/git2", "node/eaddrinuse/node20"} <= answered
+    assert {"go/nil-pointer/go1", "node/eaddrinuse/node20"} <= answered
     assert len({m.error_index for m in result.primary()}) == 2
+    as_the_paste = next(m for m in result.matches if m.record_id == "node/eaddrinuse/node20")
+    assert as_the_paste.band == "low"
 
 
 def test_translations_are_searched(small_index: MatchIndex) -> None:
