@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from bot.digest.select import Candidate
@@ -75,7 +75,7 @@ def note_matches(session: Session, *, record_ids: Iterable[str], at: datetime) -
     """Remember that these records answered a paste (usage for the digest ranking)."""
     rows = [{"record_id": rid, "at": at} for rid in dict.fromkeys(record_ids)]
     if rows:
-        session.execute(insert(MatchEventRow), rows)
+        session.execute(table_of(MatchEventRow).insert(), rows)  # Core: no ORM bulk setup
 
 
 def match_counts(session: Session, *, since: datetime) -> dict[str, int]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import case, select
+from sqlalchemy import bindparam, case, select
 
 from bot.store.dialect import insert
 from bot.store.tables import observed_transitions, thread_errors
@@ -31,21 +31,28 @@ def _aware(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+# Built once: every answer in a thread runs them, and building one costs more than running it.
+_RECORD_SIGHTING = thread_errors.insert()
+_SIGHTINGS = (
+    select(thread_errors.c.record_id, thread_errors.c.seen_at)
+    .where(
+        thread_errors.c.scope == bindparam("p_scope"),
+        thread_errors.c.seen_at >= bindparam("p_since", type_=thread_errors.c.seen_at.type),
+    )
+    .order_by(thread_errors.c.seen_at, thread_errors.c.id)
+)
+
+
 def record_sighting(session: Session, *, scope: str, record_id: str, seen_at: datetime) -> None:
     """Remember that ``record_id`` was seen in ``scope`` at ``seen_at``."""
     session.execute(
-        thread_errors.insert().values(scope=scope, record_id=record_id, seen_at=_aware(seen_at))
+        _RECORD_SIGHTING, {"scope": scope, "record_id": record_id, "seen_at": _aware(seen_at)}
     )
 
 
 def sightings(session: Session, *, scope: str, since: datetime) -> list[Sighting]:
     """What ``scope`` showed at or after ``since``, oldest first."""
-    table = thread_errors
-    rows = session.execute(
-        select(table.c.record_id, table.c.seen_at)
-        .where(table.c.scope == scope, table.c.seen_at >= _aware(since))
-        .order_by(table.c.seen_at, table.c.id)
-    )
+    rows = session.execute(_SIGHTINGS, {"p_scope": scope, "p_since": _aware(since)})
     return [Sighting(record_id, _aware(seen_at)) for record_id, seen_at in rows]
 
 

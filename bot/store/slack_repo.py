@@ -14,13 +14,14 @@ locks the record's row first (:func:`bot.store.repository.note_evidence`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import case, delete, exists, func, select, update
+from sqlalchemy import bindparam, case, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from bot.records import Record
@@ -103,6 +104,27 @@ class Reply:
         return f"{self.channel}:{self.thread_ts or f'reply-{self.id}'}"
 
 
+_REPLIES = table_of(SlackReplyRow)
+# Built once: every answer runs them, and building one costs more than running it.
+_ADD_REPLY = _REPLIES.insert().returning(_REPLIES.c.id)
+_THREAD_ANSWERS = (
+    select(
+        _REPLIES.c.id,
+        _REPLIES.c.kind,
+        _REPLIES.c.locale,
+        _REPLIES.c.user_id,
+        _REPLIES.c.channel,
+        _REPLIES.c.thread_ts,
+        _REPLIES.c.args,
+    )
+    .where(
+        _REPLIES.c.channel == bindparam("p_channel"),
+        _REPLIES.c.thread_ts == bindparam("p_thread"),
+    )
+    .order_by(_REPLIES.c.created_at.desc(), _REPLIES.c.id.desc())
+)
+
+
 def add_reply(
     session: Session,
     *,
@@ -116,21 +138,16 @@ def add_reply(
 ) -> int:
     """Store a reply errkb is about to post, and give its id (a Core insert: every answer
     writes one)."""
-    table = table_of(SlackReplyRow)
-    statement = (
-        table.insert()
-        .values(
-            kind=kind,
-            locale=locale,
-            user_id=user_id,
-            channel=channel,
-            thread_ts=thread_ts,
-            args=args,
-            created_at=at,
-        )
-        .returning(table.c.id)
-    )
-    reply_id: int = session.execute(statement).scalar_one()
+    values = {
+        "kind": kind,
+        "locale": locale,
+        "user_id": user_id,
+        "channel": channel,
+        "thread_ts": thread_ts,
+        "args": args,
+        "created_at": at,
+    }
+    reply_id: int = session.execute(_ADD_REPLY, values).scalar_one()
     return reply_id
 
 
@@ -148,20 +165,7 @@ def thread_answers(session: Rows, *, channel: str, thread_ts: str) -> list[Reply
     keeps the ``ts`` Slack gave its post), newest first: what a later mention or look-up
     in the thread is pointed at. A reply stored by an attempt whose post failed is none.
     A Core select: every paste in a thread asks it."""
-    table = table_of(SlackReplyRow)
-    rows = session.execute(
-        select(
-            table.c.id,
-            table.c.kind,
-            table.c.locale,
-            table.c.user_id,
-            table.c.channel,
-            table.c.thread_ts,
-            table.c.args,
-        )
-        .where(table.c.channel == channel, table.c.thread_ts == thread_ts)
-        .order_by(table.c.created_at.desc(), table.c.id.desc())
-    )
+    rows = session.execute(_THREAD_ANSWERS, {"p_channel": channel, "p_thread": thread_ts})
     return [Reply(*row[:6], dict(row.args)) for row in rows if (row.args or {}).get("ts")]
 
 
@@ -329,6 +333,39 @@ def _fix_found() -> Any:
     )
 
 
+@functools.cache
+def _unknown_upsert(dialect: str) -> Any:
+    """One more sighting of an unknown error (built once per dialect: the statement costs
+    more to build than to run, and every paste errkb cannot answer runs it)."""
+    table = table_of(UnknownErrorRow)
+
+    def p(name: str, column: str) -> Any:
+        return bindparam(name, type_=table.c[column].type)
+
+    at = p("p_at", "last_seen")
+    statement = insert(dialect, table).values(
+        template_hash=p("p_hash", "template_hash"),
+        template=p("p_template", "template"),
+        sample=p("p_sample", "sample"),
+        count=1,
+        first_seen=at,
+        last_seen=at,
+        permalinks=[],
+        source=p("p_source", "source"),
+    )
+    new = statement.excluded
+    return statement.on_conflict_do_update(
+        index_elements=[table.c.template_hash],
+        set_={
+            "count": table.c.count + 1,
+            "source": func.coalesce(new.source, table.c.source),
+            "last_seen": case(
+                (new.last_seen > table.c.last_seen, new.last_seen), else_=table.c.last_seen
+            ),
+        },
+    ).returning(table.c.id, table.c.permalinks)
+
+
 def note_unknown(
     session: Session,
     *,
@@ -346,28 +383,15 @@ def note_unknown(
     ``source`` names the app whose monitoring alert carried it."""
     digest = hashlib.sha256(template.encode()).hexdigest()
     table = table_of(UnknownErrorRow)
-    statement = insert(session, table).values(
-        template_hash=digest,
-        template=template,
-        sample=sample[:SAMPLE_CHARS],
-        count=1,
-        first_seen=at,
-        last_seen=at,
-        permalinks=[],
-        source=source,
-    )
-    new = statement.excluded
     found = session.execute(
-        statement.on_conflict_do_update(
-            index_elements=[table.c.template_hash],
-            set_={
-                "count": table.c.count + 1,
-                "source": func.coalesce(new.source, table.c.source),
-                "last_seen": case(
-                    (new.last_seen > table.c.last_seen, new.last_seen), else_=table.c.last_seen
-                ),
-            },
-        ).returning(table.c.id, table.c.permalinks)
+        _unknown_upsert(session.get_bind().dialect.name),
+        {
+            "p_hash": digest,
+            "p_template": template,
+            "p_sample": sample[:SAMPLE_CHARS],
+            "p_at": at,
+            "p_source": source,
+        },
     ).one()
     kept = list(found.permalinks or [])
     if permalink and permalink not in kept and len(kept) < KEEP_PERMALINKS:
