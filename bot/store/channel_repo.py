@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, bindparam, select
 from sqlalchemy.orm import Session
 
 from bot.channels import ChannelSettings, Mode
@@ -20,11 +20,15 @@ if TYPE_CHECKING:
     from bot.store.loading import Rows
 
 
+_CHANNELS = table_of(ChannelSettingsRow)
+# Built once: every paste asks it, and building it costs more than running it.
+_CHANNEL_SETTINGS = select(_CHANNELS).where(_CHANNELS.c.channel == bindparam("p_channel"))
+
+
 def channel_settings(session: Rows, *, channel: str) -> ChannelSettings:
     """The channel's settings; the defaults for a channel nobody configured. A Core select,
     so a paste's plain read connection can ask it too."""
-    table = table_of(ChannelSettingsRow)
-    row = session.execute(select(table).where(table.c.channel == channel)).first()
+    row = session.execute(_CHANNEL_SETTINGS, {"p_channel": channel}).first()
     if row is None:
         return ChannelSettings(channel)
     return _settings(row)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from bot.store.dialect import insert
@@ -61,18 +61,20 @@ def _correction(row: CorrectionRow) -> Correction:
     )
 
 
+_C = table_of(CorrectionRow).c
+# Built once: every paste asks it, and building it costs more than running it.
+_LEARNED = select(_C.template_hash, _C.record_id).where(
+    _C.template_hash.in_(bindparam("p_hashes", expanding=True)), _C.active.is_(True)
+)
+
+
 def learned(session: Rows, *, templates: Iterable[str]) -> dict[str, str | None]:
     """The active choices for these templates: template → record id (None: no record).
     A Core select, so a paste's plain read connection can ask it too."""
     hashes = {_hash(t): t for t in set(templates)}
     if not hashes:
         return {}
-    columns = table_of(CorrectionRow).c
-    rows = session.execute(
-        select(columns.template_hash, columns.record_id).where(
-            columns.template_hash.in_(list(hashes)), columns.active.is_(True)
-        )
-    )
+    rows = session.execute(_LEARNED, {"p_hashes": list(hashes)})
     return {hashes[h]: record_id for h, record_id in rows}
 
 

@@ -60,14 +60,17 @@ def chosen_locale(session: Rows, *, user_id: str) -> str | None:
     return chosen_locales(session, user_ids=(user_id,)).get(user_id)
 
 
+_USERS = table_of(SlackUserRow).c
+_CHOSEN_LOCALES = select(_USERS.user_id, _USERS.locale).where(
+    _USERS.user_id.in_(bindparam("p_users", expanding=True))
+)  # built once: every paste asks it
+
+
 def chosen_locales(session: Rows, *, user_ids: Collection[str]) -> dict[str, str | None]:
     """The language each of these users chose, for those who chose one (a Core select)."""
     if not user_ids:
         return {}
-    columns = table_of(SlackUserRow).c
-    rows = session.execute(
-        select(columns.user_id, columns.locale).where(columns.user_id.in_(sorted(user_ids)))
-    )
+    rows = session.execute(_CHOSEN_LOCALES, {"p_users": sorted(user_ids)})
     return {user_id: locale for user_id, locale in rows}
 
 
@@ -266,19 +269,21 @@ def _evidence(record: Record) -> dict[str, Any]:
     }
 
 
+_RECORDS = table_of(RecordRow).c
+# A Core select built once: the ORM's statement setup cost more than the query.
+_EVIDENCE = select(_RECORDS.id, _RECORDS.last_confirmed, _RECORDS.evidence_count).where(
+    _RECORDS.id.in_(bindparam("p_ids", expanding=True))
+)
+
+
 def with_evidence(session: Session, *, records: Sequence[Record]) -> list[Record]:
     """``records`` (as indexed) with their evidence as stored now: ``last_confirmed`` and
     ``evidence_count`` move without a knowledge change, so an index holds them stale."""
     ids = sorted({r.id for r in records})
-    table = table_of(RecordRow)  # a Core select: the ORM's statement setup cost more than the query
     stored = {
         rid: (confirmed, count)
         for part in chunks(ids)
-        for rid, confirmed, count in session.execute(
-            select(table.c.id, table.c.last_confirmed, table.c.evidence_count).where(
-                table.c.id.in_(part)
-            )
-        )
+        for rid, confirmed, count in session.execute(_EVIDENCE, {"p_ids": part})
     }
     out = []
     for record in records:
@@ -438,10 +443,12 @@ def record_exists(session: Session, *, record_id: str) -> bool:
     return session.scalar(select(RecordRow.id).where(RecordRow.id == record_id)) is not None
 
 
+_SET_REPLY_ARGS = update(_REPLIES).where(_REPLIES.c.id == bindparam("p_id"))
+
+
 def set_reply_args(session: Session, *, reply_id: int, args: dict[str, Any]) -> None:
     """Change what a stored reply shows (which error, folded or expanded, corrected)."""
-    table = table_of(SlackReplyRow)
-    session.execute(update(table).where(table.c.id == reply_id).values(args=args))
+    session.execute(_SET_REPLY_ARGS, {"p_id": reply_id, "args": args})
 
 
 __all__ = [
