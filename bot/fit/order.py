@@ -30,6 +30,7 @@ rendered again (a vote, **More**) orders its fixes the same way.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -182,14 +183,9 @@ class PasteFacts:
 
     @classmethod
     def of(cls, text: str) -> PasteFacts:
-        settings = read_settings(text)
-        return cls(
-            settings=settings,
-            flags=read_flags(text) & set(settings),
-            versions=read_versions(text),
-            os=paste_os(text[:SCAN_CHARS].lower()),
-            hardware=read_hardware(text),
-        )
+        """What ``text`` shows (the last few texts' facts are kept: an answer reads them
+        to order its fixes and to choose among near-duplicate records)."""
+        return _facts_of(text)
 
     def dump(self) -> dict[str, Any]:
         """A plain form a stored reply keeps (:meth:`load` reads it back)."""
@@ -446,6 +442,18 @@ def describe(locale: str, reason: Reason) -> str:
     elif reason.kind == "hardware":
         subject = t(locale, f"fit.hw.{subject}")
     return t(locale, f"fit.{reason.kind}", subject=subject, pasted=pasted, advised=reason.advised)
+
+
+@functools.lru_cache(maxsize=16)
+def _facts_of(text: str) -> PasteFacts:
+    settings = read_settings(text)
+    return PasteFacts(
+        settings=settings,
+        flags=read_flags(text) & set(settings),
+        versions=read_versions(text),
+        os=paste_os(text[:SCAN_CHARS].lower()),
+        hardware=read_hardware(text),
+    )
 
 
 __all__ = [

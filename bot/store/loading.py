@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Column, Select, Table, select
+from sqlalchemy import Column, Select, Table, bindparam, select
 
 from bot.collector import collector_off
 from bot.records import Record
@@ -144,6 +144,16 @@ def get_record(session: Rows, *, record_id: str) -> Record | None:
     return found[0] if found else None
 
 
+_WORKAROUNDS = tables.workarounds.c
+# Built once: every answer asks it, and building it costs more than running it.
+_WORKAROUND_COUNTS = select(
+    _WORKAROUNDS.record_id,
+    _WORKAROUNDS.position,
+    _WORKAROUNDS.fixed_count,
+    _WORKAROUNDS.failed_count,
+).where(_WORKAROUNDS.record_id.in_(bindparam("p_ids", expanding=True)))
+
+
 def workaround_counts(
     session: Rows, *, record_ids: Iterable[str]
 ) -> dict[tuple[str, int], tuple[int, int]]:
@@ -151,12 +161,8 @@ def workaround_counts(
     ids = sorted(set(record_ids))
     if not ids:
         return {}
-    table = tables.workarounds
-    stmt = select(
-        table.c.record_id, table.c.position, table.c.fixed_count, table.c.failed_count
-    ).where(table.c.record_id.in_(ids))
     return {
         (rid, pos): (fixed, failed)
-        for rid, pos, fixed, failed in session.execute(stmt)
+        for rid, pos, fixed, failed in session.execute(_WORKAROUND_COUNTS, {"p_ids": ids})
         if fixed or failed
     }

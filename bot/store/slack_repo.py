@@ -338,6 +338,10 @@ def _fix_found() -> Any:
     )
 
 
+_UNKNOWN = table_of(UnknownErrorRow)
+_SET_PERMALINKS = update(_UNKNOWN).where(_UNKNOWN.c.id == bindparam("p_id"))
+
+
 @functools.cache
 def _unknown_upsert(dialect: str) -> Any:
     """One more sighting of an unknown error (built once per dialect: the statement costs
@@ -387,7 +391,6 @@ def note_unknown(
     thread it was pasted in (when it was, and by whom) to tell once a record answers it.
     ``source`` names the app whose monitoring alert carried it."""
     digest = hashlib.sha256(template.encode()).hexdigest()
-    table = table_of(UnknownErrorRow)
     found = session.execute(
         _unknown_upsert(session.get_bind().dialect.name),
         {
@@ -401,9 +404,7 @@ def note_unknown(
     kept = list(found.permalinks or [])
     if permalink and permalink not in kept and len(kept) < KEEP_PERMALINKS:
         # the row is this transaction's until commit (the upsert locked it)
-        session.execute(
-            update(table).where(table.c.id == found.id).values(permalinks=[*kept, permalink])
-        )
+        session.execute(_SET_PERMALINKS, {"p_id": found.id, "permalinks": [*kept, permalink]})
     if channel and thread_ts and user_id:
         note_sighting(
             session,
