@@ -288,6 +288,11 @@ class WriteTurn:
             self._others.notify()
 
 
+def _left_ms(deadline: float) -> int:
+    """What is left of a write unit's wait, in milliseconds (at least one)."""
+    return int(max(deadline - time.monotonic(), 0.001) * 1000)
+
+
 @dataclass
 class Store:
     """The database's units of work: :meth:`transaction` and :meth:`read` hand out ORM
@@ -343,20 +348,39 @@ class Store:
         seconds = BUSY_TIMEOUT_MS / 1000 if wait is None else wait
         deadline = time.monotonic() + seconds
         with self._write_turn(seconds, urgent=wait is not None), self.sessions() as session:
-            try:
-                with session.begin():
-                    if wait is not None and self.writer is not None:  # before the first statement
-                        # one budget for both waits: the time spent queued for this process's
-                        # turn is not waited again on SQLite's lock
-                        left = max(deadline - time.monotonic(), 0.001)
-                        session.connection(execution_options={WAIT_MS: int(left * 1000)})
-                    yield session
-            except DBAPIError as exc:
-                self.writes.noted(exc)  # a read-only PostgreSQL's refusal is no OperationalError
-                if isinstance(exc, OperationalError) or unwritable_reason(exc):
-                    raise StorageUnavailable(f"database error: {exc.orig}") from exc
-                raise
-            self.writes.noted(None)
+            with self._refusals(), session.begin():
+                if wait is not None and self.writer is not None:  # before the first statement
+                    # one budget for both waits: the time spent queued for this process's
+                    # turn is not waited again on SQLite's lock
+                    session.connection(execution_options={WAIT_MS: _left_ms(deadline)})
+                yield session
+
+    @contextmanager
+    def write_rows(self, *, wait: float | None = None) -> Iterator[Connection]:
+        """:meth:`transaction` as a Core connection, for a unit of plain statements that
+        runs on every request (the intake's): no ORM session to set up and close."""
+        seconds = BUSY_TIMEOUT_MS / 1000 if wait is None else wait
+        deadline = time.monotonic() + seconds
+        with self._write_turn(seconds, urgent=wait is not None), self._refusals():
+            with self.writing.connect() as connection:
+                if wait is not None and self.writer is not None:
+                    connection.execution_options(**{WAIT_MS: _left_ms(deadline)})
+                with connection.begin():
+                    yield connection
+
+    @contextmanager
+    def _refusals(self) -> Iterator[None]:
+        """A write unit's database errors: a lock, a connection lost or a database that
+        takes no writes is :class:`StorageUnavailable`; every outcome is noted for
+        :meth:`check_writable`."""
+        try:
+            yield
+        except DBAPIError as exc:
+            self.writes.noted(exc)  # a read-only PostgreSQL's refusal is no OperationalError
+            if isinstance(exc, OperationalError) or unwritable_reason(exc):
+                raise StorageUnavailable(f"database error: {exc.orig}") from exc
+            raise
+        self.writes.noted(None)
 
     def check_writable(self) -> str | None:
         """Why the database takes no writes (one line), or None; makes one write of nothing

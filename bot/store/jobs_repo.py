@@ -228,22 +228,24 @@ _MARK_STAGE = (
 )
 
 
-def _dialect(session: Session) -> str:
-    return session.get_bind().dialect.name
+def _dialect(session: Session | Connection) -> str:
+    return (
+        session.dialect.name if isinstance(session, Connection) else session.get_bind().dialect.name
+    )
 
 
-def _core(session: Session) -> Connection:
-    """The session's connection, in its transaction: a Core statement run on it skips the
+def _core(session: Session | Connection) -> Connection:
+    """The unit's connection, in its transaction: a Core statement run on it skips the
     ORM's execution path (its autoflush and ORM result handling), which these statements,
     touching no mapped object, never need."""
-    return session.connection()
+    return session if isinstance(session, Connection) else session.connection()
 
 
 # -- the steps ---------------------------------------------------------------------------
 
 
 def enqueue_job(
-    session: Session,
+    session: Session | Connection,
     *,
     key: str,
     kind: str,

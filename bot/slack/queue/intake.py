@@ -80,9 +80,9 @@ class Intake:
         )  # an org-wide install answers for its enterprise
         owner = self.workers.reserve_worker(channel)
         try:
-            with self.store.transaction(wait=WAIT_SECONDS) as session:
+            with self.store.write_rows(wait=WAIT_SECONDS) as rows:
                 added = jobs_repo.enqueue_job(
-                    session,
+                    rows,
                     key=key,
                     kind=kind,
                     payload=_with_trace(payload),
