@@ -296,7 +296,7 @@ def _left_ms(deadline: float) -> int:
 @dataclass
 class Store:
     """The database's units of work: :meth:`transaction` and :meth:`read` hand out ORM
-    sessions, :meth:`read_rows` a plain Core connection. The ORM is imported when the
+    sessions, :meth:`write_rows` and :meth:`read_rows` plain Core connections. The ORM is imported when the
     first session is: a command that only reads rows (``errkb triage``) never loads it."""
 
     engine: Engine

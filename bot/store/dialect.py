@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import Connection
+
 if TYPE_CHECKING:
     from sqlalchemy.dialects import postgresql, sqlite
     from sqlalchemy.orm import Session
@@ -16,11 +18,21 @@ if TYPE_CHECKING:
     Insert = postgresql.Insert | sqlite.Insert
 
 
-def insert(session: Session | str, table: Any) -> Insert:
+def dialect_name(unit: Session | Connection | str) -> str:
+    """The dialect's name of a unit of work (an ORM session or a Core connection), or the
+    name itself."""
+    if isinstance(unit, str):
+        return unit
+    if isinstance(unit, Connection):
+        return unit.dialect.name
+    return unit.get_bind().dialect.name
+
+
+def insert(session: Session | Connection | str, table: Any) -> Insert:
     """The dialect's ``insert(table)``, which has ``on_conflict_do_nothing/do_update``
     (``session``: one bound to the database, or the dialect's name). Each dialect is
     imported when first used: PostgreSQL's brings all its drivers along."""
-    name = session if isinstance(session, str) else session.get_bind().dialect.name
+    name = dialect_name(session)
     if name == "postgresql":
         from sqlalchemy.dialects import postgresql
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -31,6 +31,9 @@ from bot.store.models import (
     TranslationRow,
     table_of,
 )
+
+if TYPE_CHECKING:
+    from bot.store.loading import Rows
 
 
 def load_candidates(session: Session) -> list[Candidate]:
@@ -71,7 +74,7 @@ def load_candidates(session: Session) -> list[Candidate]:
     ]
 
 
-def note_matches(session: Session, *, record_ids: Iterable[str], at: datetime) -> None:
+def note_matches(session: Rows, *, record_ids: Iterable[str], at: datetime) -> None:
     """Remember that these records answered a paste (usage for the digest ranking)."""
     rows = [{"record_id": rid, "at": at} for rid in dict.fromkeys(record_ids)]
     if rows:

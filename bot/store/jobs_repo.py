@@ -30,7 +30,7 @@ import functools
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     Connection,
@@ -47,8 +47,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from bot.store.dialect import insert
+from bot.store.dialect import dialect_name, insert
 from bot.store.models import JobRow, table_of
+
+if TYPE_CHECKING:
+    from bot.store.loading import Rows
 
 PENDING = "pending"
 RUNNING = "running"
@@ -229,9 +232,7 @@ _MARK_STAGE = (
 
 
 def _dialect(session: Session | Connection) -> str:
-    return (
-        session.dialect.name if isinstance(session, Connection) else session.get_bind().dialect.name
-    )
+    return dialect_name(session)
 
 
 def _core(session: Session | Connection) -> Connection:
@@ -372,7 +373,7 @@ def _change(session: Session, job_id: int, owner: str, **values: Any) -> bool:
 
 
 def mark_stage(
-    session: Session, *, job_id: int, owner: str, stage: str, result: dict[str, Any] | None = None
+    session: Rows, *, job_id: int, owner: str, stage: str, result: dict[str, Any] | None = None
 ) -> bool:
     """Note how far the current attempt got; False when the lease was lost."""
     changed = _core(session).execute(

@@ -21,8 +21,6 @@ from graph.build import ObservedEdge
 from graph.observe import DEFAULT_WINDOW, ObservedTransition, Sighting, transitions_for
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
     from bot.store.loading import Rows
 
 
@@ -43,22 +41,20 @@ _SIGHTINGS = (
 )
 
 
-def record_sighting(session: Session, *, scope: str, record_id: str, seen_at: datetime) -> None:
+def record_sighting(session: Rows, *, scope: str, record_id: str, seen_at: datetime) -> None:
     """Remember that ``record_id`` was seen in ``scope`` at ``seen_at``."""
     session.execute(
         _RECORD_SIGHTING, {"scope": scope, "record_id": record_id, "seen_at": _aware(seen_at)}
     )
 
 
-def sightings(session: Session, *, scope: str, since: datetime) -> list[Sighting]:
+def sightings(session: Rows, *, scope: str, since: datetime) -> list[Sighting]:
     """What ``scope`` showed at or after ``since``, oldest first."""
     rows = session.execute(_SIGHTINGS, {"p_scope": scope, "p_since": _aware(since)})
     return [Sighting(record_id, _aware(seen_at)) for record_id, seen_at in rows]
 
 
-def upsert_transition(
-    session: Session, *, source_id: str, target_id: str, seen_at: datetime
-) -> None:
+def upsert_transition(session: Rows, *, source_id: str, target_id: str, seen_at: datetime) -> None:
     """Count one more A→B: insert it, or bump its count and widen first/last seen."""
     seen_at = _aware(seen_at)
     row = observed_transitions.c
@@ -83,7 +79,7 @@ def upsert_transition(
 
 
 def observe_error(
-    session: Session,
+    session: Rows,
     *,
     scope: str,
     record_id: str,

@@ -12,13 +12,16 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import desc, select, update
 from sqlalchemy.orm import Session
 
-from bot.store.dialect import insert
+from bot.store.dialect import dialect_name, insert
 from bot.store.models import SlackReplyRow, UnknownSightingRow, table_of
+
+if TYPE_CHECKING:
+    from bot.store.loading import Rows
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ def _note_sighting(dialect: str) -> Any:
 
 
 def note_sighting(
-    session: Session, *, unknown_id: int, channel: str, thread_ts: str, user_id: str, at: datetime
+    session: Rows, *, unknown_id: int, channel: str, thread_ts: str, user_id: str, at: datetime
 ) -> bool:
     """Remember that ``unknown_id`` was pasted in this thread; False when it already was."""
     values = {
@@ -50,7 +53,7 @@ def note_sighting(
         "user_id": user_id,
         "at": at,
     }
-    statement = _note_sighting(session.get_bind().dialect.name)
+    statement = _note_sighting(dialect_name(session))
     return session.execute(statement, values).first() is not None
 
 

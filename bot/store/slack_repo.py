@@ -25,7 +25,7 @@ from sqlalchemy import bindparam, case, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from bot.records import Record
-from bot.store.dialect import insert, insert_ignoring_conflicts
+from bot.store.dialect import dialect_name, insert, insert_ignoring_conflicts
 from bot.store.loading import chunks, workaround_counts
 from bot.store.models import (
     RecordRow,
@@ -129,7 +129,7 @@ _THREAD_ANSWERS = (
 
 
 def add_reply(
-    session: Session,
+    session: Rows,
     *,
     kind: str,
     locale: str,
@@ -276,7 +276,7 @@ _EVIDENCE = select(_RECORDS.id, _RECORDS.last_confirmed, _RECORDS.evidence_count
 )
 
 
-def with_evidence(session: Session, *, records: Sequence[Record]) -> list[Record]:
+def with_evidence(session: Rows, *, records: Sequence[Record]) -> list[Record]:
     """``records`` (as indexed) with their evidence as stored now: ``last_confirmed`` and
     ``evidence_count`` move without a knowledge change, so an index holds them stale."""
     ids = sorted({r.id for r in records})
@@ -376,7 +376,7 @@ def _unknown_upsert(dialect: str) -> Any:
 
 
 def note_unknown(
-    session: Session,
+    session: Rows,
     *,
     template: str,
     sample: str,
@@ -392,7 +392,7 @@ def note_unknown(
     ``source`` names the app whose monitoring alert carried it."""
     digest = hashlib.sha256(template.encode()).hexdigest()
     found = session.execute(
-        _unknown_upsert(session.get_bind().dialect.name),
+        _unknown_upsert(dialect_name(session)),
         {
             "p_hash": digest,
             "p_template": template,
@@ -447,7 +447,7 @@ def record_exists(session: Session, *, record_id: str) -> bool:
 _SET_REPLY_ARGS = update(_REPLIES).where(_REPLIES.c.id == bindparam("p_id"))
 
 
-def set_reply_args(session: Session, *, reply_id: int, args: dict[str, Any]) -> None:
+def set_reply_args(session: Rows, *, reply_id: int, args: dict[str, Any]) -> None:
     """Change what a stored reply shows (which error, folded or expanded, corrected)."""
     session.execute(_SET_REPLY_ARGS, {"p_id": reply_id, "args": args})
 

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.orm import Session
-
 from bot.answer import Outcome, decide, read_paste, reply_args
 from bot.channels import ChannelSettings
 from bot.clock import Clock
@@ -75,7 +73,7 @@ def loaded(index: IndexSource) -> MatchIndex:
 
 
 def render_reply(
-    session: Session,
+    session: Rows,
     reply: StoredReply,
     *,
     index: IndexSource,
@@ -266,7 +264,7 @@ def answer_paste(
     if outcome != "answer" and triage.errors and paste.message_ts and paste.thread_ts:
         permalink = slack.permalink(channel=paste.channel, ts=paste.message_ts)
     now = clock.now()
-    with store.transaction() as session:
+    with store.write_rows() as session:  # plain statements: no ORM session
         # an error errkb cannot answer is queued for maintainers, whatever the channel lets it post
         known = here.answered(triage, asked=paste.asked)
         unknown = None if known else _note_unknown(session, triage, permalink, now, paste)
@@ -324,7 +322,7 @@ def answer_paste(
     sent = deliver(paste, payload, job=job, slack=slack, public=public)
     if sent.ok and public and sent.ts:
         # the thread is answered (later mentions are conversation), and a pointer links here
-        with store.transaction() as session:
+        with store.write_rows() as session:
             slack_repo.set_reply_args(
                 session, reply_id=reply.id, args={**reply.args, "ts": sent.ts}
             )
@@ -342,7 +340,7 @@ def answer_paste(
 
 
 def _note_unknown(
-    session: Session, triage: Triage, permalink: str | None, now: Any, paste: PasteJob
+    session: Rows, triage: Triage, permalink: str | None, now: Any, paste: PasteJob
 ) -> int | None:
     first = None
     for error in triage.errors[:NOTED_ERRORS]:
@@ -362,7 +360,7 @@ def _note_unknown(
 
 
 def _remember(
-    session: Session,
+    session: Rows,
     paste: PasteJob,
     outcome: Outcome,
     args: dict[str, Any],
