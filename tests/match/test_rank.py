@@ -282,30 +282,33 @@ def test_the_decisive_line_is_the_chain_root_else_the_last_exception() -> None:
     assert extraction.lines[line].text.startswith("ValueError: Bfloat16")
 
 
+#: A warning that quotes an exception, then the error the paste ends in, and a record of each.
+WARNING_RECORDS = [
+    make(
+        "python/importerror-libcudart/py3",
+        "ImportError: libcudart.so.12: cannot open shared object file",
+        "libcudart.so.12: cannot open shared object file",
+        "python",
+    ),
+    make(
+        "vllm/bf16-unsupported-gpu/any",
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability 8.0",
+        "Bfloat16 is only supported on GPUs",
+        "vllm",
+    ),
+]
+WARNING_PASTE = (
+    "Failed to import from vllm._C with ImportError('libcudart.so.12: cannot open "
+    "shared object file: No such file or directory')\n"
+    "Traceback (most recent call last):\n"
+    '  File "run.py", line 3, in <module>\n'
+    "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0"
+)
+
+
 def test_a_record_of_an_earlier_line_leaves_the_decisive_line_unexplained() -> None:
-    index = MatchIndex.build(
-        [
-            make(
-                "python/importerror-libcudart/py3",
-                "ImportError: libcudart.so.12: cannot open shared object file",
-                "libcudart.so.12: cannot open shared object file",
-                "python",
-            ),
-            make(
-                "vllm/bf16-unsupported-gpu/any",
-                "ValueError: Bfloat16 is only supported on GPUs with compute capability 8.0",
-                "Bfloat16 is only supported on GPUs",
-                "vllm",
-            ),
-        ]
-    )
-    paste = (
-        "Failed to import from vllm._C with ImportError('libcudart.so.12: cannot open "
-        "shared object file: No such file or directory')\n"
-        "Traceback (most recent call last):\n"
-        '  File "run.py", line 3, in <module>\n'
-        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0"
-    )
+    index = MatchIndex.build(WARNING_RECORDS)
+    paste = WARNING_PASTE
     alone = "ImportError: libcudart.so.12: cannot open shared object file: No such file"
     from bot.match import features as F
 
@@ -325,29 +328,8 @@ def test_an_earlier_error_is_judged_as_its_own_error_but_a_warning_before_one_is
     """Two separate errors: the earlier one's record answers it although the paste ends in
     the other. A warning that quotes an exception before the error that decides: its
     record stays below an answer, for the error and for the paste."""
-    index = MatchIndex.build(
-        [
-            make(
-                "python/importerror-libcudart/py3",
-                "ImportError: libcudart.so.12: cannot open shared object file",
-                "libcudart.so.12: cannot open shared object file",
-                "python",
-            ),
-            make(
-                "vllm/bf16-unsupported-gpu/any",
-                "ValueError: Bfloat16 is only supported on GPUs with compute capability 8.0",
-                "Bfloat16 is only supported on GPUs",
-                "vllm",
-            ),
-        ]
-    )
-    paste = (
-        "Failed to import from vllm._C with ImportError('libcudart.so.12: cannot open "
-        "shared object file: No such file or directory')\n"
-        "Traceback (most recent call last):\n"
-        '  File "run.py", line 3, in <module>\n'
-        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0"
-    )
+    index = MatchIndex.build(WARNING_RECORDS)
+    paste = WARNING_PASTE
     result = index.triage(paste)
     assert [m.record_id for m in result.primary()] == ["vllm/bf16-unsupported-gpu/any"]
     warned = dict(result.per_error)[0][0]
