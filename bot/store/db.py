@@ -296,8 +296,9 @@ def _left_ms(deadline: float) -> int:
 @dataclass
 class Store:
     """The database's units of work: :meth:`transaction` and :meth:`read` hand out ORM
-    sessions, :meth:`write_rows` and :meth:`read_rows` plain Core connections. The ORM is imported when the
-    first session is: a command that only reads rows (``errkb triage``) never loads it."""
+    sessions, :meth:`write_rows` and :meth:`read_rows` plain Core connections. The ORM is
+    imported when the first session is: a command that only reads rows (``errkb triage``)
+    never loads it."""
 
     engine: Engine
     #: SQLite has one writer at a time: this process's writers queue here (None on PostgreSQL).
