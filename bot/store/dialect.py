@@ -7,6 +7,7 @@ that a concurrent writer can slip between.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
@@ -44,8 +45,17 @@ def insert(session: Session | Connection | str, table: Any) -> Insert:
     raise NotImplementedError(f"errkb runs on SQLite or PostgreSQL, not {name}")
 
 
-def insert_ignoring_conflicts(session: Session, table: Any, values: dict[str, Any]) -> bool:
+def insert_ignoring_conflicts(
+    session: Session | Connection, table: Any, values: dict[str, Any]
+) -> bool:
     """``INSERT … ON CONFLICT DO NOTHING``; True when the row went in."""
+    statement = _ignoring_conflicts(dialect_name(session), table)
+    return session.execute(statement, values).first() is not None
+
+
+@functools.cache
+def _ignoring_conflicts(dialect: str, table: Any) -> Any:
+    """Built once per dialect and table: some run on every paste, and building one costs
+    more than running it."""
     key = next(iter(table.primary_key.columns))
-    statement = insert(session, table).values(**values).on_conflict_do_nothing().returning(key)
-    return session.execute(statement).first() is not None
+    return insert(dialect, table).on_conflict_do_nothing().returning(key)

@@ -231,10 +231,6 @@ _MARK_STAGE = (
 )
 
 
-def _dialect(session: Session | Connection) -> str:
-    return dialect_name(session)
-
-
 def _core(session: Session | Connection) -> Connection:
     """The unit's connection, in its transaction: a Core statement run on it skips the
     ORM's execution path (its autoflush and ORM result handling), which these statements,
@@ -279,7 +275,7 @@ def enqueue_job(
     }
     params = {f"p_{name}": value for name, value in values.items()}
     params["p_limit"] = limit if limit is not None else 2**31 - 1
-    found = _core(session).execute(_enqueue_statement(_dialect(session)), params).scalar()
+    found = _core(session).execute(_enqueue_statement(dialect_name(session)), params).scalar()
     if found is not None:
         job = Job(
             id=found,
@@ -363,7 +359,9 @@ def claim_due_jobs(
     }
     if skip_channels:
         params["p_skip"] = list(skip_channels)
-    rows = _core(session).execute(_claim_statement(_dialect(session), bool(skip_channels)), params)
+    rows = _core(session).execute(
+        _claim_statement(dialect_name(session), bool(skip_channels)), params
+    )
     return sorted((_job(row) for row in rows), key=lambda job: job.id)
 
 

@@ -9,15 +9,14 @@ could not be made.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import desc, select, update
 from sqlalchemy.orm import Session
 
-from bot.store.dialect import dialect_name, insert
+from bot.store.dialect import insert_ignoring_conflicts
 from bot.store.models import SlackReplyRow, UnknownSightingRow, table_of
 
 if TYPE_CHECKING:
@@ -34,14 +33,6 @@ class Sighting:
     at: datetime
 
 
-@functools.cache
-def _note_sighting(dialect: str) -> Any:
-    """The sighting's insert, nothing on a conflict (built once per dialect: every paste
-    errkb cannot answer in a thread runs it)."""
-    table = table_of(UnknownSightingRow)
-    return insert(dialect, table).on_conflict_do_nothing().returning(table.c.id)
-
-
 def note_sighting(
     session: Rows, *, unknown_id: int, channel: str, thread_ts: str, user_id: str, at: datetime
 ) -> bool:
@@ -53,8 +44,7 @@ def note_sighting(
         "user_id": user_id,
         "at": at,
     }
-    statement = _note_sighting(dialect_name(session))
-    return session.execute(statement, values).first() is not None
+    return insert_ignoring_conflicts(session, table_of(UnknownSightingRow), values)
 
 
 def untold(session: Session, *, unknown_id: int) -> list[Sighting]:

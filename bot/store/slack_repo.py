@@ -346,7 +346,7 @@ _SET_PERMALINKS = update(_UNKNOWN).where(_UNKNOWN.c.id == bindparam("p_id"))
 def _unknown_upsert(dialect: str) -> Any:
     """One more sighting of an unknown error (built once per dialect: the statement costs
     more to build than to run, and every paste errkb cannot answer runs it)."""
-    table = table_of(UnknownErrorRow)
+    table = _UNKNOWN
 
     def p(name: str, column: str) -> Any:
         return bindparam(name, type_=table.c[column].type)
