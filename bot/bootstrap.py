@@ -10,9 +10,10 @@ snapshot file; :func:`build_slack_bot` builds the Slack bot on the live one and
 everything. Every command and the tests build their world here.
 
 A one-shot command pays for every import on each run, so this module imports at
-its top only what :func:`build_stored_knowledge` uses (the modules a triage loads
-anyway); the Slack stack (Bolt, the Slack SDK), the digest's scheduler and the
-live knowledge base are imported by the functions that build them.
+its top only what a triage answered from the snapshot uses (the modules it loads
+anyway); SQLAlchemy (for a build from the records), the Slack stack (Bolt, the
+Slack SDK), the digest's scheduler and the live knowledge base are imported by the
+functions that use them.
 """
 
 from __future__ import annotations
@@ -25,17 +26,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from sqlalchemy import select
-
+from bot import snapshot
 from bot.clock import SYSTEM_CLOCK, Clock
 from bot.collector import collector_off
 from bot.match.index import MatchIndex
 from bot.records import Record
 from bot.settings import Settings
-from bot.store import tables
-from bot.store.db import Store
-from bot.store.loading import load_records
-from bot.store.observed import list_observed
+from bot.store.peek import Votes, peek, peek_counts
 from graph.build import KnowledgeGraph, ObservedEdge, build_graph, relink_graph
 
 if TYPE_CHECKING:
@@ -49,6 +46,7 @@ if TYPE_CHECKING:
     from bot.slack.queue.intake import Intake
     from bot.slack.queue.runner import JobRunner
     from bot.slack.web.metrics import Metrics
+    from bot.store.db import Store
 
 log = logging.getLogger(__name__)
 
@@ -87,14 +85,13 @@ def build_knowledge(
     snapshot in ``ERRKB_CACHE_DIR`` (named after the database and its knowledge epoch, so
     every process on that database starts from what another built)."""
     from bot.knowledge import epoch_reader, store_knowledge
-    from bot.snapshot import snapshot_path
 
     return store_knowledge(
         store,
         poll_seconds=settings.kb_refresh_seconds,
         on_rebuild=on_rebuild,
         on_first_load=on_first_load,
-        snapshot=lambda: snapshot_path(
+        snapshot=lambda: snapshot.snapshot_path(
             settings.cache_dir, settings.database_url, epoch_reader(store)()
         ),
     )
@@ -103,16 +100,19 @@ def build_knowledge(
 @dataclass
 class StoredKnowledge:
     """The index and graph at the database's ``version``; ``remember`` writes the snapshot
-    of a fresh build (nothing when it came from one)."""
+    of a fresh build (nothing when it came from one); ``votes`` reads what votes observed
+    about some records' workarounds; ``store``: the database, when it was opened."""
 
     index: MatchIndex
     graph: KnowledgeGraph
     version: int
     remember: Callable[[], None]
+    votes: Callable[[list[str]], Votes]
+    store: Store | None = None
 
 
-def build_stored_knowledge(settings: Settings, store: Store) -> StoredKnowledge:
-    """The knowledge of ``store`` a one-shot command matches one paste against: the
+def build_stored_knowledge(settings: Settings, open_store: Callable[[], Store]) -> StoredKnowledge:
+    """The knowledge of the database a one-shot command matches one paste against: the
     snapshot :func:`build_knowledge` keeps, when it is at the database's knowledge version.
 
     Building the match index of a large knowledge base costs far more than matching one
@@ -122,25 +122,74 @@ def build_stored_knowledge(settings: Settings, store: Store) -> StoredKnowledge:
     snapshot for the next run. The version and the records are read in one read of the
     database, so what is matched is the knowledge at that version: a snapshot at any
     other version is never used (an import moves the version, so the next command
-    rebuilds). A snapshot that is damaged or written by other code is ignored by
-    :func:`bot.snapshot.load`; a cache folder that cannot be written only means the next
-    run builds again. A database that has no knowledge epoch yet is given one (what the
-    server does on first asking); one that cannot be written to is matched without a
-    snapshot. The cyclic collector is held off meanwhile, and what was loaded is frozen
-    before it resumes: everything loaded or built here lives as long as the command, and
-    collections would only walk it again and again."""
+    rebuilds). On the embedded SQLite default the database is first read without the
+    store (:mod:`bot.store.peek`): a triage answered from a current snapshot then never
+    loads SQLAlchemy, and ``open_store`` is called only when the snapshot is not current
+    or that read could not be made. A snapshot that is damaged or written by other code
+    is ignored by :func:`bot.snapshot.load`; a cache folder that cannot be written only
+    means the next run builds again. A database that has no knowledge epoch yet is given
+    one (what the server does on first asking); one that cannot be written to is matched
+    without a snapshot. The cyclic collector is held off meanwhile, and what was loaded is
+    frozen before it resumes: everything loaded or built here lives as long as the
+    command, and collections would only walk it again and again."""
     with collector_off(freeze=True):
-        return _stored(settings, store)
+        return _peeked(settings) or _stored(settings, open_store())
+
+
+def _peeked(settings: Settings) -> StoredKnowledge | None:
+    """The knowledge from a current snapshot, the database read without the store."""
+    url = settings.database_url
+    seen = peek(url)
+    if seen is None:
+        return None
+    saved = snapshot.load(snapshot.snapshot_path(settings.cache_dir, url, seen.epoch))
+    if saved is None or saved.version != seen.version:
+        return None
+    index, graph = _relinked(saved, seen.observed)
+
+    def votes(ids: list[str]) -> Votes:
+        read = peek_counts(url, ids)
+        if read is not None:
+            return read
+        from bot.store.db import open_store
+
+        store = open_store(url)
+        try:
+            return _store_votes(store)(ids)
+        finally:
+            store.dispose()
+
+    return StoredKnowledge(index, graph, seen.version, lambda: None, votes)
+
+
+def _relinked(
+    saved: snapshot.Snapshot, observed: list[ObservedEdge]
+) -> tuple[MatchIndex, KnowledgeGraph]:
+    index = MatchIndex(saved.parts, saved.vocabulary, warm=False, links=saved.links)
+    return index, relink_graph(index.packed_records(), saved.references, observed=observed)
+
+
+def _store_votes(store: Store) -> Callable[[list[str]], Votes]:
+    def votes(ids: list[str]) -> Votes:
+        from bot.store.loading import workaround_counts
+
+        with store.read_rows() as rows:
+            return workaround_counts(rows, record_ids=ids)
+
+    return votes
 
 
 def _state(rows: object, key: str) -> int | None:
+    from sqlalchemy import select
+
+    from bot.store import tables
+
     table = tables.kb_state
     query = select(table.c.value).where(table.c.key == key)
     return rows.scalar(query)  # type: ignore[attr-defined]
 
 
 def _snapshot_file(settings: Settings, store: Store, epoch: int | None) -> Path | None:
-    from bot import snapshot
     from bot.errors import StorageUnavailable
 
     if epoch is None:
@@ -160,7 +209,8 @@ def _snapshot_file(settings: Settings, store: Store, epoch: int | None) -> Path 
 
 
 def _stored(settings: Settings, store: Store) -> StoredKnowledge:
-    from bot import snapshot
+    from bot.store.loading import load_records
+    from bot.store.observed import list_observed
 
     with store.read_rows() as rows:
         version = int(_state(rows, "kb_version") or 0)
@@ -169,9 +219,8 @@ def _stored(settings: Settings, store: Store) -> StoredKnowledge:
     path = _snapshot_file(settings, store, epoch)
     saved = snapshot.load(path) if path is not None else None
     if saved is not None and saved.version == version:
-        index = MatchIndex(saved.parts, saved.vocabulary, warm=False, links=saved.links)
-        graph = relink_graph(index.packed_records(), saved.references, observed=observed)
-        return StoredKnowledge(index, graph, version, lambda: None)
+        index, graph = _relinked(saved, observed)
+        return StoredKnowledge(index, graph, version, lambda: None, _store_votes(store), store)
     if saved is not None:
         log.info(
             "ignoring the knowledge snapshot at version %d: the database is at %d",
@@ -183,11 +232,15 @@ def _stored(settings: Settings, store: Store) -> StoredKnowledge:
         version = int(_state(rows, "kb_version") or 0)
         records = load_records(rows, include_deprecated=False)
         observed = list_observed(rows)
-    return _built(records, observed, version, path)
+    return _built(records, observed, version, path, store)
 
 
 def _built(
-    records: list[Record], observed: list[ObservedEdge], version: int, path: Path | None
+    records: list[Record],
+    observed: list[ObservedEdge],
+    version: int,
+    path: Path | None,
+    store: Store,
 ) -> StoredKnowledge:
     index = MatchIndex.build(records, warm=False)
     graph = build_graph(records, observed=observed, packed=index.packed_records())
@@ -195,8 +248,6 @@ def _built(
     def remember() -> None:
         if path is None or not len(index):
             return
-        from bot import snapshot
-
         taken = snapshot.Snapshot(version, index.parts, index.vocabulary, graph.said(), index.links)
         try:
             snapshot.save(path, taken)
@@ -208,7 +259,7 @@ def _built(
                 extra={"path": str(path)},
             )
 
-    return StoredKnowledge(index, graph, version, remember)
+    return StoredKnowledge(index, graph, version, remember, _store_votes(store), store)
 
 
 def build_digest(

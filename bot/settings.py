@@ -271,15 +271,11 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _database(cls, value: str) -> str:
-        from sqlalchemy.engine import make_url
-        from sqlalchemy.exc import ArgumentError
+        from bot.store.urls import backend_name
 
-        try:
-            backend = make_url(value).get_backend_name()
-        except ArgumentError:
-            raise ValueError(
-                f"not a database URL: {value!r} (e.g. {EXAMPLE_DATABASE_URL})"
-            ) from None
+        backend = backend_name(value)
+        if backend is None:
+            raise ValueError(f"not a database URL: {value!r} (e.g. {EXAMPLE_DATABASE_URL})")
         if backend not in DATABASES:
             raise ValueError(
                 f"errkb runs on SQLite or PostgreSQL, not {backend!r} (e.g. {EXAMPLE_DATABASE_URL})"

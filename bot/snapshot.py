@@ -54,6 +54,7 @@ from typing import IO, Any
 from bot.collector import collector_off
 from bot.match.index import Links, RecordParts, read_links, write_links
 from bot.match.similarity import Vocabulary
+from bot.store.urls import without_password
 from graph.build import Reference
 
 log = logging.getLogger(__name__)
@@ -100,9 +101,7 @@ def snapshot_path(folder: Path, database_url: str, epoch: int = 0) -> Path:
     """The snapshot file of the database at ``database_url`` (password not part of it) whose
     knowledge epoch is ``epoch`` (:func:`bot.store.changes.knowledge_epoch`): a database made
     again at the same address has another epoch, so another file."""
-    from sqlalchemy.engine import make_url
-
-    safe = make_url(database_url).render_as_string(hide_password=True)
+    safe = without_password(database_url)
     return (
         folder / f"knowledge-{hashlib.sha256(f'{safe} {epoch}'.encode()).hexdigest()[:16]}.pickle"
     )

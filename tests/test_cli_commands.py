@@ -104,7 +104,9 @@ def test_help_imports_no_command_module_and_no_heavy_library() -> None:
 
 
 @pytest.mark.slow
-def test_triage_imports_only_what_triage_needs(committed_store: Store) -> None:
+def test_triage_imports_only_what_triage_needs_and_from_the_snapshot_no_sqlalchemy(
+    committed_store: Store,
+) -> None:
     assert runner.invoke(app, ["init"]).exit_code == 0  # the starter knowledge base, to answer from
     paste = ROOT / "data" / "examples" / "vllm-oom.txt"
     loaded = _modules_after("triage", str(paste), env=dict(os.environ))
@@ -124,3 +126,7 @@ def test_triage_imports_only_what_triage_needs(committed_store: Store) -> None:
         "bot.cli.common",
         "bot.cli.triage",
     }
+    again = _modules_after("triage", str(paste), env=dict(os.environ))  # from the snapshot
+    assert "bot.match.index" in again
+    if os.environ["ERRKB_DATABASE_URL"].startswith("sqlite"):  # read with the standard library
+        assert not {m for m in again if m.split(".")[0] == "sqlalchemy"}

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
 
 from bot.settings import Settings, load_settings
-from bot.store.db import Store, open_store
+
+if TYPE_CHECKING:
+    from bot.store.db import Store
 
 console = Console()
 err_console = Console(stderr=True)
@@ -26,6 +28,8 @@ def settings() -> Settings:
 def open_default_store(config: Settings | None = None) -> Store:
     """The configured database; refuses one whose schema is missing or not current
     (``errkb init`` creates it, ``errkb migrate`` upgrades it)."""
+    from bot.store.db import open_store
+
     return open_store((config or settings()).database_url)
 
 

@@ -53,8 +53,7 @@ def evaluate(
     except (ValueError, ValidationError) as exc:
         fail(f"{cases}: not a JSONL file of labelled cases ({str(exc).splitlines()[0]})")
     knowledge = _knowledge(records, warm=True)
-    if knowledge.store is not None:
-        knowledge.store.dispose()
+    knowledge.close()
     report = run_eval(knowledge.index, labelled, time.perf_counter)
     if plot is not None:
         draw(curve(report.results), report, plot, title=cases.name)

@@ -40,6 +40,7 @@ from bot.starter import starter_dir
 from bot.store import repository as repo
 from bot.store.db import Store, open_store
 from bot.store.staged import import_staged
+from bot.store.urls import without_password
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
@@ -183,9 +184,9 @@ def init(
         done = run_import([starter_dir()], fmt="native", on_conflict="upsert", actor="errkb init")
         counts = done.summary.counts()
     if as_json:
-        emit_json({"database": _safe_url(config.database_url), **counts})
+        emit_json({"database": without_password(config.database_url), **counts})
         return
-    console.print(f"Database ready: [bold]{_safe_url(config.database_url)}[/]")
+    console.print(f"Database ready: [bold]{without_password(config.database_url)}[/]")
     if starter:
         console.print("Starter knowledge base: " + _summary_text(counts))
 
@@ -203,23 +204,19 @@ def migrate(as_json: JsonOpt = False) -> None:
     finally:
         engine.dispose()
     if as_json:
-        emit_json({"database": _safe_url(config.database_url), "before": before, "after": after})
+        emit_json(
+            {"database": without_password(config.database_url), "before": before, "after": after}
+        )
         return
     if before == after:
         console.print(
-            f"Schema already at revision {after}: [bold]{_safe_url(config.database_url)}[/]"
+            f"Schema already at revision {after}: [bold]{without_password(config.database_url)}[/]"
         )
     else:
         console.print(
             f"Schema migrated from revision {before or '(none)'} to {after}: "
-            f"[bold]{_safe_url(config.database_url)}[/]"
+            f"[bold]{without_password(config.database_url)}[/]"
         )
-
-
-def _safe_url(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def _summary_text(counts: dict[str, int]) -> str:

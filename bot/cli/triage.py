@@ -11,17 +11,16 @@ same modules cost more.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.panel import Panel
 
-from bot.bootstrap import build_stored_knowledge
+from bot.bootstrap import StoredKnowledge, build_stored_knowledge
 from bot.cli.common import console, emit_json, fail, open_default_store, settings
 from bot.clock import SYSTEM_CLOCK
 from bot.fit.duplicates import prefer_general
@@ -31,9 +30,10 @@ from bot.match.reader import prefer_reader
 from bot.records import Record
 from bot.render.terminal import triage_view
 from bot.report import Counts, build_report
-from bot.store.db import Store
-from bot.store.loading import workaround_counts
 from graph.build import KnowledgeGraph, build_graph
+
+if TYPE_CHECKING:
+    from bot.store.db import Store
 
 RecordsOption = Annotated[
     list[Path] | None,
@@ -45,13 +45,20 @@ RecordsOption = Annotated[
 
 @dataclass
 class Knowledge:
-    """What a triage runs against: the index and graph of record files or of the store
-    (``remember``: keep a fresh build of the store's for the next run)."""
+    """What a triage runs against: the index and graph of record files or of the database
+    (``stored``; its ``remember`` keeps a fresh build for the next run)."""
 
     index: MatchIndex
     graph: KnowledgeGraph
-    store: Store | None = None
-    remember: Callable[[], None] = lambda: None
+    stored: StoredKnowledge | None = None
+
+    def counts(self, ids: list[str]) -> Counts:
+        """What votes observed about these records' workarounds (as Slack shows them)."""
+        return self.stored.votes(ids) if self.stored is not None else {}
+
+    def close(self) -> None:
+        if self.stored is not None and self.stored.store is not None:
+            self.stored.store.dispose()
 
 
 def _knowledge(paths: list[Path] | None, warm: bool = False) -> Knowledge:
@@ -65,15 +72,14 @@ def _knowledge(paths: list[Path] | None, warm: bool = False) -> Knowledge:
         records = load_records(list(paths))
         return Knowledge(_index(records, warm=warm), build_graph(records))
     config = settings()
-    store = open_default_store(config)
     # plain rows: a triage never loads the ORM; the snapshot when it is current
-    stored = build_stored_knowledge(config, store)
+    stored = build_stored_knowledge(config, lambda: open_default_store(config))
     if not len(stored.index):
         _index([])
     index = stored.index
     if warm:  # the same parts, re-linked with every branch compiled
         index = MatchIndex(index.parts, index.vocabulary, warm=True)
-    return Knowledge(index, stored.graph, store, stored.remember)
+    return Knowledge(index, stored.graph, stored)
 
 
 def _index(records: list[Record], warm: bool = False) -> MatchIndex:
@@ -148,15 +154,16 @@ def triage(
         prefer_general(index.triage(read), read.text, index.record), lang, index.record
     )
     ids = result.answer_ids()
-    counts: Counts = {}
-    if knowledge.store is not None:
-        counts = _counts(knowledge.store, ids)
+    counts = knowledge.counts(ids)
     if session_name and ids:
-        if knowledge.store is None:
+        if knowledge.stored is None:
             fail("--session records what it sees in the database: leave out --records")
-        _observe(knowledge.store, session_name, ids, config.observe_window_hours)
-    if knowledge.store is not None:
-        knowledge.store.dispose()
+        store = knowledge.stored.store or open_default_store(config)
+        try:
+            _observe(store, session_name, ids, config.observe_window_hours)
+        finally:
+            store.dispose()
+    knowledge.close()
     report = build_report(
         result, index.record, knowledge.graph, locale=lang, counts=counts, read=read
     )
@@ -166,10 +173,5 @@ def triage(
         for part in triage_view(report, result, index.record, locale, width=console.width):
             # lines as long as they are (the terminal wraps: ids stay whole); a panel wraps inside
             console.print(part, highlight=False, soft_wrap=not isinstance(part, Panel))
-    knowledge.remember()  # after the answer: the person does not wait for the file
-
-
-def _counts(store: Store, ids: list[str]) -> Counts:
-    """What votes observed about the answers' workarounds (as Slack shows them)."""
-    with store.read_rows() as rows:
-        return workaround_counts(rows, record_ids=ids)
+    if knowledge.stored is not None:
+        knowledge.stored.remember()  # after the answer: the person does not wait for the file

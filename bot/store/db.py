@@ -41,6 +41,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from bot.errors import SchemaOutOfDate, StorageUnavailable
+from bot.store import SCHEMA_REVISION
 from bot.store.writable import WriteHealth, unwritable_reason
 
 if TYPE_CHECKING:
@@ -48,8 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The newest migration in ``migrations/versions`` (a test holds the two together).
-SCHEMA_REVISION = "0011"
 #: How long a SQLite writer waits for the write lock before giving up.
 BUSY_TIMEOUT_MS = 30_000
 #: The PostgreSQL advisory lock key migrations hold ("errk" in ASCII).
