@@ -98,7 +98,10 @@ def _read(url: str, work: Callable[[sqlite3.Connection], T | None]) -> T | None:
     """``work`` in a read transaction on ``url``'s file, opened read-only; None when it is
     not a plain SQLite file or cannot be read so."""
     database = sqlite_file(url)
-    if database is None or not Path(database).is_file():
+    try:
+        if database is None or not Path(database).is_file():
+            return None
+    except ValueError:  # a name no file can have (a NUL in it): the store will say
         return None
     uri = f"{Path(database).resolve().as_uri()}?mode=ro"
     try:

@@ -101,6 +101,7 @@ def test_anything_out_of_the_ordinary_is_left_to_the_store(
         f"sqlite:///{garbage}",
         f"{database}?timeout=5",  # options the store applies
         "sqlite://",
+        "sqlite:///%00",  # a name no file can have
         "postgresql+psycopg://errkb:secret@127.0.0.1:1/errkb",
     ):
         assert peek(other) is None, other
