@@ -56,6 +56,14 @@ class Knowledge:
         """What votes observed about these records' workarounds (as Slack shows them)."""
         return self.stored.votes(ids) if self.stored is not None else {}
 
+    def store(self) -> Store:
+        """The database, opened now when the snapshot was read without it (:meth:`close`
+        closes it)."""
+        assert self.stored is not None
+        if self.stored.store is None:
+            self.stored.store = open_default_store()
+        return self.stored.store
+
     def close(self) -> None:
         if self.stored is not None and self.stored.store is not None:
             self.stored.store.dispose()
@@ -158,11 +166,7 @@ def triage(
     if session_name and ids:
         if knowledge.stored is None:
             fail("--session records what it sees in the database: leave out --records")
-        store = knowledge.stored.store or open_default_store(config)
-        try:
-            _observe(store, session_name, ids, config.observe_window_hours)
-        finally:
-            store.dispose()
+        _observe(knowledge.store(), session_name, ids, config.observe_window_hours)
     knowledge.close()
     report = build_report(
         result, index.record, knowledge.graph, locale=lang, counts=counts, read=read

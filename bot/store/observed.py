@@ -10,11 +10,12 @@ Observed transitions are evidence: they never move the knowledge version.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy import bindparam, case, select
 
+from bot.store import utc
 from bot.store.dialect import insert
 from bot.store.tables import observed_transitions, thread_errors
 from graph.build import ObservedEdge
@@ -22,11 +23,6 @@ from graph.observe import DEFAULT_WINDOW, ObservedTransition, Sighting, transiti
 
 if TYPE_CHECKING:
     from bot.store.loading import Rows
-
-
-def _aware(value: datetime) -> datetime:
-    """SQLite hands back naive datetimes; errkb stores UTC."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 # Built once: every answer in a thread runs them, and building one costs more than running it.
@@ -44,19 +40,19 @@ _SIGHTINGS = (
 def record_sighting(session: Rows, *, scope: str, record_id: str, seen_at: datetime) -> None:
     """Remember that ``record_id`` was seen in ``scope`` at ``seen_at``."""
     session.execute(
-        _RECORD_SIGHTING, {"scope": scope, "record_id": record_id, "seen_at": _aware(seen_at)}
+        _RECORD_SIGHTING, {"scope": scope, "record_id": record_id, "seen_at": utc(seen_at)}
     )
 
 
 def sightings(session: Rows, *, scope: str, since: datetime) -> list[Sighting]:
     """What ``scope`` showed at or after ``since``, oldest first."""
-    rows = session.execute(_SIGHTINGS, {"p_scope": scope, "p_since": _aware(since)})
-    return [Sighting(record_id, _aware(seen_at)) for record_id, seen_at in rows]
+    rows = session.execute(_SIGHTINGS, {"p_scope": scope, "p_since": utc(since)})
+    return [Sighting(record_id, utc(seen_at)) for record_id, seen_at in rows]
 
 
 def upsert_transition(session: Rows, *, source_id: str, target_id: str, seen_at: datetime) -> None:
     """Count one more A→B: insert it, or bump its count and widen first/last seen."""
-    seen_at = _aware(seen_at)
+    seen_at = utc(seen_at)
     row = observed_transitions.c
     statement = insert(session, observed_transitions).values(
         source_id=source_id, target_id=target_id, count=1, first_seen=seen_at, last_seen=seen_at
@@ -88,7 +84,7 @@ def observe_error(
 ) -> list[ObservedTransition]:
     """Record a sighting and the transitions it implies; returns those transitions."""
     prior = sightings(session, scope=scope, since=seen_at - window)
-    found = transitions_for(prior, Sighting(record_id, _aware(seen_at)), window=window)
+    found = transitions_for(prior, Sighting(record_id, utc(seen_at)), window=window)
     for transition in found:
         upsert_transition(
             session,
@@ -125,8 +121,8 @@ def list_observed(
             source=source,
             target=target,
             count=count,
-            first_seen=_aware(first_seen),
-            last_seen=_aware(last_seen),
+            first_seen=utc(first_seen),
+            last_seen=utc(last_seen),
         )
         for source, target, count, first_seen, last_seen in session.execute(query)
     ]

@@ -21,11 +21,11 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from bot.store import SCHEMA_REVISION
+from bot.store import SCHEMA_REVISION, utc
 from bot.store.urls import sqlite_file
 from graph.build import ObservedEdge
 
@@ -114,6 +114,5 @@ def _read(url: str, work: Callable[[sqlite3.Connection], T | None]) -> T | None:
 
 
 def _moment(value: str | datetime) -> datetime:
-    """A stored moment (SQLite keeps ISO text, naive UTC) as an aware datetime."""
-    moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    """A stored moment (SQLite keeps ISO text) as :func:`bot.store.utc` gives it."""
+    return utc(value if isinstance(value, datetime) else datetime.fromisoformat(value))
