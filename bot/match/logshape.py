@@ -82,11 +82,14 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
         filled = filled[:PREFIX_SAMPLE] + filled[-PREFIX_SAMPLE:]
     need = max(PREFIX_LINES, PREFIX_SHARE * len(filled))
     # a log's lines share their masked heads: each distinct head is read once
-    heads = Counter(
-        _shape(line[: PREFIX_CHARS + 20])  # masking keeps the words where they are
+    raw = Counter(
+        _DIGITS.sub("0", line[: PREFIX_CHARS + 20])  # masking keeps the words where they are
         for line in filled
         if not line[:1].isspace()
     )
+    heads: Counter[str] = Counter()
+    for head, times in raw.items():
+        heads[_SPACES.sub(" ", head)] += times
     # every prefix begins with a first word most lines share: most pastes stop here
     firsts: Counter[str] = Counter()
     for head, times in heads.items():
@@ -113,18 +116,61 @@ def learn_prefix(lines: list[str]) -> re.Pattern[str] | None:
     folded: Counter[str] = Counter()
     for head, times in heads.items():
         folded[_LETTERS.sub("a", head)] += times
-    shared = [shape for shape in shared if _constant_tail(shape, shared, counts, folded)]
+    # each head as written beside its folded form: its spaces' widths say where a line's
+    # own indentation begins
+    spaced = [(_SPACES.sub(" ", head), head) for head in raw]
+    shared = [
+        shape
+        for shape in shared
+        if _constant_tail(shape, shared, counts, folded) and not _indented(shape, shared, spaced)
+    ]
     if not shared:
         return None
-    pieces = {"0": r"\d+", " ": r"\s+"}
     shapes = sorted(shared, key=len, reverse=True)  # the longest a line carries is stripped
-    return re.compile(
-        "^(?:"
-        + "|".join(
-            "".join(pieces.get(p, re.escape(p)) for p in _PIECES.split(shape)) for shape in shapes
-        )
-        + ")"
-    )
+    return re.compile("^(?:" + "|".join(_pattern(shape, spaced) for shape in shapes) + ")")
+
+
+#: Flush-left lines' masked heads, each with its spaces folded and as written.
+Spaced = list[tuple[str, str]]
+#: The space after a head's first n words, by n.
+_GAP = [re.compile(r"(?:\S+\s+){" + str(n) + r"}\S+(\s+)") for n in range(PREFIX_WORDS)]
+
+
+def _gap(head: str, words: int) -> int:
+    """How wide the space after the first ``words`` words of ``head`` is, as written."""
+    found = _GAP[words - 1].match(head)
+    return len(found.group(1)) if found else 0
+
+
+def _pattern(shape: str, spaced: Spaced) -> str:
+    """The regular expression of a prefix's ``shape``: any number where it has ``0``, any
+    spaces between its words, and at its end as many spaces as the narrowest its lines
+    show (a writer that pads its prefix to a column pads every line), so a line keeps the
+    indentation it had before the writer put the prefix in front of it."""
+    words = shape.count(" ")
+    end = min(_gap(head, words) for folded, head in spaced if folded.startswith(shape))
+    pieces = [{"0": r"\d+", " ": r"\s+"}.get(p, re.escape(p)) for p in _PIECES.split(shape[:-1])]
+    return "".join(pieces) + (r"\s" if end <= 1 else r"\s{" + str(end) + "}")
+
+
+def _indented(shape: str, shared: list[str], spaced: Spaced) -> bool:
+    """Whether the words ``shape`` adds after a shorter shared prefix are the start of
+    indented lines: under the writer's prefix, a line the log indented (``kubectl get
+    events``' columns, a stack frame) has a wider space after that prefix than the lines
+    the log wrote flush left, and its words are its own, as they are without the prefix."""
+    for outer in shared:
+        if len(outer) >= len(shape) or not shape.startswith(outer):
+            continue
+        words = outer.count(" ")
+        inside = [_gap(head, words) for folded, head in spaced if folded.startswith(shape)]
+        outside = [
+            _gap(head, words)
+            for folded, head in spaced
+            if folded.startswith(outer) and not folded.startswith(shape)
+        ]
+        if outside and min(inside) > max(outside):
+            return True
+    return False
 
 
 def _fold(text: str) -> str:

@@ -274,3 +274,33 @@ def test_a_log_inside_another_tools_log_reads_as_it_does_alone() -> None:
         assert [(e.line_no, e.text) for e in extract(nested).errors] == alone
     stripped = [p for p in boxed if not extract(p).errors[0].text.startswith("│")]
     assert stripped, "some are long enough that the box is learnt as their prefix"
+
+
+def _paste_with(words: str) -> str:
+    """The committed paste that holds ``words``, so a test reads a real log's layout."""
+    return next(text for text in PASTES if words in text)
+
+
+def test_a_lines_own_indentation_ends_the_prefix_put_in_front_of_it() -> None:
+    """Under a writer's prefix, the lines the log itself indented (``kubectl get events``'
+    tab-separated columns) keep their indentation and their words: only the writer's
+    prefix is stripped, and the columns are not mistaken for more of it."""
+    events = _paste_with("FailedScheduling after upgrade")
+    plain = [(e.line_no, e.text) for e in extract(events).errors]
+    assert any(text.startswith("2h") for _, text in plain)  # the columns are the line's own
+    for shape in ("| ", 'Step #4 - "deploy": ', "#7 0.{n} ", "api-1  | "):
+        lines = [shape.format(n=i) + line for i, line in enumerate(events.split("\n"))]
+        assert [(e.line_no, e.text) for e in extract("\n".join(lines)).errors] == plain, shape
+        prefix = learn_prefix(lines)
+        assert prefix is not None
+        assert [line[prefix.match(line).end() :] for line in lines] == events.split("\n")  # type: ignore[union-attr]
+
+
+def test_a_prefix_padded_to_a_column_is_stripped_to_that_column() -> None:
+    """foreman pads each process's name to one column (``web.1            | ``); under
+    another writer's prefix the padding is still the prefix's, not an indentation."""
+    foreman = _paste_with("Restarting with inotify reloader")
+    plain = [(e.line_no, e.text) for e in extract(foreman).errors]
+    assert plain
+    lines = ['Step #3 - "web": ' + line for line in foreman.split("\n")]
+    assert [(e.line_no, e.text) for e in extract("\n".join(lines)).errors] == plain
