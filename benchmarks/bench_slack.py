@@ -21,6 +21,7 @@ target is missed.
     python benchmarks/bench_slack.py --seconds 60 \
         --database postgresql://postgres@127.0.0.1:5432/test
     python benchmarks/bench_slack.py --server-root ../other-checkout   # measure another errkb serve
+    python benchmarks/bench_slack.py --https   # the stand-in serves HTTPS, as Slack does
     python benchmarks/bench_slack.py --vs ../base-checkout --pairs 2 --write docs/bench_slack.txt
 
 ``--vs`` runs that checkout's errkb and this one's in turn, ``--pairs`` times
@@ -39,6 +40,7 @@ import json
 import os
 import random
 import re
+import ssl
 import statistics
 import subprocess
 import sys
@@ -71,6 +73,7 @@ from bot.render.ids import ActionId, BlockId
 from bot.render.state import DigestItemState
 from tests.slack.conftest import sign
 from tests.slack.fake_slack import FakeSlack
+from tests.slack.fake_slack.tls import self_signed
 
 SECRET = "bench-secret"
 TOKEN = "xoxb-bench-token"
@@ -321,52 +324,90 @@ def send_pastes(load: Load, pastes: list[tuple[int, str, str]], rate: float, sta
 
 
 def run(
-    root: Path, postgres: str | None, seconds: float, rate: float, imports: int, refresh: float
+    root: Path,
+    postgres: str | None,
+    seconds: float,
+    rate: float,
+    imports: int,
+    refresh: float,
+    *,
+    https: bool = False,
 ) -> tuple[bool, float]:
     """One run against ``root``'s errkb: whether every target was met, and the server's CPU
-    milliseconds per paste."""
+    milliseconds per paste. With ``https`` the stand-in serves HTTPS, as Slack does, and
+    the server trusts its certificate beside the system's CA certificates."""
     corpus = require_corpus()
+    with tempfile.TemporaryDirectory(prefix="errkb-bench-tls-") as tls_dir:
+        trust, tls = _tls(Path(tls_dir)) if https else ({}, None)
+        users = {USER: {"locale": "en-US"}, MAINTAINER: {"locale": "en-US"}}
+        fake = FakeSlack(users=users, tls=tls).start()
+        try:
+            return _run(root, postgres, seconds, rate, imports, refresh, fake, trust, corpus)
+        finally:
+            fake.stop()
+
+
+def _tls(folder: Path) -> tuple[dict[str, str], ssl.SSLContext]:
+    """The stand-in's server context, and the environment that makes a client trust it:
+    ``SSL_CERT_FILE`` naming the system's CA certificates and the stand-in's, so a client
+    loads as many as it does in production."""
+    cert, server = self_signed(folder)
+    bundle = folder / "ca-certificates.pem"
+    system = ssl.get_default_verify_paths()
+    found = [Path(p) for p in (system.cafile, system.openssl_cafile) if p and Path(p).is_file()]
+    bundle.write_bytes((found[0].read_bytes() if found else b"") + cert.read_bytes())
+    return {"SSL_CERT_FILE": str(bundle)}, server
+
+
+def _run(
+    root: Path,
+    postgres: str | None,
+    seconds: float,
+    rate: float,
+    imports: int,
+    refresh: float,
+    fake: FakeSlack,
+    trust: dict[str, str],
+    corpus: Path,
+) -> tuple[bool, float]:
     with gzip.open(corpus, "rt", encoding="utf-8") as lines:
         canons = [json.loads(line) for line in lines]
     signatures = [c["error"]["signature"] for c in canons]
-    fake = FakeSlack(users={USER: {"locale": "en-US"}, MAINTAINER: {"locale": "en-US"}}).start()
-    try:
-        with (
-            tempfile.TemporaryDirectory(prefix="errkb-bench-slack-") as tmp,
-            fresh_database(postgres) as url,
-        ):
-            folder = Path(tmp)
-            env = {
-                **os.environ,
-                "HOME": str(folder),
-                "ERRKB_DATABASE_URL": url,
-                "SLACK_API_URL": fake.api_url,
-                "SLACK_BOT_TOKEN": TOKEN,
-                "SLACK_SIGNING_SECRET": SECRET,
-                "ERRKB_MAINTAINERS": MAINTAINER,
-                "ERRKB_KB_REFRESH_SECONDS": str(refresh),
-                "ERRKB_LOG_LEVEL": "WARNING",
-            }
-            began = time.monotonic()
-            for args in (("init", "--no-starter"), ("import", str(corpus), "--json")):
-                done = errkb(root, *args, env=env)
-                if done.returncode != 0:
-                    raise SystemExit(f"errkb {' '.join(args)} failed:\n{done.stderr}")
-            result = Run(
-                "PostgreSQL" if postgres else "SQLite",
-                len(canons),
-                time.monotonic() - began,
-                seconds,
-                rate,
-                paste_mix(signatures, int(seconds * rate)),
-            )
-            with served(root, env, folder / "serve.log") as (base, pid):
-                load = Load(base, fake)
-                measure(result, load, root, folder, env, canons, pid, imports)
-            result.log = (folder / "serve.log").read_text(encoding="utf-8", errors="replace")
-            return report(result, load), result.cpu / max(1, len(result.pastes)) * 1000
-    finally:
-        fake.stop()
+    with (
+        tempfile.TemporaryDirectory(prefix="errkb-bench-slack-") as tmp,
+        fresh_database(postgres) as url,
+    ):
+        folder = Path(tmp)
+        env = {
+            **os.environ,
+            **trust,
+            "HOME": str(folder),
+            "ERRKB_DATABASE_URL": url,
+            "SLACK_API_URL": fake.api_url,
+            "SLACK_BOT_TOKEN": TOKEN,
+            "SLACK_SIGNING_SECRET": SECRET,
+            "ERRKB_MAINTAINERS": MAINTAINER,
+            "ERRKB_KB_REFRESH_SECONDS": str(refresh),
+            "ERRKB_LOG_LEVEL": "WARNING",
+        }
+        began = time.monotonic()
+        for args in (("init", "--no-starter"), ("import", str(corpus), "--json")):
+            done = errkb(root, *args, env=env)
+            if done.returncode != 0:
+                raise SystemExit(f"errkb {' '.join(args)} failed:\n{done.stderr}")
+        result = Run(
+            "PostgreSQL" if postgres else "SQLite",
+            len(canons),
+            time.monotonic() - began,
+            seconds,
+            rate,
+            paste_mix(signatures, int(seconds * rate)),
+        )
+        with served(root, env, folder / "serve.log") as (base, pid):
+            load = Load(base, fake)
+            measure(result, load, root, folder, env, canons, pid, imports)
+        result.log = (folder / "serve.log").read_text(encoding="utf-8", errors="replace")
+        return report(result, load), result.cpu / max(1, len(result.pastes)) * 1000
 
 
 def measure(
@@ -524,6 +565,11 @@ def main() -> None:
         "--pairs", type=int, default=2, help="runs of each checkout with --vs (default 2)"
     )
     parser.add_argument(
+        "--https",
+        action="store_true",
+        help="the Slack stand-in serves HTTPS, as Slack does (the server trusts its certificate)",
+    )
+    parser.add_argument(
         "--write", type=Path, default=None, help="also write everything printed to this file"
     )
     args = parser.parse_args()
@@ -537,6 +583,7 @@ def main() -> None:
                 args.rate,
                 args.imports,
                 args.refresh_seconds,
+                https=args.https,
             )
         else:
             ok = compare(args.vs.resolve(), args.server_root.resolve(), args)
@@ -577,14 +624,24 @@ def compare(base: Path, after: Path, args: argparse.Namespace) -> bool:
     names = {"before": base, "after": after}
     print(f"before: {commit_of(base)}")
     print(f"after:  {commit_of(after)}")
-    print(f"{args.pairs} runs of each, in turn, {args.seconds:g} s at {args.rate:g} pastes/s")
+    over = "HTTPS" if args.https else "HTTP"
+    print(
+        f"{args.pairs} runs of each, in turn, {args.seconds:g} s at {args.rate:g} pastes/s, "
+        f"Slack over {over}"
+    )
     figures: dict[str, list[float]] = {"before": [], "after": []}
     ok = True
     for turn in range(args.pairs):
         for name, root in names.items():
             print(f"\n== {name}, run {turn + 1}")
             passed, per_paste = run(
-                root, args.database, args.seconds, args.rate, args.imports, args.refresh_seconds
+                root,
+                args.database,
+                args.seconds,
+                args.rate,
+                args.imports,
+                args.refresh_seconds,
+                https=args.https,
             )
             figures[name].append(per_paste)
             ok = ok and (passed or name == "before")

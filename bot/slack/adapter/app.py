@@ -51,6 +51,7 @@ def create_app(
         client=WebClient(
             base_url=gateway.client.base_url,
             timeout=gateway.client.timeout,
+            ssl=gateway.client.ssl,
             retry_handlers=gateway.client.retry_handlers,
             logger=client_logger,
         ),

@@ -20,6 +20,8 @@ import urllib.request
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from bot.slack.adapter.tls import client_context
+
 log = logging.getLogger(__name__)
 
 #: Slack's own domains: a host that is one of these or under one may see the token.
@@ -88,7 +90,9 @@ def download(
     request = urllib.request.Request(url)
     if token:
         request.add_unredirected_header("Authorization", f"Bearer {token}")
-    opener = urllib.request.build_opener(_SlackOnlyRedirects(api_origin))
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPSHandler(context=client_context()), _SlackOnlyRedirects(api_origin)
+    )
     try:
         with opener.open(request, timeout=timeout) as response:
             data: bytes = response.read(max_bytes)

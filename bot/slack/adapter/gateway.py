@@ -38,6 +38,7 @@ from slack_sdk.webhook import WebhookClient
 from bot.errors import SlackRateLimited, SlackTokenRefused, SlackUnavailable
 from bot.slack.adapter.downloads import download, origin_of
 from bot.slack.adapter.scope import current
+from bot.slack.adapter.tls import client_context
 from bot.slack.web.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -189,6 +190,7 @@ class SlackGateway:
             token=token,
             base_url=base_url,
             timeout=timeout,
+            ssl=client_context(),
             retry_handlers=retry_handlers(),
             logger=SDK_LOG,
         )
@@ -373,7 +375,9 @@ class SlackGateway:
 
     def respond(self, response_url: str, payload: dict[str, Any]) -> Sent:
         """Post to a ``response_url`` (slash commands, shortcuts, buttons)."""
-        hook = WebhookClient(response_url, timeout=10, retry_handlers=retry_handlers())
+        hook = WebhookClient(
+            response_url, timeout=10, ssl=client_context(), retry_handlers=retry_handlers()
+        )
         try:
             result = hook.send_dict(payload)
         except OSError as exc:

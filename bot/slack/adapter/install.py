@@ -37,6 +37,7 @@ from bot.errors import ConfigError, SlackUnavailable, SlackUninstalled, StorageU
 from bot.settings import Settings
 from bot.slack.adapter import scope
 from bot.slack.adapter.gateway import TRANSIENT_ERRORS, Sent, SlackGateway
+from bot.slack.adapter.tls import client_context
 from bot.store.db import Store
 from bot.store.oauth import BOTS, INSTALLATIONS, STATES
 from bot.store.secrets import EncryptedInstallationStore, TokenCipher
@@ -94,7 +95,7 @@ def oauth_settings(settings: Settings, store: Store) -> OAuthSettings | None:
         client_secret=oauth.client_secret,
         installation_store=installations,
         token_rotation_expiration_minutes=ROTATE_MINUTES,
-        client=WebClient(base_url=settings.slack_api_url),
+        client=WebClient(base_url=settings.slack_api_url, ssl=client_context()),
     )
     return oauth
 
@@ -183,7 +184,7 @@ def job_tokens(oauth: OAuthSettings, settings: Settings) -> JobTokens:
     rotator = TokenRotator(
         client_id=oauth.client_id,
         client_secret=oauth.client_secret,
-        client=WebClient(base_url=settings.slack_api_url),
+        client=WebClient(base_url=settings.slack_api_url, ssl=client_context()),
     )
     return JobTokens(oauth.installation_store, rotator)
 

@@ -7,6 +7,8 @@ answered; ``hold`` and ``slow_next`` delay the answer, not the effect."""
 from __future__ import annotations
 
 import json
+import ssl
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,10 +22,15 @@ if TYPE_CHECKING:
 HOLD_SECONDS = 30
 
 
-def serve(fake: FakeSlack, port: int) -> ThreadingHTTPServer:
-    """Serve ``fake`` on ``port`` (0: a free one) from a daemon thread."""
+def serve(fake: FakeSlack, port: int, *, tls: ssl.SSLContext | None = None) -> ThreadingHTTPServer:
+    """Serve ``fake`` on ``port`` (0: a free one) from a daemon thread, over HTTPS with
+    ``tls``; each connection's handshake is made in its own thread."""
     handler = type("Handler", (SlackHandler,), {"fake": fake})
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server = _Server(("127.0.0.1", port), handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(
+            server.socket, server_side=True, do_handshake_on_connect=False
+        )
     server.daemon_threads = True
     threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -31,11 +38,22 @@ def serve(fake: FakeSlack, port: int) -> ThreadingHTTPServer:
     return server
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (ssl.SSLError, ConnectionError)):
+            super().handle_error(request, client_address)  # a handshake refused is no news
+
+
 class SlackHandler(BaseHTTPRequestHandler):
     """One request to the stand-in ``fake`` (set on the subclass :func:`serve` makes)."""
 
     protocol_version = "HTTP/1.1"
     fake: FakeSlack
+
+    def setup(self) -> None:
+        if isinstance(self.request, ssl.SSLSocket):
+            self.request.do_handshake()  # a client that refuses the certificate ends here
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -5,6 +5,7 @@ families; serving HTTP in ``server``."""
 from __future__ import annotations
 
 import itertools
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -62,13 +63,16 @@ class FakeSlack:
     #: the last message ts issued, in microseconds
     last_ts: int = 0
     server: ThreadingHTTPServer | None = None
+    #: served over HTTPS with this server context (:mod:`tests.slack.fake_slack.tls`)
+    tls: ssl.SSLContext | None = None
 
     # -- where it serves ---------------------------------------------------------
 
     @property
     def url(self) -> str:
         assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
 
     @property
     def api_url(self) -> str:
@@ -80,7 +84,7 @@ class FakeSlack:
     def start(self, port: int = 0) -> FakeSlack:
         """Serve on ``port`` (0: a free one); a stopped stand-in starts again on its old port
         to play Slack coming back."""
-        self.server = server.serve(self, port)
+        self.server = server.serve(self, port, tls=self.tls)
         return self
 
     def stop(self) -> None:
