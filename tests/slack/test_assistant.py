@@ -90,9 +90,10 @@ def test_a_paste_in_the_assistant_thread_is_answered_there_with_a_status_and_a_t
 
 
 def test_the_example_prompt_is_answered_with_its_record(bot: Bot) -> None:
-    said(bot, EN_USER, EXAMPLE_ERROR, "1722500000.300001")
+    ts = said(bot, EN_USER, EXAMPLE_ERROR, "1722500000.300001")
     [post] = bot.fake.wait_for("chat.postMessage")
     assert "llm/vllm-no-available-memory-for-cache-blocks" in json.dumps(post.params["blocks"])
+    wait_done(bot, f"msg:cm-{ts}")  # its title is set after the answer: not in the next test
 
 
 def test_a_subcommand_in_the_assistant_thread_is_answered_in_the_thread(bot: Bot) -> None:
