@@ -21,14 +21,16 @@ def self_signed(directory: Path, name: str = "stand-in") -> tuple[Path, ssl.SSLC
     """A certificate for 127.0.0.1 in ``directory`` (``{name}.pem``, ``{name}.key``) and a
     server context that presents it."""
     key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"errkb {name}")])
+    serial = x509.random_serial_number()
+    # a name of its own: a client trusting several finds each by its subject
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"errkb {name} {serial:x}")])
     now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
         .subject_name(subject)
         .issuer_name(subject)
         .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
+        .serial_number(serial)
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=2))
         .add_extension(
