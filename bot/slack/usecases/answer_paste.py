@@ -260,13 +260,14 @@ def answer_paste(
         paste.author or paste.user if public else paste.user
     )  # a public answer is for the thread
     slack_locale = slack.user_locale(reader) if reader else None  # an alert has no person to ask
+    # an error errkb cannot answer is queued for maintainers, whatever the channel lets it
+    # post, with a link to where it was pasted (asked of Slack only for such an error)
+    known = here.answered(triage, asked=paste.asked)
     permalink = None
-    if outcome != "answer" and triage.errors and paste.message_ts and paste.thread_ts:
+    if outcome != "answer" and not known and triage.errors and paste.message_ts and paste.thread_ts:
         permalink = slack.permalink(channel=paste.channel, ts=paste.message_ts)
     now = clock.now()
     with store.write_rows() as session:  # plain statements: no ORM session
-        # an error errkb cannot answer is queued for maintainers, whatever the channel lets it post
-        known = here.answered(triage, asked=paste.asked)
         unknown = None if known else _note_unknown(session, triage, permalink, now, paste)
         if outcome == "silent":
             metrics.decline("not_confident" if not known else "channel_quiet")
