@@ -142,7 +142,10 @@ def _peeked(settings: Settings) -> StoredKnowledge | None:
     seen = peek(url)
     if seen is None:
         return None
-    saved = snapshot.load(snapshot.snapshot_path(settings.cache_dir, url, seen.epoch))
+    path = snapshot.snapshot_path(settings.cache_dir, url, seen.epoch)
+    if snapshot.version_of(path) != seen.version:  # the store's path says why
+        return None
+    saved = snapshot.load(path)
     if saved is None or saved.version != seen.version:
         return None
     index, graph = _relinked(saved, seen.observed)
@@ -217,14 +220,17 @@ def _stored(settings: Settings, store: Store) -> StoredKnowledge:
         epoch = _state(rows, "knowledge_epoch")
         observed = list_observed(rows)
     path = _snapshot_file(settings, store, epoch)
-    saved = snapshot.load(path) if path is not None else None
+    at = snapshot.version_of(path) if path is not None else None
+    # a snapshot at another version is not read past its head
+    saved = snapshot.load(path) if path is not None and at in (None, version) else None
     if saved is not None and saved.version == version:
         index, graph = _relinked(saved, observed)
         return StoredKnowledge(index, graph, version, lambda: None, _store_votes(store), store)
-    if saved is not None:
+    stale = saved.version if saved is not None else at
+    if stale is not None and stale != version:
         log.info(
             "ignoring the knowledge snapshot at version %d: the database is at %d",
-            saved.version,
+            stale,
             version,
             extra={"path": str(path)},
         )

@@ -339,21 +339,24 @@ class LiveKnowledge:
             return None
         from bot import snapshot
 
+        def usable(at: int) -> bool:
+            return at == version or (
+                at < version and self._changes is not None and self._changes(at).complete
+            )
+
         started = time.perf_counter()
-        saved = snapshot.load(path)
-        if saved is None:
-            return None
-        if saved.version != version and not (
-            saved.version < version
-            and self._changes is not None
-            and self._changes(saved.version).complete
-        ):
+        at = snapshot.version_of(path)  # one that is not usable is not read past its head
+        saved = snapshot.load(path) if at is None or usable(at) else None
+        stale = saved.version if saved is not None else at
+        if stale is not None and not usable(stale):
             log.info(
                 "ignoring the knowledge snapshot at version %d: the database is at %d",
-                saved.version,
+                stale,
                 version,
                 extra={"path": str(path)},
             )
+            return None
+        if saved is None:  # absent or damaged: load() said which
             return None
         index = MatchIndex(saved.parts, saved.vocabulary, links=saved.links)
         observed = self._observed() if self._observed is not None else ()

@@ -144,8 +144,9 @@ def _write(out: IO[bytes], snapshot: Snapshot) -> None:
         write_links(out, snapshot.links, snapshot.vocabulary)
 
 
-def _read(source: IO[bytes]) -> Snapshot | None:
-    """The snapshot ``source`` holds; None when another errkb wrote it."""
+def _head(source: IO[bytes]) -> tuple[int, int, int] | None:
+    """The version, record count and vocabulary size ``source`` starts with; None when
+    another errkb wrote it."""
     start = source.read(len(MAGIC))
     if start != MAGIC:
         if start.startswith(b"\x80"):  # one pickle: the older format
@@ -154,7 +155,27 @@ def _read(source: IO[bytes]) -> Snapshot | None:
     head = pickle.load(source)  # noqa: S301 - our own cache file
     if not (isinstance(head, tuple) and len(head) == 4 and head[0] == code_key()):
         return None
-    _, version, count, size = head
+    return head[1], head[2], head[3]
+
+
+def version_of(path: Path) -> int | None:
+    """The knowledge version of the snapshot at ``path``, read from its head alone (the
+    rest is tens of megabytes at a large knowledge base); None when there is none this
+    code can read."""
+    try:
+        with path.open("rb") as source:
+            head = _head(source)
+    except Exception:  # noqa: BLE001 - absent or damaged: load() says which
+        return None
+    return head[0] if head is not None else None
+
+
+def _read(source: IO[bytes]) -> Snapshot | None:
+    """The snapshot ``source`` holds; None when another errkb wrote it."""
+    head = _head(source)
+    if head is None:
+        return None
+    version, count, size = head
     terms: list[str] = []
     while len(terms) < size:
         terms.extend(pickle.load(source))  # noqa: S301

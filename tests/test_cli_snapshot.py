@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pickle
 from pathlib import Path
@@ -99,6 +100,30 @@ def test_a_damaged_or_foreign_snapshot_is_ignored_and_rebuilt(
     assert triage(capsys, paste) == expected
     assert snapshot.load(path) is not None  # written again, whole
     assert triage(capsys, paste) == expected
+
+
+def test_a_snapshot_at_another_version_is_not_read_past_its_head(
+    committed_store: Store,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A snapshot behind the database is rebuilt without unpickling its records first:
+    its head says its version, and the rest (here not a snapshot at all) is never read."""
+    run(capsys, "init")
+    paste = EXAMPLES / "nccl-shm-docker.txt"
+    expected = triage(capsys, paste)
+    [path] = snapshots(tmp_path)
+    version = snapshot.version_of(path)
+    assert version is not None
+    head = pickle.dumps((snapshot.code_key(), version + 1, 1, 1))
+    path.write_bytes(snapshot.MAGIC + head + b"the rest is never read")
+    with caplog.at_level(logging.INFO):
+        assert triage(capsys, paste) == expected
+    said = [record.getMessage() for record in caplog.records]
+    assert any(f"snapshot at version {version + 1}: the database is at" in m for m in said)
+    assert not [m for m in said if "unreadable" in m]
+    assert snapshot.version_of(path) == version  # written again, at the database's
 
 
 @pytest.mark.parametrize("how", ["read-only folder", "a file in its place"])
