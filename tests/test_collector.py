@@ -40,5 +40,8 @@ def test_the_collector_stays_off_inside_an_outer_block_and_only_freezes_when_ask
         frozen = gc.get_freeze_count()
         with collector_off():
             kept = [[n] for n in range(100)]
-        assert gc.get_freeze_count() == frozen and kept
+        # not frozen: in a generation the collector walks (a frozen object is in
+        # none, and the freeze count alone also drops whenever a frozen object dies)
+        assert any(obj is kept for obj in gc.get_objects())
+        assert gc.get_freeze_count() <= frozen
     assert gc.isenabled() and frozen >= before
