@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
@@ -47,6 +47,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from bot.store import utc
 from bot.store.dialect import dialect_name, insert
 from bot.store.models import JobRow, table_of
 
@@ -97,10 +98,6 @@ class Enqueued:
     full: bool = False  # refused: ``limit`` jobs were waiting (else: the key was taken)
 
 
-def _aware(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
-
-
 JOB_COLUMNS = (
     _C.id,
     _C.key,
@@ -126,8 +123,8 @@ def _job(row: Row[Any]) -> Job:
         channel=row.channel,
         payload=dict(row.payload),
         attempts=row.attempts,
-        deadline=_aware(row.deadline),
-        created_at=_aware(row.created_at),
+        deadline=utc(row.deadline),
+        created_at=utc(row.created_at),
         stage=row.stage,
         result=dict(row.result) if row.result else None,
         owner=row.lease_owner or "",
@@ -471,7 +468,7 @@ def stats(session: Session, *, now: datetime) -> QueueStats:
         .group_by(_C.status)
     ).all()
     counts = {status: int(n) for status, n, _ in rows}
-    oldest = min((_aware(first) for _, _, first in rows if first is not None), default=None)
+    oldest = min((utc(first) for _, _, first in rows if first is not None), default=None)
     age = max(0.0, (now - oldest).total_seconds()) if oldest else 0.0
     return QueueStats(counts.get(PENDING, 0), counts.get(RUNNING, 0), age)
 

@@ -18,13 +18,14 @@ import functools
 import hashlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, case, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from bot.records import Record
+from bot.store import utc
 from bot.store.dialect import dialect_name, insert, insert_ignoring_conflicts
 from bot.store.loading import chunks, workaround_counts
 from bot.store.models import (
@@ -46,10 +47,6 @@ if TYPE_CHECKING:
 VERDICTS = ("fixed", "failed")
 KEEP_PERMALINKS = 5
 SAMPLE_CHARS = 2_000
-
-
-def _aware(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
 # -- users -----------------------------------------------------------------------
@@ -322,8 +319,8 @@ def _unknown(row: UnknownErrorRow, fixed: bool = False) -> UnknownError:
         row.template,
         row.sample,
         row.count,
-        _aware(row.first_seen),
-        _aware(row.last_seen),
+        utc(row.first_seen),
+        utc(row.last_seen),
         tuple(row.permalinks),
         row.source,
         fixed,
