@@ -183,6 +183,21 @@ class SlackSender:
             event["thread_ts"] = thread_ts
         return self.event(event), ts
 
+    def file_share(
+        self, url: str, *, name: str = "crash.log", size: int = 0, **extra: Any
+    ) -> tuple[Response, str]:
+        """A message that shares one text file (a snippet or a ``.log``), downloadable at
+        ``url``."""
+        file = {
+            "id": "F1",
+            "name": name,
+            "mimetype": "text/plain",
+            "filetype": "text",
+            "size": size,
+            "url_private_download": url,
+        }
+        return self.message("", subtype="file_share", files=[file], **extra)
+
     def command(
         self,
         text: str,

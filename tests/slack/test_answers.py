@@ -192,20 +192,7 @@ def test_mention_of_something_unknown_says_nothing_is_known(bot: Bot) -> None:
 
 def test_a_snippet_file_is_read(bot: Bot) -> None:
     bot.fake.files["crash.log"] = PASTE
-    bot.send.message(
-        "",
-        subtype="file_share",
-        files=[
-            {
-                "id": "F1",
-                "name": "crash.log",
-                "mimetype": "text/plain",
-                "filetype": "text",
-                "size": len(PASTE),
-                "url_private_download": bot.fake.url + "/files/crash.log",
-            }
-        ],
-    )
+    bot.send.file_share(bot.fake.url + "/files/crash.log", size=len(PASTE))
     posts = bot.fake.wait_for("chat.postMessage")
     assert len(posts) == 1 and "frobnicator-overheat" in read_text(posts[0].params["blocks"])
     download = bot.fake.of("files.download")[0]

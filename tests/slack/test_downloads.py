@@ -60,22 +60,7 @@ def foreign() -> Iterator[Recorder]:
 
 
 def _share(bot: Bot, url: str, *, user: str = "UENGLISH", name: str = "crash.log") -> None:
-    bot.send.message(
-        "",
-        user=user,
-        subtype="file_share",
-        channel_type="im",
-        files=[
-            {
-                "id": "F1",
-                "name": name,
-                "mimetype": "text/plain",
-                "filetype": "text",
-                "size": len(PASTE),
-                "url_private_download": url,
-            }
-        ],
-    )
+    bot.send.file_share(url, name=name, size=len(PASTE), user=user, channel_type="im")
 
 
 def _answer(bot: Bot) -> str:

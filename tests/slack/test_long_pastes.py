@@ -24,20 +24,7 @@ def log(chars: int, where: str) -> str:
 def test_a_long_snippet_is_answered_wherever_its_error_is(bot: Bot, where: str) -> None:
     body = log(230_000, where)
     bot.fake.files["train.log"] = body
-    bot.send.message(
-        "",
-        subtype="file_share",
-        files=[
-            {
-                "id": "F1",
-                "name": "train.log",
-                "mimetype": "text/plain",
-                "filetype": "text",
-                "size": len(body),
-                "url_private_download": bot.fake.url + "/files/train.log",
-            }
-        ],
-    )
+    bot.send.file_share(bot.fake.url + "/files/train.log", name="train.log", size=len(body))
     posts = bot.fake.wait_for("chat.postMessage", timeout=20)
     assert len(posts) == 1
     text = read_text(posts[0].params["blocks"])

@@ -40,21 +40,8 @@ def test_a_snippet_is_read_and_answered_over_https_on_one_tls_context(
     assert https_slack.api_url.startswith("https://")
     https_slack.files["crash.log"] = PASTE
     with standalone(bot.records, https_slack, blank_database_url, slack_bot_token=TOKEN) as own:
-        own.send.message(
-            "",
-            subtype="file_share",
-            channel_type="im",
-            files=[
-                {
-                    "id": "F1",
-                    "name": "crash.log",
-                    "mimetype": "text/plain",
-                    "filetype": "text",
-                    "size": len(PASTE),
-                    "url_private_download": https_slack.url + "/files/crash.log",
-                }
-            ],
-        )
+        url = https_slack.url + "/files/crash.log"
+        own.send.file_share(url, size=len(PASTE), channel_type="im")
         deadline = time.monotonic() + 10
         while not (posts := https_slack.of("chat.postMessage")):
             assert time.monotonic() < deadline, "no answer over HTTPS"
