@@ -323,26 +323,35 @@ def send_pastes(load: Load, pastes: list[tuple[int, str, str]], rate: float, sta
             pool.submit(load.paste, n, kind, text)
 
 
-def run(
-    root: Path,
-    postgres: str | None,
-    seconds: float,
-    rate: float,
-    imports: int,
-    refresh: float,
-    *,
-    https: bool = False,
-) -> tuple[bool, float]:
+@dataclass(frozen=True)
+class Setup:
+    """What a run is asked to do (the command line's options)."""
+
+    postgres: str | None
+    seconds: float
+    rate: float
+    imports: int
+    refresh: float
+    https: bool = False
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Setup:
+        return cls(
+            args.database, args.seconds, args.rate, args.imports, args.refresh_seconds, args.https
+        )
+
+
+def run(root: Path, setup: Setup) -> tuple[bool, float]:
     """One run against ``root``'s errkb: whether every target was met, and the server's CPU
     milliseconds per paste. With ``https`` the stand-in serves HTTPS, as Slack does, and
     the server trusts its certificate beside the system's CA certificates."""
     corpus = require_corpus()
     with tempfile.TemporaryDirectory(prefix="errkb-bench-tls-") as tls_dir:
-        trust, tls = _tls(Path(tls_dir)) if https else ({}, None)
+        trust, tls = _tls(Path(tls_dir)) if setup.https else ({}, None)
         users = {USER: {"locale": "en-US"}, MAINTAINER: {"locale": "en-US"}}
         fake = FakeSlack(users=users, tls=tls).start()
         try:
-            return _run(root, postgres, seconds, rate, imports, refresh, fake, trust, corpus)
+            return _run(root, setup, fake, trust, corpus)
         finally:
             fake.stop()
 
@@ -360,22 +369,14 @@ def _tls(folder: Path) -> tuple[dict[str, str], ssl.SSLContext]:
 
 
 def _run(
-    root: Path,
-    postgres: str | None,
-    seconds: float,
-    rate: float,
-    imports: int,
-    refresh: float,
-    fake: FakeSlack,
-    trust: dict[str, str],
-    corpus: Path,
+    root: Path, setup: Setup, fake: FakeSlack, trust: dict[str, str], corpus: Path
 ) -> tuple[bool, float]:
     with gzip.open(corpus, "rt", encoding="utf-8") as lines:
         canons = [json.loads(line) for line in lines]
     signatures = [c["error"]["signature"] for c in canons]
     with (
         tempfile.TemporaryDirectory(prefix="errkb-bench-slack-") as tmp,
-        fresh_database(postgres) as url,
+        fresh_database(setup.postgres) as url,
     ):
         folder = Path(tmp)
         env = {
@@ -387,7 +388,7 @@ def _run(
             "SLACK_BOT_TOKEN": TOKEN,
             "SLACK_SIGNING_SECRET": SECRET,
             "ERRKB_MAINTAINERS": MAINTAINER,
-            "ERRKB_KB_REFRESH_SECONDS": str(refresh),
+            "ERRKB_KB_REFRESH_SECONDS": str(setup.refresh),
             "ERRKB_LOG_LEVEL": "WARNING",
         }
         began = time.monotonic()
@@ -396,16 +397,16 @@ def _run(
             if done.returncode != 0:
                 raise SystemExit(f"errkb {' '.join(args)} failed:\n{done.stderr}")
         result = Run(
-            "PostgreSQL" if postgres else "SQLite",
+            "PostgreSQL" if setup.postgres else "SQLite",
             len(canons),
             time.monotonic() - began,
-            seconds,
-            rate,
-            paste_mix(signatures, int(seconds * rate)),
+            setup.seconds,
+            setup.rate,
+            paste_mix(signatures, int(setup.seconds * setup.rate)),
         )
         with served(root, env, folder / "serve.log") as (base, pid):
             load = Load(base, fake)
-            measure(result, load, root, folder, env, canons, pid, imports)
+            measure(result, load, root, folder, env, canons, pid, setup.imports)
         result.log = (folder / "serve.log").read_text(encoding="utf-8", errors="replace")
         return report(result, load), result.cpu / max(1, len(result.pastes)) * 1000
 
@@ -576,15 +577,7 @@ def main() -> None:
     printed = io.StringIO()
     with contextlib.redirect_stdout(Tee(sys.stdout, printed)):
         if args.vs is None:
-            ok, _ = run(
-                args.server_root.resolve(),
-                args.database,
-                args.seconds,
-                args.rate,
-                args.imports,
-                args.refresh_seconds,
-                https=args.https,
-            )
+            ok, _ = run(args.server_root.resolve(), Setup.of(args))
         else:
             ok = compare(args.vs.resolve(), args.server_root.resolve(), args)
     if args.write is not None:
@@ -634,15 +627,7 @@ def compare(base: Path, after: Path, args: argparse.Namespace) -> bool:
     for turn in range(args.pairs):
         for name, root in names.items():
             print(f"\n== {name}, run {turn + 1}")
-            passed, per_paste = run(
-                root,
-                args.database,
-                args.seconds,
-                args.rate,
-                args.imports,
-                args.refresh_seconds,
-                https=args.https,
-            )
+            passed, per_paste = run(root, Setup.of(args))
             figures[name].append(per_paste)
             ok = ok and (passed or name == "before")
     print("\nserver CPU per paste (ms), each run and the median:")
