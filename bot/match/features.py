@@ -8,8 +8,10 @@ best candidate that is not a variant of it, and of the features declared with a
 right candidate against a wrong one), so they cannot learn what tells a right
 top answer from the best of poor candidates on a paste no record answers; a
 confidence weight is fitted with the calibration on every paste's top candidate,
-negatives included, so it can (a generic record of a wrapper line, while the
-line the paste's error comes down to is left unexplained). Each feature is a
+negatives included, so it can: a generic record of a wrapper line, while the
+line the paste's error comes down to is left unexplained; a record that ranks first on
+the paste's environment (its tool, version, service) while its own text evidence (its
+regex, the share of the line it explains, its description) is thin. Each feature is a
 function of two plain values, the candidates' evidence (:class:`Candidates`, as
 columns) and the paste's (:class:`Paste`), declared with :func:`feature` next to
 its weight, the sign its weight must keep and the docstring that says what it
@@ -41,9 +43,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-2.190, 0.405, 0.402)
-VOLUNTEER = 0.9012
-ASK = 0.5515
+CALIBRATION = (-2.015, 0.197, 0.368)
+VOLUNTEER = 0.8750
+ASK = 0.4686
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The candidate floor: when no record is confident enough to answer, a record is offered
@@ -51,7 +53,7 @@ ASK = 0.5515
 #: on the committed labelled sets (:func:`bot.match.eval.offer_floor`): the lowest score,
 #: in steps of 0.01, at which at least one candidate in five offered at or above it is
 #: right; ``errkb eval`` reports that share.
-OFFER = 0.19
+OFFER = 0.22
 
 #: The paste naming a record's tool only adds to text evidence: full weight once the
 #: regex or the signature overlap reaches this, less below (react in the paste does
@@ -145,7 +147,7 @@ def gate(c: Candidates) -> np.ndarray:
     return np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
 
-@feature("regex", weight=3.733, sign=1)
+@feature("regex", weight=3.851, sign=1, confidence=1.755)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -153,19 +155,19 @@ def regex(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex
 
 
-@feature("bare", weight=-0.610, sign=-1)
+@feature("bare", weight=-1.165, sign=-1)
 def bare(c: Candidates, p: Paste) -> np.ndarray:
     """The regex hit is only an exception type name on a line that says much more."""
     return c.bare
 
 
-@feature("explained", weight=4.640, sign=1)
+@feature("explained", weight=4.780, sign=1, confidence=0.365)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("context", weight=6.644, sign=1)
+@feature("context", weight=11.345, sign=1, confidence=0.512)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id, its workarounds' actions.
@@ -174,7 +176,7 @@ def context(c: Candidates, p: Paste) -> np.ndarray:
     return c.context
 
 
-@feature("env", weight=2.507, sign=1)
+@feature("env", weight=2.798, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
     language is, by name or by the paste's shape (a Python traceback, a Java stack trace).
@@ -193,7 +195,7 @@ def env(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(named) * gate(c)
 
 
-@feature("absent", weight=-0.786, sign=-1)
+@feature("absent", weight=-0.893, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
     """A record about a tool the paste never names, not even by its port or client library
     (kinds of problem and languages aside)."""
@@ -205,7 +207,7 @@ def absent(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(unnamed)
 
 
-@feature("foreign", weight=-1.147, sign=-1)
+@feature("foreign", weight=-1.186, sign=-1)
 def foreign(c: Candidates, p: Paste) -> np.ndarray:
     """The paste is plainly another language's (1), or a language record shows no sign of
     its language (0.5)."""
@@ -220,7 +222,7 @@ def foreign(c: Candidates, p: Paste) -> np.ndarray:
     return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
-@feature("service", weight=2.739, sign=1)
+@feature("service", weight=3.806, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
@@ -231,7 +233,7 @@ def service(c: Candidates, p: Paste) -> np.ndarray:
     return named * gate(c)
 
 
-@feature("package", weight=3.350, sign=1)
+@feature("package", weight=3.868, sign=1)
 def package(c: Candidates, p: Paste) -> np.ndarray:
     """The library the paste's paths or links show (``site-packages/bitsandbytes/``,
     ``node_modules/mongodb/``, an issue link to the project) is one the record is named by:
@@ -261,7 +263,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.701, sign=1)
+@feature("os", weight=0.811, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -269,14 +271,14 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.204, sign=1)
+@feature("root", weight=0.337, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""
     return c.root
 
 
-@feature("elsewhere", weight=-0.049, sign=-1, confidence=-0.451)
+@feature("elsewhere", weight=-0.095, sign=-1, confidence=-0.269)
 def elsewhere(c: Candidates, p: Paste) -> np.ndarray:
     """The record's evidence is on another line than the one the paste's error comes down
     to (its last chain root, else its last exception, else its last error line), and the
@@ -306,12 +308,15 @@ MARGIN_CAP = 6.0  # a margin counts up to this much
 
 def margins(scores: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Each candidate's ranking score minus the best score of a candidate that is not its
-    variant (capped at :data:`MARGIN_CAP` either way; the cap when it has no rival)."""
+    variant, capped at :data:`MARGIN_CAP` either way. With no such rival, the rival is "no
+    record at all", a ranking score of 0: a lone candidate is only as far ahead as its own
+    evidence takes it, so a weak hit that happens to be alone (a short literal in a small
+    base) is not as sure as a strong hit far ahead of the next."""
     if not len(scores):
         return scores
     best = int(np.argmax(scores))
     rivals = groups != groups[best]
-    second = scores[rivals].max() if rivals.any() else scores[best] - MARGIN_CAP
+    second = scores[rivals].max() if rivals.any() else 0.0
     other = np.where(groups == groups[best], second, scores[best])
     return np.clip(scores - other, -MARGIN_CAP, MARGIN_CAP)
 
