@@ -59,6 +59,7 @@ def _stored(bot: Bot, ts: str, kb: Knowledge) -> dict[str, Any]:
         (PASTE, EN_USER, "en", "answer"),
         (PASTE, ZH_USER, "zh", "answer"),
         (TWO_ERRORS, EN_USER, "en", "answer"),
+        (f"<@UBOT> {TWO_ERRORS}", EN_USER, "en", "answer"),  # asked: both errors answered
         (UNSURE, EN_USER, "en", "candidates"),
     ],
 )
@@ -66,7 +67,8 @@ def test_the_tools_reply_is_the_payload_the_bot_posts(
     bot: Bot, paste: str, user: str, locale: str, outcome: str
 ) -> None:
     ts = f"1722500100.{bot.send.next_id():06d}"
-    if paste.startswith("<@UBOT>"):
+    asked = paste.startswith("<@UBOT>")  # a plain message is answered unasked
+    if asked:
         bot.send.event(
             {
                 "type": "app_mention",
@@ -85,6 +87,7 @@ def test_the_tools_reply_is_the_payload_the_bot_posts(
         kb,
         paste,
         locale=locale,
+        asked=asked,
         today=TODAY.date(),
         channel=CHANNEL,
         thread=ts,
