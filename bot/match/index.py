@@ -59,7 +59,7 @@ import re2
 from bot.match.excerpt import Excerpt
 from bot.match.extract import Extraction, extract
 from bot.match.frozen import Frozen
-from bot.match.info import RecordInfo, variant_key
+from bot.match.info import RecordInfo, VariantKey, variant_key
 from bot.match.normalise import terms
 from bot.match.patterns import (
     Alternative,
@@ -212,7 +212,7 @@ class RecordParts(Frozen):
     #: buffer: four arrays and two tuples a record cost half a KB more
     documents: bytes
     info: RecordInfo
-    variant: tuple[str, str]
+    variant: VariantKey
 
     @classmethod
     def of(cls, record: Record, vocabulary: Vocabulary) -> RecordParts:

@@ -3,7 +3,7 @@
 Everything here is a function of a single record, so an index update can keep
 the results of unchanged records: :class:`RecordInfo` (domain, tool words,
 services, OS, versions) and :func:`variant_key` (the error
-template records share when they are variants of one error).
+template and message records share when they are variants of one error).
 """
 
 from __future__ import annotations
@@ -135,16 +135,52 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _LONG_NAME = re.compile(r"[a-z][a-z0-9_-]{2,}[a-z0-9]")
 
 
-def variant_key(record: Record) -> tuple[str, str]:
-    """What a record's variants share: its id slug, and its domain with its error template.
+#: A variant key: the record's id slug, its domain with its error template, and its
+#: error's message (each "" where the record has none that says enough).
+VariantKey = tuple[str, str, str]
+
+
+def variant_key(record: Record) -> VariantKey:
+    """What a record's variants share: its id slug, its domain with its error template,
+    and its error's message in any domain.
 
     ``docker/port-already-allocated/docker24-linux`` and
     ``docker/bind-address-already-in-use/docker27-linux`` carry the same signature;
     ``git/refusing-to-merge-unrelated/git2-linux`` and ``.../git2.40-macos`` the same
-    slug. Records sharing either are variants of one error (see :mod:`bot.match.variants`).
+    slug; ``cuda/torch-cuda-oom-new/torch2-a100`` (``torch.cuda.OutOfMemoryError: CUDA
+    out of memory``) and ``pytorch/cuda-out-of-memory/pytorch2-linux`` (``... CUDA out of
+    memory. Tried to allocate 2.00 GiB``) the same message (:func:`message_key`). Records
+    sharing any of them are variants of one error (see :mod:`bot.match.variants`).
     """
     parts = record.id.lower().split("/")
     slug = f"{parts[0]}/{parts[1]}" if len(parts) > 2 else ""
     first = record.signature.strip().splitlines()[0] if record.signature.strip() else ""
-    words = " ".join(_WORDS.findall(template(first).lower()))
-    return slug, f"{record.domain.lower()}|{words}" if len(words) >= 8 else ""
+    masked = template(first).lower()
+    words = " ".join(_WORDS.findall(masked))
+    signature = f"{record.domain.lower()}|{words}" if len(words) >= 8 else ""
+    return slug, signature, message_key(masked)
+
+
+#: What a line opens with to say only what kind of error it is: ``RuntimeError:``,
+#: ``torch.cuda.OutOfMemoryError:``, ``CUDA error:``, ``fatal:``.
+_KIND = re.compile(r"^(?:[\w.]+ )?[\w.]*(?:error|exception|warning|fatal)\s*:\s*")
+_SENTENCE_END = re.compile(r"(?<=[a-z>])\.\s")
+#: A message names one error across domains when it has this many words of its own.
+MESSAGE_WORDS = 4
+
+
+def message_key(masked: str) -> str:
+    """The message of an error line (``masked``: its :func:`template`, lower-cased), the
+    same wherever it is raised: the names of its kind of error taken off the front, up to
+    its first sentence's end. "" when fewer than :data:`MESSAGE_WORDS` of its words are
+    its own (not masked values), or when it quotes a name (``module <q> has no attribute
+    <q>``): the quoted name is what tells such errors apart, and the template masks it."""
+    text = masked
+    while (bare := _KIND.sub("", text, count=1)) != text:
+        text = bare
+    text = _SENTENCE_END.split(text, maxsplit=1)[0]
+    words = _WORDS.findall(text)
+    # each mask (``<n>``, ``<path>``) is one word of the template's, not the message's
+    if "<q>" in text or len(words) - text.count("<") < MESSAGE_WORDS:
+        return ""
+    return " ".join(words)

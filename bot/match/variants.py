@@ -1,9 +1,10 @@
 """Variants: records of one error that differ only by version or environment.
 
 Large knowledge bases hold the same error several times (a ``pip23`` and a
-``pip24`` record, a Linux and a macOS one). They are recognised at build:
-records sharing an id slug, or a domain and an error template
-(:func:`bot.match.info.variant_key`), form one group. The ranker then lets the
+``pip24`` record, a Linux and a macOS one; a ``cuda/`` and a ``pytorch/`` record of
+``CUDA out of memory``). They are recognised at build: records sharing an id slug, a
+domain and an error template, or an error message (:func:`bot.match.info.variant_key`),
+form one group. The ranker then lets the
 paste's versions and OS choose among a group's members and names the others as
 variants of the answer, not as rival answers; ``errkb graph check`` lists the
 groups so maintainers can merge them or tell them apart. An index update
@@ -18,15 +19,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bot.match.info import VariantKey
+
 #: Changes a :class:`Layered` mapping keeps apart from its base before it folds them in
 #: (at least this many, or a sixteenth of the base).
 FOLD_LEAST = 256
+#: The parts of a :data:`~bot.match.info.VariantKey`.
+KEY_PARTS = 3
 _GONE = object()
 
 
-def variant_groups(keys: Sequence[tuple[str, str]]) -> list[int]:
+def variant_groups(keys: Sequence[VariantKey]) -> list[int]:
     """The group of each record (the index of its group's first member), given each
-    record's :func:`~bot.match.info.variant_key`: records sharing either part of a key
+    record's :func:`~bot.match.info.variant_key`: records sharing any part of a key
     are in one group, transitively."""
     parent = list(range(len(keys)))
 
@@ -118,24 +123,24 @@ class Variants:
     its changes touch."""
 
     groups: Sequence[int]  # Python ints when read, 8 bytes each
-    holders: tuple[Layered, Layered] = field(repr=False)
+    holders: tuple[Layered, ...] = field(repr=False)  # one per key part
     array: np.ndarray = field(repr=False, compare=False)  # ``groups`` as an array
 
     @classmethod
-    def of(cls, keys: Sequence[tuple[str, str]], ids: Sequence[str]) -> Variants:
-        holders: tuple[dict[str, str], dict[str, str]] = ({}, {})
+    def of(cls, keys: Sequence[VariantKey], ids: Sequence[str]) -> Variants:
+        holders: list[dict[str, str]] = [{} for _ in range(KEY_PARTS)]
         for record_id, key in zip(ids, keys, strict=True):
             for part, value in enumerate(key):
                 if value:
                     holders[part].setdefault(value, record_id)
         groups = np.array(variant_groups(keys), dtype=np.int64)
-        return cls(_ints(groups), (Layered(holders[0]), Layered(holders[1])), groups)
+        return cls(_ints(groups), tuple(Layered(h) for h in holders), groups)
 
     def update(
         self,
-        before: Sequence[tuple[str, str]],
+        before: Sequence[VariantKey],
         position: Mapping[str, int],
-        keys: Sequence[tuple[str, str]],
+        keys: Sequence[VariantKey],
         id_of: Callable[[int], str],
         gone: Sequence[int],
         added: Sequence[int],
@@ -160,12 +165,12 @@ class Variants:
         again = sorted({*again, *added})
         for j, group in zip(again, variant_groups([keys[j] for j in again]), strict=True):
             groups[j] = again[group]
-        changes: tuple[dict[str, str | None], dict[str, str | None]] = ({}, {})
+        changes: list[dict[str, str | None]] = [{} for _ in self.holders]
         values = {(p, v) for o in gone for p, v in enumerate(before[o]) if v}
         values |= {(p, v) for j in added for p, v in enumerate(keys[j]) if v}
         for part, value in values:
             changes[part][value] = next((id_of(j) for j in again if keys[j][part] == value), None)
-        holders = (self.holders[0].changed(changes[0]), self.holders[1].changed(changes[1]))
+        holders = tuple(h.changed(c) for h, c in zip(self.holders, changes, strict=True))
         return Variants(_ints(groups), holders, groups)
 
 

@@ -177,7 +177,8 @@ def test_the_old_index_keeps_answering_as_before_an_update() -> None:
 def test_variant_groups_follow_records_joining_leaving_and_coming_before_them() -> None:
     """A record given another's signature and domain joins its group, and leaves it when
     changed back; a group loses its first member; a new record sorting first moves every
-    group: the updated index groups as a fresh one at each step."""
+    group; two records raising one message under other names of its kind join and part:
+    the updated index groups as a fresh one at each step."""
     records = _starter()
     a = records[3]
     b = records[10]
@@ -185,6 +186,9 @@ def test_variant_groups_follow_records_joining_leaving_and_coming_before_them() 
 
     def like(record: Record, other: Record) -> Record:
         return record.model_copy(update={"signature": other.signature, "domain": other.domain})
+
+    def said(record: Record, signature: str) -> Record:
+        return record.model_copy(update={"signature": signature})
 
     first = like(records[5], a).model_copy(update={"id": "aaa/first-of-all/x"})
     steps: list[tuple[list[Record], list[str]]] = [
@@ -195,6 +199,9 @@ def test_variant_groups_follow_records_joining_leaving_and_coming_before_them() 
         ([first], []),
         ([like(b, c)], [first.id]),
         ([a, like(first, b)], [c.id]),
+        ([said(records[30], "RuntimeError: the widget cache was lost during a reload")], []),
+        ([said(records[40], "widget.CacheError: the widget cache was lost during a reload.")], []),
+        ([records[30]], []),
     ]
     current = {r.id: r for r in records}
     index = MatchIndex.build(records, segment_size=7)
@@ -209,6 +216,7 @@ def test_variant_groups_follow_records_joining_leaving_and_coming_before_them() 
         assert index.variant_groups() == fresh.variant_groups()
         grouped.append(len(index.variant_groups()))
     assert grouped[:2] == [1, 1] and 0 in grouped, grouped
+    assert grouped[-2] == grouped[-3] + 1 == grouped[-1] + 1, grouped
 
 
 def test_graph_nodes_turn_into_placeholders_and_back_as_a_fresh_build_does() -> None:

@@ -176,6 +176,63 @@ def test_variants_fold_into_one_answer_chosen_by_the_paste_os() -> None:
         ) == 0
 
 
+def test_one_message_in_two_domains_is_one_error_and_no_less_sure() -> None:
+    """An imported corpus holds ``CUDA out of memory`` under ``cuda/`` and ``pytorch/``:
+    one answer, the other named as its variant, and as sure as either record alone."""
+    cuda = make(
+        "cuda/torch-cuda-oom-new/torch2-a100",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory",
+        r"torch\.cuda\.OutOfMemoryError|CUDA out of memory",
+        "cuda",
+    )
+    pytorch = make(
+        "pytorch/cuda-out-of-memory/pytorch2-linux",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        r"CUDA out of memory|OutOfMemoryError.*CUDA",
+        "pytorch",
+    )
+    others = [r for r in SMALL if "out of memory" not in r.signature]
+    paste = (
+        'Traceback (most recent call last):\n  File "train.py", line 12, in <module>\n'
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB "
+        "(GPU 0; 23.65 GiB total capacity)"
+    )
+    both = MatchIndex.build([cuda, pytorch, *others])
+    assert both.variant_groups() == [[cuda.id, pytorch.id]]
+    best = both.triage(paste).best
+    assert best is not None and {best.record_id, *best.variants} == {cuda.id, pytorch.id}
+    assert [m.record_id for m in both.triage(paste).matches].count(best.variants[0]) == 0
+    alone = MatchIndex.build([pytorch, *others]).triage(paste).best
+    assert alone is not None and best.score >= alone.score - 0.01
+
+
+def test_a_short_or_quoting_message_does_not_join_domains() -> None:
+    """``Permission denied`` is many errors, and ``module 'x' has no attribute 'y'`` is
+    told apart by the names the template masks: neither groups records of two domains."""
+    records = [
+        make(
+            "ssh/denied/openssh9-linux",
+            "Permission denied (publickey).",
+            "Permission denied",
+            "ssh",
+        ),
+        make("docker/denied/docker27-linux", "Permission denied", "Permission denied", "docker"),
+        make(
+            "python/no-attribute/py311-linux",
+            "AttributeError: module 'numpy' has no attribute 'float'",
+            "has no attribute",
+            "python",
+        ),
+        make(
+            "tensorflow/no-session/tf2-linux",
+            "AttributeError: module 'tensorflow' has no attribute 'Session'",
+            "has no attribute 'Session'",
+            "tensorflow",
+        ),
+    ]
+    assert MatchIndex.build(records).variant_groups() == []
+
+
 def test_a_learned_choice_wins_and_none_declines() -> None:
     index = index_of(TCP, REDIS)
     paste = "ConnectionRefusedError: [Errno 111] Connection refused"
