@@ -43,9 +43,9 @@ from bot.match.info import ALL_LANGUAGE_DOMAINS, LANGUAGE_WORDS, NEED_NO_NAME, R
 
 # -- fitted constants (benchmarks/fit_ranker.py --write rewrites this block) -----------
 #: (bias, ranking score, margin) of the logistic calibration.
-CALIBRATION = (-2.081, 0.241, 0.348)
-VOLUNTEER = 0.8857
-ASK = 0.4986
+CALIBRATION = (-1.943, 0.197, 0.378)
+VOLUNTEER = 0.8785
+ASK = 0.4709
 # -- end of fitted constants -------------------------------------------------------------
 
 #: The candidate floor: when no record is confident enough to answer, a record is offered
@@ -147,7 +147,7 @@ def gate(c: Candidates) -> np.ndarray:
     return np.minimum(1.0, np.maximum(c.regex, c.overlap) / ENV_GATE)
 
 
-@feature("regex", weight=3.736, sign=1, confidence=1.813)
+@feature("regex", weight=3.808, sign=1, confidence=1.658)
 def regex(c: Candidates, p: Paste) -> np.ndarray:
     """The record's regex matched: the strongest hit, weighted by the role of the line
     (final exception >> context >> frame) and by how long the literal part of the
@@ -155,19 +155,19 @@ def regex(c: Candidates, p: Paste) -> np.ndarray:
     return c.regex
 
 
-@feature("bare", weight=-0.611, sign=-1)
+@feature("bare", weight=-1.083, sign=-1)
 def bare(c: Candidates, p: Paste) -> np.ndarray:
     """The regex hit is only an exception type name on a line that says much more."""
     return c.bare
 
 
-@feature("explained", weight=4.632, sign=1, confidence=0.485)
+@feature("explained", weight=4.655, sign=1, confidence=0.337)
 def explained(c: Candidates, p: Paste) -> np.ndarray:
     """The share of the best line the record explains, as far as the line is specific."""
     return c.explained
 
 
-@feature("context", weight=6.668, sign=1, confidence=0.270)
+@feature("context", weight=11.228, sign=1, confidence=0.440)
 def context(c: Candidates, p: Paste) -> np.ndarray:
     """BM25 of the error lines against what describes the record: its root cause (all
     locales), the literal words of its regex, its tags and id, its workarounds' actions.
@@ -176,7 +176,7 @@ def context(c: Candidates, p: Paste) -> np.ndarray:
     return c.context
 
 
-@feature("env", weight=2.508, sign=1)
+@feature("env", weight=2.727, sign=1)
 def env(c: Candidates, p: Paste) -> np.ndarray:
     """The record's tool words (``vllm``, ``kubelet``) are in the paste; half when only its
     language is, by name or by the paste's shape (a Python traceback, a Java stack trace).
@@ -195,7 +195,7 @@ def env(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(named) * gate(c)
 
 
-@feature("absent", weight=-0.786, sign=-1)
+@feature("absent", weight=-0.722, sign=-1)
 def absent(c: Candidates, p: Paste) -> np.ndarray:
     """A record about a tool the paste never names, not even by its port or client library
     (kinds of problem and languages aside)."""
@@ -207,7 +207,7 @@ def absent(c: Candidates, p: Paste) -> np.ndarray:
     return np.array(unnamed)
 
 
-@feature("foreign", weight=-1.146, sign=-1)
+@feature("foreign", weight=-1.082, sign=-1)
 def foreign(c: Candidates, p: Paste) -> np.ndarray:
     """The paste is plainly another language's (1), or a language record shows no sign of
     its language (0.5)."""
@@ -222,7 +222,7 @@ def foreign(c: Candidates, p: Paste) -> np.ndarray:
     return np.array([alien(info, seen) for info, seen in zip(c.infos, c.seen, strict=True)])
 
 
-@feature("service", weight=2.739, sign=1)
+@feature("service", weight=4.174, sign=1)
 def service(c: Candidates, p: Paste) -> np.ndarray:
     """The paste names the service the record is about, by port, client library, driver or
     name (``:5432``, ``psycopg2``, ``redis/connection.py``)."""
@@ -233,7 +233,7 @@ def service(c: Candidates, p: Paste) -> np.ndarray:
     return named * gate(c)
 
 
-@feature("package", weight=3.350, sign=1)
+@feature("package", weight=3.824, sign=1)
 def package(c: Candidates, p: Paste) -> np.ndarray:
     """The library the paste's paths or links show (``site-packages/bitsandbytes/``,
     ``node_modules/mongodb/``, an issue link to the project) is one the record is named by:
@@ -263,7 +263,7 @@ def version_fit(info: RecordInfo, p: Paste) -> float:
     return found
 
 
-@feature("os", weight=0.700, sign=1)
+@feature("os", weight=0.850, sign=1)
 def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     """1: the record is written for the OS the paste shows; -1: for another one."""
     if not p.os:
@@ -271,14 +271,14 @@ def os_fit(c: Candidates, p: Paste) -> np.ndarray:
     return c.each(lambda info: os_match(info, p))
 
 
-@feature("root", weight=0.204, sign=1)
+@feature("root", weight=0.336, sign=1)
 def root(c: Candidates, p: Paste) -> np.ndarray:
     """The record's best line is the root of a chained error (the first exception of a
     Python chain, the last ``Caused by:``), not a wrapper raised because of it."""
     return c.root
 
 
-@feature("elsewhere", weight=-0.048, sign=-1, confidence=-0.410)
+@feature("elsewhere", weight=-0.093, sign=-1, confidence=-0.223)
 def elsewhere(c: Candidates, p: Paste) -> np.ndarray:
     """The record's evidence is on another line than the one the paste's error comes down
     to (its last chain root, else its last exception, else its last error line), and the
