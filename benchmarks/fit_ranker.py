@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import warnings
@@ -57,6 +58,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+# One BLAS thread: with several, a sum's order follows the threads' timing, and on a busy
+# machine the fit's near-ties (two regularisation strengths scoring alike) came out
+# either way. Set before numpy loads the library.
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
 import numpy as np
 
