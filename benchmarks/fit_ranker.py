@@ -123,8 +123,8 @@ def load(paths: list[Path]) -> list[Case]:
             case = json.loads(line)
             good = set(case.get("expected", [])) | set(case.get("acceptable", []))
             ids, groups, values = indexes[kb].feature_rows(case["text"])
-            # by id: the index's candidate order follows string hashing, which differs from
-            # run to run, and the pairs a paste gives (:func:`pairs`) and ties follow it
+            # by id: the pairs a paste gives (:func:`pairs`, capped) and ties follow the
+            # candidates' order, which is the index's business, not the fit's
             order = sorted(range(len(ids)), key=ids.__getitem__)
             ids, groups, values = [ids[i] for i in order], [groups[i] for i in order], values[order]
             right = np.array([i in good for i in ids], dtype=bool)
